@@ -1,0 +1,28 @@
+// Internal: RapidJSON helpers shared by codecs. Include only from .cc files; public headers
+// never expose RapidJSON (it is heavy and slows every translation unit that sees it).
+#pragma once
+
+#include <rapidjson/document.h>
+
+#include <string>
+#include <string_view>
+
+#include "kube/base/statusor.h"
+
+namespace kai::api {
+
+// Full-precision parse (RapidJSON's default can be one ULP off). Errors carry the byte offset.
+Status ParseJson(std::string_view text, rapidjson::Document* doc);
+StatusOr<rapidjson::Document> ParseJsonDocument(std::string_view text);
+
+std::string ToJsonString(const rapidjson::Value& v);
+std::string ToPrettyJsonString(const rapidjson::Value& v);
+
+// Member lookup that returns nullptr when absent or null.
+const rapidjson::Value* FindMember(const rapidjson::Value& obj, std::string_view name);
+
+inline rapidjson::Value JsonString(std::string_view s, rapidjson::Document::AllocatorType& a) {
+  return rapidjson::Value(s.data(), static_cast<rapidjson::SizeType>(s.size()), a);
+}
+
+}  // namespace kai::api

@@ -1,0 +1,251 @@
+#include "api/yaml_json.h"
+
+#include <rapidjson/stringbuffer.h>
+#include <rapidjson/writer.h>
+#include <yaml-cpp/yaml.h>
+
+#include <cmath>
+#include <cstdlib>
+#include <regex>
+#include <set>
+
+namespace kai::api {
+namespace {
+
+using Writer = rapidjson::Writer<rapidjson::StringBuffer>;
+
+bool IsPlain(const YAML::Node& n) { return n.Tag() == "?"; }
+
+std::string Mark(const YAML::Node& n) {
+  const YAML::Mark m = n.Mark();
+  if (m.is_null()) return "";
+  return " at line " + std::to_string(m.line + 1) + ", column " + std::to_string(m.column + 1);
+}
+
+enum class ScalarKind { kNull, kBool, kInt, kFloat, kString };
+
+struct Resolved {
+  ScalarKind kind = ScalarKind::kString;
+  bool b = false;
+  long long i = 0;
+  double f = 0;
+};
+
+// go-yaml v2 resolution of plain scalars (YAML 1.1 booleans included, as kubectl sees them).
+Resolved ResolvePlain(const std::string& s) {
+  static const std::set<std::string> kNull = {"", "~", "null", "Null", "NULL"};
+  static const std::set<std::string> kTrue = {"y",    "Y",    "yes", "Yes", "YES", "true",
+                                              "True", "TRUE", "on",  "On",  "ON"};
+  static const std::set<std::string> kFalse = {"n",     "N",     "no",  "No",  "NO", "false",
+                                               "False", "FALSE", "off", "Off", "OFF"};
+  static const std::regex kInt("[-+]?(0|[1-9][0-9_]*)");
+  static const std::regex kHex("[-+]?0x[0-9a-fA-F_]+");
+  static const std::regex kOct("[-+]?0[0-7_]+");
+  static const std::regex kBin("[-+]?0b[01_]+");
+  static const std::regex kFloat("[-+]?(\\.[0-9]+|[0-9][0-9_]*(\\.[0-9_]*)?)([eE][-+]?[0-9]+)?");
+  Resolved r;
+  if (kNull.count(s)) {
+    r.kind = ScalarKind::kNull;
+    return r;
+  }
+  if (kTrue.count(s) || kFalse.count(s)) {
+    r.kind = ScalarKind::kBool;
+    r.b = kTrue.count(s) > 0;
+    return r;
+  }
+  const char c = s[0];
+  if (!(c == '-' || c == '+' || c == '.' || (c >= '0' && c <= '9'))) return r;
+  std::string plain;
+  for (char ch : s) {
+    if (ch != '_') plain.push_back(ch);
+  }
+  auto parse_int = [&](const std::string& digits, int base, bool neg) {
+    errno = 0;
+    char* end = nullptr;
+    const unsigned long long v = std::strtoull(digits.c_str(), &end, base);
+    if (errno != 0 || *end != '\0' || v > 9223372036854775807ULL + (neg ? 1 : 0)) return false;
+    r.kind = ScalarKind::kInt;
+    r.i = neg ? static_cast<long long>(0 - v) : static_cast<long long>(v);
+    return true;
+  };
+  const bool neg = plain[0] == '-';
+  const std::string unsigned_part = (plain[0] == '-' || plain[0] == '+') ? plain.substr(1) : plain;
+  if (std::regex_match(s, kInt) && parse_int(unsigned_part, 10, neg)) return r;
+  if (std::regex_match(s, kHex) && parse_int(unsigned_part.substr(2), 16, neg)) return r;
+  if (std::regex_match(s, kBin) && parse_int(unsigned_part.substr(2), 2, neg)) return r;
+  if (std::regex_match(s, kOct) && parse_int(unsigned_part.substr(1), 8, neg)) return r;
+  if (std::regex_match(s, kFloat)) {
+    r.kind = ScalarKind::kFloat;
+    r.f = std::strtod(plain.c_str(), nullptr);
+    return r;
+  }
+  if (s == ".inf" || s == ".Inf" || s == ".INF" || s == "+.inf" || s == "+.Inf" || s == "+.INF") {
+    r.kind = ScalarKind::kFloat;
+    r.f = HUGE_VAL;
+  } else if (s == "-.inf" || s == "-.Inf" || s == "-.INF") {
+    r.kind = ScalarKind::kFloat;
+    r.f = -HUGE_VAL;
+  } else if (s == ".nan" || s == ".NaN" || s == ".NAN") {
+    r.kind = ScalarKind::kFloat;
+    r.f = NAN;
+  }
+  return r;
+}
+
+Status Emit(const YAML::Node& n, Writer& w, int depth);
+
+// Map keys become strings, as sigs.k8s.io/yaml does for non-string keys.
+StatusOr<std::string> KeyString(const YAML::Node& k) {
+  if (!k.IsScalar() && !k.IsNull()) {
+    return InvalidArgumentError("YAML mapping key must be a scalar" + Mark(k));
+  }
+  if (k.IsNull()) return std::string("null");
+  const std::string& s = k.Scalar();
+  if (!IsPlain(k)) return s;
+  const Resolved r = ResolvePlain(s);
+  switch (r.kind) {
+    case ScalarKind::kNull:
+      return std::string("null");
+    case ScalarKind::kBool:
+      return std::string(r.b ? "true" : "false");
+    case ScalarKind::kInt:
+      return std::to_string(r.i);
+    default:
+      return s;
+  }
+}
+
+Status EmitMap(const YAML::Node& n, Writer& w, int depth) {
+  // Collect entries first so duplicates and merge keys ("<<") are handled like go-yaml.
+  std::vector<std::pair<std::string, YAML::Node>> entries;
+  std::set<std::string> seen;
+  std::vector<YAML::Node> merges;
+  for (auto it = n.begin(); it != n.end(); ++it) {
+    if (IsPlain(it->first) && it->first.IsScalar() && it->first.Scalar() == "<<") {
+      merges.push_back(it->second);
+      continue;
+    }
+    KAI_ASSIGN_OR_RETURN(std::string key, KeyString(it->first));
+    if (!seen.insert(key).second) {
+      return InvalidArgumentError("mapping key \"" + key + "\" already defined" + Mark(it->first));
+    }
+    entries.emplace_back(std::move(key), it->second);
+  }
+  for (const YAML::Node& m : merges) {
+    std::vector<YAML::Node> sources;
+    if (m.IsMap()) {
+      sources.push_back(m);
+    } else if (m.IsSequence()) {
+      for (const auto& e : m) sources.push_back(e);
+    } else {
+      return InvalidArgumentError("merge key \"<<\" needs a mapping" + Mark(m));
+    }
+    for (const YAML::Node& src : sources) {
+      if (!src.IsMap()) return InvalidArgumentError("merge key \"<<\" needs a mapping" + Mark(src));
+      for (auto it = src.begin(); it != src.end(); ++it) {
+        KAI_ASSIGN_OR_RETURN(std::string key, KeyString(it->first));
+        if (seen.insert(key).second) entries.emplace_back(std::move(key), it->second);
+      }
+    }
+  }
+  w.StartObject();
+  for (const auto& [key, value] : entries) {
+    w.Key(key.data(), static_cast<rapidjson::SizeType>(key.size()));
+    KAI_RETURN_IF_ERROR(Emit(value, w, depth + 1));
+  }
+  w.EndObject();
+  return Status::OK();
+}
+
+Status Emit(const YAML::Node& n, Writer& w, int depth) {
+  if (depth > 200) return InvalidArgumentError("YAML nesting deeper than 200 levels" + Mark(n));
+  switch (n.Type()) {
+    case YAML::NodeType::Undefined:
+    case YAML::NodeType::Null:
+      w.Null();
+      return Status::OK();
+    case YAML::NodeType::Sequence:
+      w.StartArray();
+      for (const auto& e : n) KAI_RETURN_IF_ERROR(Emit(e, w, depth + 1));
+      w.EndArray();
+      return Status::OK();
+    case YAML::NodeType::Map:
+      return EmitMap(n, w, depth);
+    case YAML::NodeType::Scalar:
+      break;
+  }
+  const std::string& s = n.Scalar();
+  const std::string& tag = n.Tag();
+  if (tag == "!" || tag == "tag:yaml.org,2002:str" || tag == "!!str") {
+    w.String(s.data(), static_cast<rapidjson::SizeType>(s.size()));
+    return Status::OK();
+  }
+  const Resolved r = ResolvePlain(s);
+  switch (r.kind) {
+    case ScalarKind::kNull:
+      w.Null();
+      break;
+    case ScalarKind::kBool:
+      w.Bool(r.b);
+      break;
+    case ScalarKind::kInt:
+      w.Int64(r.i);
+      break;
+    case ScalarKind::kFloat:
+      if (!std::isfinite(r.f)) {
+        return InvalidArgumentError("value \"" + s + "\" cannot be represented in JSON" + Mark(n));
+      }
+      w.Double(r.f);
+      break;
+    case ScalarKind::kString:
+      w.String(s.data(), static_cast<rapidjson::SizeType>(s.size()));
+      break;
+  }
+  return Status::OK();
+}
+
+StatusOr<std::string> NodeToJson(const YAML::Node& n) {
+  rapidjson::StringBuffer buf;
+  Writer w(buf);
+  KAI_RETURN_IF_ERROR(Emit(n, w, 0));
+  return std::string(buf.GetString(), buf.GetSize());
+}
+
+}  // namespace
+
+StatusOr<std::vector<std::string>> YamlToJsonDocuments(std::string_view yaml) {
+  std::vector<YAML::Node> docs;
+  try {
+    docs = YAML::LoadAll(std::string(yaml));
+  } catch (const YAML::Exception& e) {
+    return InvalidArgumentError(std::string("invalid YAML: ") + e.what());
+  } catch (const std::exception& e) {
+    return InvalidArgumentError(std::string("invalid YAML: ") + e.what());
+  }
+  std::vector<std::string> out;
+  for (size_t i = 0; i < docs.size(); ++i) {
+    if (docs[i].IsNull() || !docs[i].IsDefined()) continue;
+    StatusOr<std::string> json;
+    try {
+      json = NodeToJson(docs[i]);
+    } catch (const YAML::Exception& e) {
+      return InvalidArgumentError("YAML document " + std::to_string(i + 1) + ": " + e.what());
+    }
+    if (!json.ok()) {
+      return json.status().WithPrefix("YAML document " + std::to_string(i + 1));
+    }
+    out.push_back(std::move(*json));
+  }
+  return out;
+}
+
+StatusOr<std::string> YamlToJson(std::string_view yaml) {
+  KAI_ASSIGN_OR_RETURN(std::vector<std::string> docs, YamlToJsonDocuments(yaml));
+  if (docs.size() != 1) {
+    return InvalidArgumentError("expected exactly one YAML document, found " +
+                                std::to_string(docs.size()));
+  }
+  return std::move(docs[0]);
+}
+
+}  // namespace kai::api

@@ -1,0 +1,74 @@
+# Helpers that keep every module's CMakeLists.txt short and uniform.
+#
+#   kai_library(NAME kai_foo SOURCES a.cc b.cc DEPS kai_base ...)      one static library per module
+#   kai_test(NAME kai_foo_tests SOURCES a_test.cc DEPS kai_foo LABELS unit)
+#   kai_executable(NAME kai-foo SOURCES main.cc DEPS kai_foo)          lands in build/bin
+#   kai_benchmark(NAME kai_foo_bench SOURCES foo_bench.cc DEPS kai_foo)
+
+set(KAI_WARNING_FLAGS -Wall -Wextra -Wnon-virtual-dtor -Wno-unused-parameter
+                      -Wno-missing-field-initializers)
+if(KAI_WERROR)
+  list(APPEND KAI_WARNING_FLAGS -Werror)
+endif()
+
+# Numeric fidelity with KAI (float64 everywhere): never contract or reassociate.
+set(KAI_COMMON_FLAGS -ffp-contract=off)
+
+if(KAI_SANITIZE)
+  add_compile_options(-fsanitize=address,undefined -fno-omit-frame-pointer
+                      -fno-sanitize-recover=undefined)
+  add_link_options(-fsanitize=address,undefined)
+endif()
+
+function(kai_apply_flags target)
+  target_compile_options(${target} PRIVATE ${KAI_WARNING_FLAGS} ${KAI_COMMON_FLAGS})
+endfunction()
+
+function(kai_library)
+  cmake_parse_arguments(ARG "" "NAME" "SOURCES;DEPS;PUBLIC_DEPS" ${ARGN})
+  add_library(${ARG_NAME} STATIC ${ARG_SOURCES})
+  target_include_directories(${ARG_NAME} PUBLIC ${PROJECT_SOURCE_DIR})
+  target_link_libraries(${ARG_NAME} PUBLIC ${ARG_PUBLIC_DEPS} ${ARG_DEPS})
+  kai_apply_flags(${ARG_NAME})
+endfunction()
+
+function(kai_executable)
+  cmake_parse_arguments(ARG "" "NAME" "SOURCES;DEPS" ${ARGN})
+  add_executable(${ARG_NAME} ${ARG_SOURCES})
+  target_link_libraries(${ARG_NAME} PRIVATE ${ARG_DEPS})
+  kai_apply_flags(${ARG_NAME})
+endfunction()
+
+# One gtest binary per module; each test case becomes one ctest entry. LABELS is one of
+# unit, integration, e2e, scenarios (CI runs the unit label under sanitizers).
+function(kai_test)
+  if(NOT KAI_BUILD_TESTS)
+    return()
+  endif()
+  cmake_parse_arguments(ARG "" "NAME;TIMEOUT" "SOURCES;DEPS;LABELS" ${ARGN})
+  if(NOT ARG_LABELS)
+    set(ARG_LABELS unit)
+  endif()
+  if(NOT ARG_TIMEOUT)
+    set(ARG_TIMEOUT 120)
+  endif()
+  add_executable(${ARG_NAME} ${ARG_SOURCES})
+  target_link_libraries(${ARG_NAME} PRIVATE ${ARG_DEPS} GTest::gmock GTest::gtest_main)
+  set_target_properties(${ARG_NAME} PROPERTIES RUNTIME_OUTPUT_DIRECTORY
+                                               ${CMAKE_BINARY_DIR}/tests)
+  kai_apply_flags(${ARG_NAME})
+  gtest_discover_tests(${ARG_NAME}
+    DISCOVERY_MODE PRE_TEST
+    PROPERTIES LABELS "${ARG_LABELS}" TIMEOUT ${ARG_TIMEOUT}
+    WORKING_DIRECTORY ${PROJECT_SOURCE_DIR})
+endfunction()
+
+function(kai_benchmark)
+  if(NOT KAI_BUILD_BENCHMARKS)
+    return()
+  endif()
+  cmake_parse_arguments(ARG "" "NAME" "SOURCES;DEPS" ${ARGN})
+  add_executable(${ARG_NAME} ${ARG_SOURCES})
+  target_link_libraries(${ARG_NAME} PRIVATE ${ARG_DEPS})
+  kai_apply_flags(${ARG_NAME})
+endfunction()
