@@ -1,0 +1,6 @@
+// kai-binder: thin main; the component's library lands with its issue.
+#include "controllers/common/component_info.h"
+
+int main(int argc, char** argv) {
+  return kai::controllers::RunPlaceholderMain("kai-binder", argc, argv);
+}
