@@ -5,8 +5,8 @@
 #include <yaml-cpp/yaml.h>
 
 #include <cmath>
+#include <cstdio>
 #include <cstdlib>
-#include <regex>
 #include <set>
 
 namespace kai::api {
@@ -31,6 +31,76 @@ struct Resolved {
   double f = 0;
 };
 
+// The go-yaml v2 resolver's number patterns, written out (std::regex is slow and trips GCC's
+// -Wmaybe-uninitialized under sanitizers).
+std::string_view SkipSign(std::string_view s) {
+  if (!s.empty() && (s[0] == '-' || s[0] == '+')) s.remove_prefix(1);
+  return s;
+}
+bool IsDigit(char c) { return c >= '0' && c <= '9'; }
+
+// [-+]?(0|[1-9][0-9_]*)
+bool IsDecimalInt(std::string_view s) {
+  s = SkipSign(s);
+  if (s == "0") return true;
+  if (s.empty() || s[0] < '1' || s[0] > '9') return false;
+  for (char c : s.substr(1)) {
+    if (!IsDigit(c) && c != '_') return false;
+  }
+  return true;
+}
+
+// [-+]?0x[0-9a-fA-F_]+ or [-+]?0b[01_]+
+bool IsPrefixedInt(std::string_view s, char kind) {
+  s = SkipSign(s);
+  if (s.size() < 3 || s[0] != '0' || s[1] != kind) return false;
+  for (char c : s.substr(2)) {
+    const bool ok =
+        kind == 'x' ? (IsDigit(c) || (c >= 'a' && c <= 'f') || (c >= 'A' && c <= 'F') || c == '_')
+                    : (c == '0' || c == '1' || c == '_');
+    if (!ok) return false;
+  }
+  return true;
+}
+
+// [-+]?0[0-7_]+
+bool IsOctalInt(std::string_view s) {
+  s = SkipSign(s);
+  if (s.size() < 2 || s[0] != '0') return false;
+  for (char c : s.substr(1)) {
+    if (!((c >= '0' && c <= '7') || c == '_')) return false;
+  }
+  return true;
+}
+
+// [-+]?(\.[0-9]+|[0-9][0-9_]*(\.[0-9_]*)?)([eE][-+]?[0-9]+)?
+bool IsFloat(std::string_view s) {
+  s = SkipSign(s);
+  size_t i = 0;
+  if (i < s.size() && s[i] == '.') {
+    ++i;
+    const size_t start = i;
+    while (i < s.size() && IsDigit(s[i])) ++i;
+    if (i == start) return false;
+  } else {
+    if (i >= s.size() || !IsDigit(s[i])) return false;
+    ++i;
+    while (i < s.size() && (IsDigit(s[i]) || s[i] == '_')) ++i;
+    if (i < s.size() && s[i] == '.') {
+      ++i;
+      while (i < s.size() && (IsDigit(s[i]) || s[i] == '_')) ++i;
+    }
+  }
+  if (i < s.size() && (s[i] == 'e' || s[i] == 'E')) {
+    ++i;
+    if (i < s.size() && (s[i] == '-' || s[i] == '+')) ++i;
+    const size_t start = i;
+    while (i < s.size() && IsDigit(s[i])) ++i;
+    if (i == start) return false;
+  }
+  return i == s.size();
+}
+
 // go-yaml v2 resolution of plain scalars (YAML 1.1 booleans included, as kubectl sees them).
 Resolved ResolvePlain(const std::string& s) {
   static const std::set<std::string> kNull = {"", "~", "null", "Null", "NULL"};
@@ -38,11 +108,6 @@ Resolved ResolvePlain(const std::string& s) {
                                               "True", "TRUE", "on",  "On",  "ON"};
   static const std::set<std::string> kFalse = {"n",     "N",     "no",  "No",  "NO", "false",
                                                "False", "FALSE", "off", "Off", "OFF"};
-  static const std::regex kInt("[-+]?(0|[1-9][0-9_]*)");
-  static const std::regex kHex("[-+]?0x[0-9a-fA-F_]+");
-  static const std::regex kOct("[-+]?0[0-7_]+");
-  static const std::regex kBin("[-+]?0b[01_]+");
-  static const std::regex kFloat("[-+]?(\\.[0-9]+|[0-9][0-9_]*(\\.[0-9_]*)?)([eE][-+]?[0-9]+)?");
   Resolved r;
   if (kNull.count(s)) {
     r.kind = ScalarKind::kNull;
@@ -70,11 +135,11 @@ Resolved ResolvePlain(const std::string& s) {
   };
   const bool neg = plain[0] == '-';
   const std::string unsigned_part = (plain[0] == '-' || plain[0] == '+') ? plain.substr(1) : plain;
-  if (std::regex_match(s, kInt) && parse_int(unsigned_part, 10, neg)) return r;
-  if (std::regex_match(s, kHex) && parse_int(unsigned_part.substr(2), 16, neg)) return r;
-  if (std::regex_match(s, kBin) && parse_int(unsigned_part.substr(2), 2, neg)) return r;
-  if (std::regex_match(s, kOct) && parse_int(unsigned_part.substr(1), 8, neg)) return r;
-  if (std::regex_match(s, kFloat)) {
+  if (IsDecimalInt(s) && parse_int(unsigned_part, 10, neg)) return r;
+  if (IsPrefixedInt(s, 'x') && parse_int(unsigned_part.substr(2), 16, neg)) return r;
+  if (IsPrefixedInt(s, 'b') && parse_int(unsigned_part.substr(2), 2, neg)) return r;
+  if (IsOctalInt(s) && parse_int(unsigned_part.substr(1), 8, neg)) return r;
+  if (IsFloat(s)) {
     r.kind = ScalarKind::kFloat;
     r.f = std::strtod(plain.c_str(), nullptr);
     return r;
@@ -93,6 +158,21 @@ Resolved ResolvePlain(const std::string& s) {
 }
 
 Status Emit(const YAML::Node& n, Writer& w, int depth);
+
+// encoding/json prints integral float64 values below 1e21 without a fraction ("1e3" -> 1000).
+void WriteGoFloat(double f, Writer& w) {
+  if (f == std::floor(f) && std::fabs(f) < 1e21) {
+    if (std::fabs(f) < 9.2e18) {
+      w.Int64(static_cast<long long>(f));
+    } else {
+      char buf[64];
+      const int n = std::snprintf(buf, sizeof(buf), "%.0f", f);
+      w.RawValue(buf, static_cast<size_t>(n), rapidjson::kNumberType);
+    }
+    return;
+  }
+  w.Double(f);
+}
 
 // Map keys become strings, as sigs.k8s.io/yaml does for non-string keys.
 StatusOr<std::string> KeyString(const YAML::Node& k) {
@@ -195,7 +275,7 @@ Status Emit(const YAML::Node& n, Writer& w, int depth) {
       if (!std::isfinite(r.f)) {
         return InvalidArgumentError("value \"" + s + "\" cannot be represented in JSON" + Mark(n));
       }
-      w.Double(r.f);
+      WriteGoFloat(r.f, w);
       break;
     case ScalarKind::kString:
       w.String(s.data(), static_cast<rapidjson::SizeType>(s.size()));

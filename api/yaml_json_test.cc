@@ -12,7 +12,32 @@ TEST(YamlJsonTest, ScalarsResolveLikeKubectl) {
       "j: 1e3\nk: 0777\nl: -3\nm: 1_000\n");
   ASSERT_TRUE(j.ok()) << j.status();
   EXPECT_EQ(*j, R"({"a":1,"b":1.5,"c":true,"d":true,"e":"yes","f":null,"g":16,"h":"007",)"
-                R"("i":"2026-01-01T00:00:00Z","j":1000.0,"k":511,"l":-3,"m":1000})");
+                R"("i":"2026-01-01T00:00:00Z","j":1000,"k":511,"l":-3,"m":1000})");
+}
+
+TEST(YamlJsonTest, NumberPatternsOfGoYamlV2) {
+  struct Case {
+    const char* yaml;
+    const char* json;
+  };
+  for (const Case& c : std::vector<Case>{
+           {"v: +12", R"({"v":12})"},
+           {"v: 0b101", R"({"v":5})"},
+           {"v: -0x1F", R"({"v":-31})"},
+           {"v: .5", R"({"v":0.5})"},
+           {"v: 1.", R"({"v":1})"},
+           {"v: 2.5e-1", R"({"v":0.25})"},
+           {"v: 1e", R"({"v":"1e"})"},
+           {"v: 0x", R"({"v":"0x"})"},
+           {"v: 089", R"({"v":89})"},  // not octal, but a float
+           {"v: 1_0.5", R"({"v":10.5})"},
+           {"v: 1.2.3", R"({"v":"1.2.3"})"},
+           {"v: 99999999999999999999", R"({"v":100000000000000000000})"},
+       }) {
+    auto j = YamlToJson(c.yaml);
+    ASSERT_TRUE(j.ok()) << c.yaml << ": " << j.status();
+    EXPECT_EQ(*j, c.json) << c.yaml;
+  }
 }
 
 TEST(YamlJsonTest, MultiDocumentSkipsEmptyDocuments) {

@@ -15,8 +15,9 @@ endif()
 set(KAI_COMMON_FLAGS -ffp-contract=off)
 
 if(KAI_SANITIZE)
+  # GCC's -Wmaybe-uninitialized reports false positives in libstdc++ under sanitizers.
   add_compile_options(-fsanitize=address,undefined -fno-omit-frame-pointer
-                      -fno-sanitize-recover=undefined)
+                      -fno-sanitize-recover=undefined -Wno-maybe-uninitialized)
   add_link_options(-fsanitize=address,undefined)
 endif()
 
