@@ -30,12 +30,12 @@ TEST(ParseInt64, GoStrconvSemantics) {
 }
 
 TEST(ValidateLabel, Keys) {
-  for (const char* ok : {"a", "app", "A-b_c.d", "example.com/name", "kubernetes.io/hostname",
-                         "a/b", "1a"}) {
+  for (const char* ok :
+       {"a", "app", "A-b_c.d", "example.com/name", "kubernetes.io/hostname", "a/b", "1a"}) {
     EXPECT_TRUE(ValidateLabelKey(ok).ok()) << ok;
   }
-  for (const char* bad : {"", "-a", "a-", "a/b/c", "/a", "a/", "Example.com/a", "a b",
-                          "exa_mple.com/a"}) {
+  for (const char* bad :
+       {"", "-a", "a-", "a/b/c", "/a", "a/", "Example.com/a", "a b", "exa_mple.com/a"}) {
     EXPECT_FALSE(ValidateLabelKey(bad).ok()) << bad;
   }
   EXPECT_FALSE(ValidateLabelKey(std::string(64, 'a')).ok());
