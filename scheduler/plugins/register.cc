@@ -21,6 +21,7 @@ void RegisterDefaultPlugins(PluginRegistry* registry) {
   registry->Register("podaffinity", NewPodAffinityPlugin);
   registry->Register("dynamicresources", NewDynamicResourcesPlugin);
   registry->Register("snapshot", NewSnapshotPlugin);
+  registry->Register("topology", NewTopologyPlugin);
 }
 
 }  // namespace kai::scheduler
