@@ -36,6 +36,11 @@ struct ClusterInfo {
   // "namespace/name" of existing ConfigMaps.
   std::set<std::string> config_maps;
 
+  // Normalized historical usage per queue UID from the usage database (time-based fair share,
+  // reference §10): resource ("gpu", "cpu", "memory") -> usage / cluster capacity over the
+  // window. Empty without a usage database.
+  std::map<std::string, std::map<std::string, double>> queue_usage;
+
   // Smallest GPU memory of a node (KAI's MinNodeGPUMemory, §24.1); used to convert GPU-memory
   // requests into GPUs for fairness.
   std::optional<int64_t> min_node_gpu_memory;

@@ -1,8 +1,10 @@
 #include "scheduler/plugins/plugins.h"
+#include "scheduler/plugins/proportion/proportion.h"
 
 namespace kai::scheduler {
 
 void RegisterDefaultPlugins(PluginRegistry* registry) {
+  registry->Register("proportion", NewProportionPlugin);
   registry->Register("priority", NewPriorityPlugin);
   registry->Register("elastic", NewElasticPlugin);
   registry->Register("kubeflow", NewKubeflowPlugin);

@@ -5,6 +5,7 @@
 #include <cstdio>
 
 #include "scheduler/actions/common/allocation.h"
+#include "scheduler/plugins/proportion/messages/format.h"
 
 namespace kai::scheduler {
 
@@ -37,24 +38,21 @@ std::unique_ptr<JobsOrderByQueues> GetVictimsQueue(
 
 namespace {
 
-std::string FormatResources(const std::optional<std::map<std::string, double>>& r) {
-  if (!r) return "";
+proportion::ResourceQuantities ToQuantities(const std::optional<std::map<std::string, double>>& r) {
   auto get = [&](const char* k) {
+    if (!r) return 0.0;
     auto it = r->find(k);
     return it == r->end() ? 0.0 : it->second;
   };
-  char buf[256];
-  std::snprintf(buf, sizeof(buf), "%s GPUs, %s CPU cores, %s GB memory",
-                FormatNumber(get("gpu")).c_str(), FormatNumber(get("cpu") / 1000).c_str(),
-                FormatNumber(get("memory") / 1e9).c_str());
-  return buf;
+  return proportion::ResourceQuantities::Of(get("cpu"), get("memory"), get("gpu"));
 }
 
+// "<queue> uses <GPU: .., CPU: .. (cores), memory: .. (GB)> with a quota of <..>, fair-share of
+// <..> and queue priority of <..>." (§21.3; the formatting is the proportion plugin's).
 std::string QueueDetailsMessage(const Session& ssn, const QueueInfo& q) {
-  return q.name() + " uses " + FormatResources(ssn.QueueAllocated(q)) + " with a quota of " +
-         FormatResources(ssn.QueueDeserved(q)) + ", fair-share of " +
-         FormatResources(ssn.QueueFairShare(q)) + " and queue priority of " +
-         std::to_string(q.priority()) + ".";
+  return proportion::ReclaimQueueDetailsMessage(q.name(), ToQuantities(ssn.QueueAllocated(q)),
+                                                ToQuantities(ssn.QueueDeserved(q)),
+                                                ToQuantities(ssn.QueueFairShare(q)), q.priority());
 }
 
 }  // namespace
