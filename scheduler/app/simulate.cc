@@ -44,22 +44,29 @@ class RecordingSink : public DecisionSink {
     std::vector<std::string> groups;
     std::string received_type;
     std::string portion;
+    bool evicted = false;  // evicted this cycle, whatever came after (a moved victim)
   };
   Status Bind(const BindDecision& d) override {
-    decisions_[d.pod_key] =
-        Decision{"Bound", d.node, d.gpu_groups, d.received_resource_type, d.gpu_portion};
+    Set(d.pod_key,
+        Decision{"Bound", d.node, d.gpu_groups, d.received_resource_type, d.gpu_portion});
     return Status::OK();
   }
   Status Evict(const EvictDecision& d) override {
-    decisions_[d.pod_key] = Decision{"Evicted", "", {}, "", ""};
+    Set(d.pod_key, Decision{"Evicted", "", {}, "", "", true});
     return Status::OK();
   }
   void Pipelined(const PipelineDecision& d) override {
-    decisions_[d.pod_key] = Decision{"Pipelined", d.node, {}, "", ""};
+    Set(d.pod_key, Decision{"Pipelined", d.node, {}, "", ""});
   }
   const std::map<std::string, Decision>& decisions() const { return decisions_; }
 
  private:
+  void Set(const std::string& key, Decision d) {
+    auto it = decisions_.find(key);
+    if (it != decisions_.end() && it->second.evicted) d.evicted = true;
+    decisions_[key] = std::move(d);
+  }
+
   std::map<std::string, Decision> decisions_;
 };
 
@@ -104,7 +111,7 @@ void ApplyDecisions(const ClusterInfo& snapshot, const RecordingSink& sink, Clus
                     WallTime now) {
   for (const auto& t : snapshot.tasks) {
     auto d = sink.decisions().find(t->key());
-    bool evicted = d != sink.decisions().end() && d->second.kind == "Evicted";
+    bool evicted = d != sink.decisions().end() && d->second.evicted;
     bool bound = d != sink.decisions().end() && d->second.kind == "Bound";
     bool was_releasing = t->status == PodStatus::kReleasing;
     if (!bound && !evicted && !was_releasing) continue;
