@@ -400,6 +400,11 @@ std::vector<ProportionPlugin::QueueMetrics> ProportionPlugin::Metrics() const {
   return out;
 }
 
+void SetQueueUsage(const p::ClusterUsage& usage, ClusterInfo* cluster) {
+  cluster->queue_usage.clear();
+  for (const auto& [uid, q] : usage.queues) cluster->queue_usage[uid] = ToMap(q);
+}
+
 std::unique_ptr<Plugin> NewProportionPlugin(const PluginArguments& args) {
   return std::make_unique<ProportionPlugin>(args);
 }

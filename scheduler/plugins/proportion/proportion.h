@@ -17,6 +17,7 @@
 #include "scheduler/plugins/proportion/capacity_policy/capacity_policy.h"
 #include "scheduler/plugins/proportion/reclaimable/reclaimable.h"
 #include "scheduler/plugins/proportion/resource_division/resource_division.h"
+#include "scheduler/plugins/proportion/usage/cluster_usage.h"
 
 namespace kai::scheduler {
 
@@ -85,6 +86,10 @@ class ProportionPlugin final : public Plugin {
 };
 
 std::unique_ptr<Plugin> NewProportionPlugin(const PluginArguments& args);
+
+// Copies usage-database data (proportion::UsageLister::GetResourceUsage) into the snapshot, where
+// the plugin reads it at session open.
+void SetQueueUsage(const proportion::ClusterUsage& usage, ClusterInfo* cluster);
 
 // Quantities the proportion plugin accounts for a scheduler resource vector: CPU, memory, and
 // GPUs including MIG slices.

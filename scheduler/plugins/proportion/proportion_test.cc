@@ -377,7 +377,10 @@ TEST_F(ProportionPluginTest, UsageFromSnapshotShiftsOverQuota) {
       .Node("n0", 14)
       .Job("jx", "x", 14, 0, 1)
       .Job("jy", "y", 14, 0, 1);
-  b.raw()->queue_usage["x"] = {{"gpu", 0.6}};
+  p::ClusterUsage usage;
+  usage.queues["x"] = p::ResourceQuantities::Gpu(0.6);
+  SetQueueUsage(usage, b.raw());
+  EXPECT_EQ(b.raw()->queue_usage["x"]["gpu"], 0.6);
   auto ssn = Open(b.Build());
   EXPECT_EQ(Q(*ssn, "x").share(p::ResourceName::kGpu).fair_share, 4);
   EXPECT_EQ(Q(*ssn, "y").share(p::ResourceName::kGpu).fair_share, 10);
