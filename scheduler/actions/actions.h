@@ -1,0 +1,19 @@
+// The scheduler's actions (KAI pkg/scheduler/actions, reference §7), registered explicitly.
+#pragma once
+
+#include <memory>
+
+#include "scheduler/framework/session.h"
+
+namespace kai::scheduler {
+
+std::unique_ptr<Action> NewAllocateAction();
+std::unique_ptr<Action> NewConsolidationAction();
+std::unique_ptr<Action> NewReclaimAction();
+std::unique_ptr<Action> NewPreemptAction();
+std::unique_ptr<Action> NewStaleGangEvictionAction();
+
+// allocate, consolidation, reclaim, preempt, stalegangeviction.
+void RegisterDefaultActions(ActionRegistry* registry);
+
+}  // namespace kai::scheduler

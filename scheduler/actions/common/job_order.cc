@@ -1,0 +1,209 @@
+#include "scheduler/actions/common/job_order.h"
+
+namespace kai::scheduler {
+
+struct JobsOrderByQueues::Node {
+  const QueueInfo* queue = nullptr;
+  bool leaf = false;
+  bool needs_reorder = false;
+  Node* parent = nullptr;
+  std::unique_ptr<GoHeap<Node*>> children;      // inner nodes
+  std::unique_ptr<GoHeap<PodGroupInfo*>> jobs;  // leaves
+
+  bool empty() const { return leaf ? jobs->empty() : children->empty(); }
+  int size() const { return leaf ? jobs->size() : children->size(); }
+};
+
+JobsOrderByQueues::JobsOrderByQueues(const Session* ssn, JobsOrderOptions options)
+    : ssn_(ssn), options_(options) {}
+
+JobsOrderByQueues::~JobsOrderByQueues() = default;
+
+bool JobsOrderByQueues::PassesFilters(const PodGroupInfo& job) const {
+  if (options_.filter_unready && !job.IsReadyForScheduling()) return false;
+  if (options_.filter_non_pending && job.NumPending() == 0) return false;
+  if (options_.filter_non_preemptible && !job.IsPreemptible()) return false;
+  if (options_.filter_non_active_allocated && job.NumActiveAllocated() == 0) return false;
+  const ClusterInfo& c = ssn_->cluster();
+  const QueueInfo* q = c.FindQueue(job.queue());
+  if (q == nullptr) return false;
+  if (!q->parent().empty() && c.FindQueue(q->parent()) == nullptr) return false;
+  if (!q->IsLeafQueue()) return false;
+  return true;
+}
+
+void JobsOrderByQueues::InitializeWithJobs(const std::vector<PodGroupInfo*>& jobs) {
+  for (PodGroupInfo* job : jobs) {
+    if (PassesFilters(*job)) PushJob(job);
+  }
+}
+
+bool JobsOrderByQueues::empty() const { return roots_ == nullptr || roots_->empty(); }
+
+int JobsOrderByQueues::size() const {
+  int n = 0;
+  for (const auto& [id, node] : nodes_) {
+    if (node->leaf) n += node->jobs->size();
+  }
+  return n;
+}
+
+JobsOrderByQueues::Node* JobsOrderByQueues::CreateLeaf(const QueueInfo* q) {
+  auto node = std::make_unique<Node>();
+  node->queue = q;
+  node->leaf = true;
+  GoHeap<PodGroupInfo*>::Less less;
+  if (options_.victim_queue) {
+    less = [this](PodGroupInfo* const& l, PodGroupInfo* const& r) {
+      return ssn_->JobOrderLess(*r, *l);
+    };
+  } else {
+    less = [this](PodGroupInfo* const& l, PodGroupInfo* const& r) {
+      return ssn_->JobOrderLess(*l, *r);
+    };
+  }
+  node->jobs =
+      std::make_unique<GoHeap<PodGroupInfo*>>(std::move(less), options_.max_jobs_queue_depth);
+  Node* raw = node.get();
+  nodes_[q->uid()] = std::move(node);
+  return raw;
+}
+
+JobsOrderByQueues::Node* JobsOrderByQueues::CreateInner(const QueueInfo* q) {
+  auto node = std::make_unique<Node>();
+  node->queue = q;
+  node->leaf = false;
+  node->children = std::make_unique<GoHeap<Node*>>(
+      [this](Node* const& l, Node* const& r) { return NodeLess(l, r); });
+  Node* raw = node.get();
+  nodes_[q->uid()] = std::move(node);
+  return raw;
+}
+
+void JobsOrderByQueues::PushJob(PodGroupInfo* job) {
+  const QueueInfo* q = ssn_->cluster().FindQueue(job->queue());
+  if (q == nullptr || !q->IsLeafQueue()) return;
+  Node* leaf = nullptr;
+  bool needs_linking = false;
+  auto it = nodes_.find(q->uid());
+  if (it == nodes_.end()) {
+    leaf = CreateLeaf(q);
+    needs_linking = true;
+  } else {
+    leaf = it->second.get();
+  }
+  leaf->jobs->Push(job);
+  if (needs_linking) EnsureAncestors(leaf, q);
+  MarkAncestors(leaf);
+}
+
+void JobsOrderByQueues::EnsureAncestors(Node* child, const QueueInfo* child_queue) {
+  if (child_queue->parent().empty()) {
+    if (child->parent == nullptr) {
+      if (roots_ == nullptr) {
+        roots_ = std::make_unique<GoHeap<Node*>>(
+            [this](Node* const& l, Node* const& r) { return NodeLess(l, r); });
+      }
+      roots_->Push(child);
+    }
+    return;
+  }
+  const QueueInfo* parent_queue = ssn_->cluster().FindQueue(child_queue->parent());
+  if (parent_queue == nullptr) return;
+  Node* parent = nullptr;
+  bool parent_is_new = false;
+  auto it = nodes_.find(parent_queue->uid());
+  if (it == nodes_.end()) {
+    parent = CreateInner(parent_queue);
+    parent_is_new = true;
+  } else {
+    parent = it->second.get();
+  }
+  if (child->parent == nullptr) {
+    child->parent = parent;
+    parent->children->Push(child);
+  }
+  if (parent_is_new) EnsureAncestors(parent, parent_queue);
+}
+
+JobsOrderByQueues::Node* JobsOrderByQueues::NextNode(GoHeap<Node*>* heap) {
+  while (!heap->empty()) {
+    Node* node = heap->Peek();
+    if (node->needs_reorder) {
+      heap->Fix(0);
+      node->needs_reorder = false;
+      continue;
+    }
+    if (node->empty()) return nullptr;
+    return node;
+  }
+  return nullptr;
+}
+
+JobsOrderByQueues::Node* JobsOrderByQueues::TraverseToLeaf(GoHeap<Node*>* heap) {
+  Node* node = NextNode(heap);
+  while (node != nullptr && !node->leaf) node = NextNode(node->children.get());
+  return node;
+}
+
+PodGroupInfo* JobsOrderByQueues::PopNextJob() {
+  if (empty()) return nullptr;
+  Node* leaf = TraverseToLeaf(roots_.get());
+  if (leaf == nullptr) return nullptr;
+  PodGroupInfo* job = leaf->jobs->Pop();
+  if (options_.victim_queue) popped_by_queue_[leaf->queue->uid()].push_back(job);
+  HandlePop(leaf);
+  return job;
+}
+
+void JobsOrderByQueues::HandlePop(Node* node) {
+  while (node != nullptr) {
+    if (node->size() != 0) {
+      MarkAncestors(node);
+      return;
+    }
+    Node* parent = node->parent;
+    if (parent != nullptr) {
+      parent->children->Pop();
+    } else {
+      roots_->Pop();
+    }
+    nodes_.erase(node->queue->uid());
+    node = parent;
+  }
+}
+
+void JobsOrderByQueues::MarkAncestors(Node* node) {
+  for (Node* n = node; n != nullptr; n = n->parent) n->needs_reorder = true;
+}
+
+void JobsOrderByQueues::BestJob(Node* node, const PodGroupInfo** pending,
+                                std::vector<const PodGroupInfo*>* victims) const {
+  while (!node->leaf) node = node->children->Peek();
+  *pending = nullptr;
+  victims->clear();
+  if (node->jobs->empty()) return;
+  if (options_.victim_queue) {
+    auto it = popped_by_queue_.find(node->queue->uid());
+    if (it != popped_by_queue_.end()) *victims = it->second;
+    victims->push_back(node->jobs->Peek());
+  } else {
+    *pending = node->jobs->Peek();
+  }
+}
+
+bool JobsOrderByQueues::NodeLess(Node* l, Node* r) const {
+  bool reverse = options_.victim_queue;
+  if (l->empty()) return !reverse;
+  if (r->empty()) return reverse;
+  const PodGroupInfo* l_pending = nullptr;
+  const PodGroupInfo* r_pending = nullptr;
+  std::vector<const PodGroupInfo*> l_victims, r_victims;
+  BestJob(l, &l_pending, &l_victims);
+  BestJob(r, &r_pending, &r_victims);
+  bool result =
+      ssn_->QueueOrderLess(*l->queue, *r->queue, l_pending, r_pending, l_victims, r_victims);
+  return reverse ? !result : result;
+}
+
+}  // namespace kai::scheduler

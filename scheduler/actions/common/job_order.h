@@ -1,0 +1,62 @@
+// JobsOrderByQueues (KAI actions/utils/job_order_by_queue.go, reference §7.1): the order in
+// which actions consider pending jobs (or, in victim mode, victims), as a tree mirroring the
+// queue hierarchy. Leaves hold jobs ordered by the job order; inner nodes hold child queue nodes
+// ordered by the queue order of their best job, re-sorted lazily.
+#pragma once
+
+#include <map>
+#include <memory>
+#include <vector>
+
+#include "scheduler/actions/common/go_heap.h"
+#include "scheduler/framework/session.h"
+
+namespace kai::scheduler {
+
+struct JobsOrderOptions {
+  bool filter_unready = false;
+  bool filter_non_pending = false;
+  bool filter_non_preemptible = false;
+  bool filter_non_active_allocated = false;
+  bool victim_queue = false;
+  int max_jobs_queue_depth = -1;  // per leaf queue; -1 = unlimited
+};
+
+class JobsOrderByQueues {
+ public:
+  JobsOrderByQueues(const Session* ssn, JobsOrderOptions options);
+  ~JobsOrderByQueues();
+  JobsOrderByQueues(const JobsOrderByQueues&) = delete;
+  JobsOrderByQueues& operator=(const JobsOrderByQueues&) = delete;
+
+  // Pushes every job that passes the filters, in uid order (KAI iterates a Go map here; the
+  // heap makes the result independent of the insertion order except for exact ties, which we
+  // make deterministic).
+  void InitializeWithJobs(const std::vector<PodGroupInfo*>& jobs);
+  bool empty() const;
+  int size() const;
+  PodGroupInfo* PopNextJob();
+  void PushJob(PodGroupInfo* job);
+
+ private:
+  struct Node;
+  bool PassesFilters(const PodGroupInfo& job) const;
+  Node* CreateLeaf(const QueueInfo* q);
+  Node* CreateInner(const QueueInfo* q);
+  void EnsureAncestors(Node* child, const QueueInfo* child_queue);
+  Node* TraverseToLeaf(GoHeap<Node*>* heap);
+  Node* NextNode(GoHeap<Node*>* heap);
+  void HandlePop(Node* node);
+  void MarkAncestors(Node* node);
+  bool NodeLess(Node* l, Node* r) const;
+  void BestJob(Node* node, const PodGroupInfo** pending,
+               std::vector<const PodGroupInfo*>* victims) const;
+
+  const Session* ssn_;
+  JobsOrderOptions options_;
+  std::unique_ptr<GoHeap<Node*>> roots_;
+  std::map<std::string, std::unique_ptr<Node>> nodes_;
+  std::map<std::string, std::vector<const PodGroupInfo*>> popped_by_queue_;
+};
+
+}  // namespace kai::scheduler

@@ -1,0 +1,437 @@
+#include "scheduler/actions/common/solvers.h"
+
+#include <glog/logging.h>
+
+#include <algorithm>
+#include <deque>
+#include <map>
+#include <set>
+
+#include "scheduler/actions/common/allocation.h"
+#include "scheduler/actions/common/victims.h"
+
+namespace kai::scheduler {
+
+namespace {
+
+// Owns the job clones (partial preemptors, victim representatives) of one Solve call.
+using Arena = std::deque<std::unique_ptr<PodGroupInfo>>;
+
+PodGroupInfo* CloneJob(Arena* arena, const PodGroupInfo& job, const std::vector<PodInfo*>& tasks) {
+  arena->push_back(std::make_unique<PodGroupInfo>(job, tasks));
+  return arena->back().get();
+}
+
+// KAI solvers/scenario ByNodeScenario.
+class ByNodeScenario : public ScenarioInfo {
+ public:
+  ByNodeScenario(const Session* ssn, PodGroupInfo* preemptor,
+                 const std::vector<const PodGroupInfo*>& recorded_jobs, Arena* arena)
+      : ssn_(ssn), preemptor_(preemptor), arena_(arena) {
+    pending_tasks_ = preemptor->tasks();
+    for (const PodGroupInfo* job : recorded_jobs) {
+      recorded_jobs_.push_back(job);
+      if (job->tasks().empty()) continue;
+      AppendTasksAsVictimJob(job->tasks());
+      for (PodInfo* t : job->tasks()) recorded_tasks_.push_back(t);
+    }
+  }
+
+  const PodGroupInfo& GetPreemptor() const override { return *preemptor_; }
+  const std::map<PodGroupId, VictimInfo>& GetVictims() const override { return victims_; }
+  const std::vector<PodInfo*>& PendingTasks() const override { return pending_tasks_; }
+  PodGroupInfo* preemptor() const { return preemptor_; }
+  const std::vector<PodInfo*>& RecordedVictimsTasks() const { return recorded_tasks_; }
+  const std::vector<PodInfo*>& PotentialVictimsTasks() const { return potential_tasks_; }
+
+  void AddPotentialVictimsTasks(const std::vector<PodInfo*>& tasks) {
+    if (tasks.empty()) return;
+    potential_tasks_.insert(potential_tasks_.end(), tasks.begin(), tasks.end());
+    AppendTasksAsVictimJob(tasks);
+    for (const PodInfo* t : tasks) {
+      auto& jobs = potential_jobs_by_node_[t->node_name];
+      if (std::find(jobs.begin(), jobs.end(), t->job()) == jobs.end()) jobs.push_back(t->job());
+    }
+  }
+
+  const PodGroupInfo* LatestPotentialVictim() const {
+    if (potential_tasks_.empty()) return nullptr;
+    return ssn_->cluster().FindJob(potential_tasks_.back()->job());
+  }
+
+  // Every victim task (of any recorded or potential group) of the jobs that have a potential
+  // victim on one of the nodes.
+  std::vector<PodInfo*> VictimsTasksFromNodes(const std::vector<std::string>& nodes) const {
+    std::set<PodGroupId> job_ids;
+    for (const auto& n : nodes) {
+      auto it = potential_jobs_by_node_.find(n);
+      if (it == potential_jobs_by_node_.end()) continue;
+      job_ids.insert(it->second.begin(), it->second.end());
+    }
+    std::vector<PodInfo*> out;
+    std::set<std::string> seen;
+    for (const auto& id : job_ids) {
+      auto it = groups_.find(id);
+      if (it == groups_.end()) continue;
+      for (const PodGroupInfo* g : it->second) {
+        for (PodInfo* t : g->tasks()) {
+          if (seen.insert(t->uid()).second) out.push_back(t);
+        }
+      }
+    }
+    return out;
+  }
+
+  const PodGroupInfo* RepresentativeOf(const PodInfo& task) const {
+    auto it = groups_.find(task.job());
+    if (it == groups_.end()) return nullptr;
+    for (const PodGroupInfo* g : it->second) {
+      for (const PodInfo* t : g->tasks()) {
+        if (t->uid() == task.uid()) return g;
+      }
+    }
+    return nullptr;
+  }
+
+ private:
+  void AppendTasksAsVictimJob(const std::vector<PodInfo*>& tasks) {
+    const PodGroupInfo* original = ssn_->cluster().FindJob(tasks.front()->job());
+    if (original == nullptr) return;
+    PodGroupInfo* clone = CloneJob(arena_, *original, tasks);
+    groups_[clone->uid()].push_back(clone);
+    VictimInfo& v = victims_[clone->uid()];
+    v.job = clone;
+    v.representative = original;
+    v.tasks.insert(v.tasks.end(), tasks.begin(), tasks.end());
+  }
+
+  const Session* ssn_;
+  PodGroupInfo* preemptor_;
+  Arena* arena_;
+  std::vector<PodInfo*> pending_tasks_;
+  std::vector<const PodGroupInfo*> recorded_jobs_;
+  std::vector<PodInfo*> recorded_tasks_;
+  std::vector<PodInfo*> potential_tasks_;
+  std::map<PodGroupId, VictimInfo> victims_;
+  std::map<PodGroupId, std::vector<const PodGroupInfo*>> groups_;
+  std::map<std::string, std::vector<PodGroupId>> potential_jobs_by_node_;
+};
+
+// AccumulatedIdleGpus: a scenario is only worth simulating if the GPUs of its pending tasks can
+// be greedily matched to nodes' idle + releasing GPUs plus the GPUs its victims free.
+class IdleGpusFilter {
+ public:
+  IdleGpusFilter(const ClusterInfo& cluster, const ByNodeScenario& scenario) {
+    for (const auto& [name, node] : cluster.nodes) {
+      capacity_[name] = node->SumOfIdleGpus().first + node->SumOfReleasingGpus().first;
+    }
+    relevant_ = static_cast<int>(scenario.PendingTasks().size());
+    std::vector<std::string> names;
+    for (const auto& [n, c] : capacity_) names.push_back(n);
+    std::stable_sort(
+        names.begin(), names.end(),
+        [this](const std::string& a, const std::string& b) { return capacity_[a] > capacity_[b]; });
+    if (static_cast<int>(names.size()) > relevant_) names.resize(relevant_);
+    top_ = std::move(names);
+  }
+
+  bool Filter(const ByNodeScenario& scenario) {
+    required_.clear();
+    for (const PodInfo* t : scenario.PendingTasks()) required_.push_back(t->res_req.gpu());
+    std::sort(required_.begin(), required_.end(), std::greater<>());
+    AddVictims(scenario.RecordedVictimsTasks());
+    AddVictims(scenario.PotentialVictimsTasks());
+    std::map<std::string, double> allocated;
+    for (double req : required_) {
+      if (req == 0) continue;
+      bool matched = false;
+      for (const std::string& n : top_) {
+        double cap = capacity_[n];
+        if (cap < req) break;
+        if (cap - allocated[n] >= req) {
+          allocated[n] += req;
+          matched = true;
+          break;
+        }
+      }
+      if (!matched) return false;
+    }
+    return true;
+  }
+
+ private:
+  void AddVictims(const std::vector<PodInfo*>& tasks) {
+    for (const PodInfo* t : tasks) {
+      if (t->node_name.empty() || !seen_.insert(t->uid()).second) continue;
+      auto it = capacity_.find(t->node_name);
+      if (it == capacity_.end()) continue;
+      it->second += t->accepted.gpu();
+      auto pos = std::find(top_.begin(), top_.end(), t->node_name);
+      if (pos == top_.end()) {
+        if (static_cast<int>(top_.size()) < relevant_) {
+          top_.push_back(t->node_name);
+        } else if (!top_.empty() && it->second > capacity_[top_.back()]) {
+          top_.back() = t->node_name;
+        } else {
+          continue;
+        }
+      }
+      std::stable_sort(top_.begin(), top_.end(),
+                       [this](const std::string& a, const std::string& b) {
+                         return capacity_[a] > capacity_[b];
+                       });
+    }
+  }
+
+  std::map<std::string, double> capacity_;
+  std::vector<std::string> top_;
+  int relevant_ = 0;
+  std::vector<double> required_;
+  std::set<std::string> seen_;
+};
+
+// PodAccumulatedScenarioBuilder.
+class ScenarioBuilder {
+ public:
+  ScenarioBuilder(Session* ssn, PodGroupInfo* pending_job,
+                  const std::vector<const PodGroupInfo*>& recorded_jobs,
+                  std::unique_ptr<JobsOrderByQueues> victims_queue, Arena* arena)
+      : ssn_(ssn), victims_queue_(std::move(victims_queue)), arena_(arena) {
+    if (!GetTasksToAllocate(*ssn, *pending_job, false).empty()) {
+      scenario_ = std::make_unique<ByNodeScenario>(ssn, pending_job, recorded_jobs, arena);
+      for (const PodGroupInfo* j : recorded_jobs) {
+        for (const PodInfo* t : j->tasks()) recorded_.insert(t->uid());
+      }
+      idle_gpus_ = std::make_unique<IdleGpusFilter>(ssn->cluster(), *scenario_);
+    }
+  }
+
+  ByNodeScenario* GetValidScenario() {
+    for (;;) {
+      if (scenario_ == nullptr) return nullptr;
+      if (IsValid()) return scenario_.get();
+      if (!Advance()) return nullptr;
+    }
+  }
+
+  ByNodeScenario* GetNextScenario() {
+    if (!Advance()) return nullptr;
+    return GetValidScenario();
+  }
+
+ private:
+  // Adds the next victims from the queue; false when the queue is exhausted.
+  bool Advance() {
+    for (;;) {
+      if (victims_queue_->empty()) return false;
+      if (AddNextPotentialVictims()) return true;
+    }
+  }
+
+  bool AddNextPotentialVictims() {
+    PodGroupInfo* job = victims_queue_->PopNextJob();
+    if (job == nullptr) return false;
+    auto [tasks, more] = GetTasksToEvict(*ssn_, *job);
+    for (const PodInfo* t : tasks) {
+      if (recorded_.count(t->uid()) == 0) continue;
+      // Already a recorded victim: re-offer the job's other tasks later.
+      std::vector<PodInfo*> remaining;
+      for (PodInfo* o : job->tasks()) {
+        if (recorded_.count(o->uid()) == 0) remaining.push_back(o);
+      }
+      if (!remaining.empty()) victims_queue_->PushJob(CloneJob(arena_, *job, remaining));
+      return false;
+    }
+    if (more) {
+      std::vector<PodInfo*> remaining;
+      for (PodInfo* o : job->tasks()) {
+        if (std::find(tasks.begin(), tasks.end(), o) == tasks.end()) remaining.push_back(o);
+      }
+      victims_queue_->PushJob(CloneJob(arena_, *job, remaining));
+    }
+    if (scenario_) scenario_->AddPotentialVictimsTasks(tasks);
+    return true;
+  }
+
+  bool IsValid() {
+    if (idle_gpus_ && !idle_gpus_->Filter(*scenario_)) return false;
+    return true;
+  }
+
+  Session* ssn_;
+  std::unique_ptr<JobsOrderByQueues> victims_queue_;
+  Arena* arena_;
+  std::unique_ptr<ByNodeScenario> scenario_;
+  std::set<std::string> recorded_;
+  std::unique_ptr<IdleGpusFilter> idle_gpus_;
+};
+
+struct SolveResult {
+  bool solved = false;
+  std::vector<PodInfo*> victim_tasks;
+  std::vector<const PodGroupInfo*> victim_jobs;
+  std::unique_ptr<Statement> statement;
+};
+
+class ByPodSolver {
+ public:
+  ByPodSolver(std::map<std::string, NodeInfo*>* feasible, const SolutionValidator& validator,
+              bool allow_victim_consolidation, std::string_view action)
+      : feasible_(feasible),
+        validator_(validator),
+        allow_consolidation_(allow_victim_consolidation),
+        action_(action) {}
+
+  // nullopt: no solution; a result with solved=false: the validator rejected the solution.
+  std::optional<SolveResult> Solve(Session* ssn, ByNodeScenario* scenario) {
+    auto stmt = ssn->NewStatement();
+    PodGroupInfo* pending = scenario->preemptor();
+    Status s =
+        EvictAllPreemptees(ssn, scenario->RecordedVictimsTasks(), *pending, stmt.get(), action_);
+    if (!s.ok()) {
+      stmt->Discard();
+      return std::nullopt;
+    }
+    const PodGroupInfo* latest = scenario->LatestPotentialVictim();
+    if (latest == nullptr) {
+      if (!scenario->RecordedVictimsTasks().empty()) {
+        if (auto r = RunSimulation(ssn, scenario, &stmt, scenario->RecordedVictimsTasks()))
+          return r;
+      }
+    } else {
+      std::set<std::string> nodes;
+      for (const PodInfo* t : latest->tasks()) {
+        if (!t->node_name.empty()) nodes.insert(t->node_name);
+      }
+      for (const std::string& node : nodes) {
+        Statement::Checkpoint cp = stmt->MakeCheckpoint();
+        std::vector<PodInfo*> potential = scenario->VictimsTasksFromNodes({node});
+        if (!EvictAllPreemptees(ssn, potential, *pending, stmt.get(), action_).ok()) {
+          stmt->Discard();
+          return std::nullopt;
+        }
+        std::vector<std::string> added;
+        for (const PodInfo* t : potential) {
+          if (feasible_->count(t->node_name) == 0) {
+            if (NodeInfo* n = ssn->cluster().FindNode(t->node_name)) {
+              (*feasible_)[t->node_name] = n;
+              added.push_back(t->node_name);
+            }
+          }
+        }
+        std::vector<PodInfo*> victims = scenario->RecordedVictimsTasks();
+        std::set<std::string> in_victims;
+        for (const PodInfo* t : victims) in_victims.insert(t->uid());
+        for (PodInfo* t : potential) {
+          if (in_victims.insert(t->uid()).second) victims.push_back(t);
+        }
+        if (auto r = RunSimulation(ssn, scenario, &stmt, victims)) return r;
+        for (const auto& n : added) feasible_->erase(n);
+        stmt->Rollback(cp).IgnoreError();
+      }
+    }
+    stmt->Discard();
+    return std::nullopt;
+  }
+
+ private:
+  std::optional<SolveResult> RunSimulation(Session* ssn, ByNodeScenario* scenario,
+                                           std::unique_ptr<Statement>* stmt,
+                                           const std::vector<PodInfo*>& victims) {
+    NodeSet nodes;
+    for (auto& [n, node] : *feasible_) nodes.push_back(node);
+    if (!TryToVirtuallyAllocatePreemptor(ssn, stmt->get(), nodes, scenario->preemptor(), victims)) {
+      return std::nullopt;
+    }
+    std::vector<PodInfo*> preempted, pipelined;
+    for (PodInfo* v : victims) {
+      if (v->status == PodStatus::kReleasing) preempted.push_back(v);
+      if (v->status == PodStatus::kPipelined) pipelined.push_back(v);
+    }
+    SolveResult result;
+    result.victim_tasks = preempted;
+    if (!allow_consolidation_) {
+      result.victim_tasks.insert(result.victim_tasks.end(), pipelined.begin(), pipelined.end());
+    }
+    if (validator_ && !validator_(*scenario)) {
+      (*stmt)->Discard();
+      return SolveResult{};
+    }
+    if (allow_consolidation_) {
+      result.victim_tasks.insert(result.victim_tasks.end(), pipelined.begin(), pipelined.end());
+    }
+    std::set<const PodGroupInfo*> seen;
+    for (const PodInfo* t : result.victim_tasks) {
+      const PodGroupInfo* rep = scenario->RepresentativeOf(*t);
+      if (rep != nullptr && seen.insert(rep).second) result.victim_jobs.push_back(rep);
+    }
+    result.solved = true;
+    result.statement = std::move(*stmt);
+    return result;
+  }
+
+  std::map<std::string, NodeInfo*>* feasible_;
+  const SolutionValidator& validator_;
+  bool allow_consolidation_;
+  std::string action_;
+};
+
+}  // namespace
+
+JobSolution JobSolver::Solve(Session* ssn, PodGroupInfo* pending_job) {
+  Arena arena;
+  std::vector<const PodGroupInfo*> recorded_jobs;
+  std::vector<PodInfo*> recorded_tasks;
+  int original_active = pending_job->NumActiveUsed();
+  std::unique_ptr<Statement> statement;
+
+  std::vector<PodInfo*> tasks = GetTasksToAllocate(*ssn, *pending_job, false);
+  std::vector<PodInfo*> pending_tasks;
+  for (PodInfo* next : tasks) {
+    pending_tasks.push_back(next);
+    bool satisfactory = pending_tasks.size() == tasks.size();
+    // A partial job: the tasks so far, each PodSet's minimum set to its share of them.
+    PodGroupInfo* partial = CloneJob(&arena, *pending_job, pending_tasks);
+    std::map<std::string, int> per_set;
+    for (const PodInfo* t : pending_tasks) {
+      std::string name =
+          t->subgroup_name().empty() ? std::string(kDefaultSubGroup) : t->subgroup_name();
+      if (partial->FindPodSet(name) == nullptr) name = std::string(kDefaultSubGroup);
+      per_set[name]++;
+    }
+    for (const auto& [name, n] : per_set) {
+      if (PodSet* ps = partial->FindPodSet(name)) ps->set_min_available(n);
+    }
+
+    // solvePartialJob.
+    std::map<std::string, NodeInfo*> feasible;
+    for (NodeInfo* n : feasible_nodes_) feasible[n->name()] = n;
+    for (const PodInfo* t : recorded_tasks) {
+      if (NodeInfo* n = ssn->cluster().FindNode(t->node_name)) feasible[n->name()] = n;
+    }
+    ScenarioBuilder builder(ssn, partial, recorded_jobs, victims_queue_(), &arena);
+    std::optional<SolveResult> result;
+    for (ByNodeScenario* scenario = builder.GetValidScenario(); scenario != nullptr;
+         scenario = builder.GetNextScenario()) {
+      ByPodSolver solver(&feasible, validator_, ssn->params().allow_consolidating_reclaim, action_);
+      std::optional<SolveResult> r = solver.Solve(ssn, scenario);
+      if (r && r->solved) {
+        result = std::move(r);
+        break;
+      }
+    }
+    if (!result) break;
+    if (!satisfactory) result->statement->Discard();
+    statement = std::move(result->statement);
+    recorded_tasks = result->victim_tasks;
+    recorded_jobs = result->victim_jobs;
+  }
+
+  JobSolution out;
+  out.solved = pending_job->IsGangSatisfied() && pending_job->NumActiveUsed() > original_active;
+  out.statement = std::move(statement);
+  for (const PodInfo* t : recorded_tasks) out.victim_names.push_back("<" + t->key() + ">");
+  return out;
+}
+
+}  // namespace kai::scheduler

@@ -1,0 +1,47 @@
+// The victim solver shared by consolidation, reclaim and preempt (KAI actions/common/solvers,
+// reference §7.6): a job solver that grows the set of pending tasks one at a time, a scenario
+// builder that accumulates victims from a victim queue, cheap scenario filters, and a by-pod
+// solver that simulates each scenario.
+#pragma once
+
+#include <functional>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "scheduler/actions/common/job_order.h"
+#include "scheduler/framework/session.h"
+#include "scheduler/framework/statement.h"
+
+namespace kai::scheduler {
+
+using SolutionValidator = std::function<bool(const ScenarioInfo&)>;
+using VictimsQueueFactory = std::function<std::unique_ptr<JobsOrderByQueues>()>;
+
+struct JobSolution {
+  bool solved = false;
+  std::unique_ptr<Statement> statement;
+  std::vector<std::string> victim_names;
+};
+
+class JobSolver {
+ public:
+  JobSolver(NodeSet feasible_nodes, SolutionValidator validator, VictimsQueueFactory victims_queue,
+            std::string action)
+      : feasible_nodes_(std::move(feasible_nodes)),
+        validator_(std::move(validator)),
+        victims_queue_(std::move(victims_queue)),
+        action_(std::move(action)) {}
+
+  // Solved iff after the kept statement the job's gang is satisfied and it has more active
+  // tasks than before.
+  JobSolution Solve(Session* ssn, PodGroupInfo* pending_job);
+
+ private:
+  NodeSet feasible_nodes_;
+  SolutionValidator validator_;
+  VictimsQueueFactory victims_queue_;
+  std::string action_;
+};
+
+}  // namespace kai::scheduler

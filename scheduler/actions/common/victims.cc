@@ -1,0 +1,246 @@
+#include "scheduler/actions/common/victims.h"
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+
+#include "scheduler/actions/common/allocation.h"
+#include "scheduler/plugins/proportion/messages/format.h"
+
+namespace kai::scheduler {
+
+std::vector<PodGroupInfo*> AllJobs(const Session& ssn) {
+  std::vector<PodGroupInfo*> out;
+  out.reserve(ssn.cluster().jobs.size());
+  for (const auto& [id, job] : ssn.cluster().jobs) out.push_back(job.get());
+  return out;
+}
+
+std::unique_ptr<JobsOrderByQueues> GetVictimsQueue(
+    const Session& ssn, const std::function<bool(const PodGroupInfo&)>& filter) {
+  std::vector<PodGroupInfo*> preemptees;
+  const ClusterInfo& c = ssn.cluster();
+  for (const auto& [id, job] : c.jobs) {
+    bool alive = false;
+    for (const PodInfo* t : job->tasks()) {
+      if (!IsAliveStatus(t->status)) continue;
+      if (!t->node_name.empty() && c.FindNode(t->node_name) == nullptr) continue;
+      alive = true;
+    }
+    if (alive && (!filter || filter(*job))) preemptees.push_back(job.get());
+  }
+  JobsOrderOptions opts;
+  opts.victim_queue = true;
+  auto q = std::make_unique<JobsOrderByQueues>(&ssn, opts);
+  q->InitializeWithJobs(preemptees);
+  return q;
+}
+
+namespace {
+
+proportion::ResourceQuantities ToQuantities(const std::optional<std::map<std::string, double>>& r) {
+  auto get = [&](const char* k) {
+    if (!r) return 0.0;
+    auto it = r->find(k);
+    return it == r->end() ? 0.0 : it->second;
+  };
+  return proportion::ResourceQuantities::Of(get("cpu"), get("memory"), get("gpu"));
+}
+
+// "<queue> uses <GPU: .., CPU: .. (cores), memory: .. (GB)> with a quota of <..>, fair-share of
+// <..> and queue priority of <..>." (§21.3; the formatting is the proportion plugin's).
+std::string QueueDetailsMessage(const Session& ssn, const QueueInfo& q) {
+  return proportion::ReclaimQueueDetailsMessage(q.name(), ToQuantities(ssn.QueueAllocated(q)),
+                                                ToQuantities(ssn.QueueDeserved(q)),
+                                                ToQuantities(ssn.QueueFairShare(q)), q.priority());
+}
+
+}  // namespace
+
+std::string EvictionMessage(const Session& ssn, std::string_view action, const PodInfo& victim,
+                            const PodGroupInfo& preemptor) {
+  if (action == kActionPreempt) {
+    return "Pod " + victim.key() + " was preempted by higher priority workload " +
+           preemptor.namespace_() + "/" + preemptor.name();
+  }
+  if (action == kActionConsolidation) {
+    return "Pod " + victim.key() +
+           " was preempted and rescheduled due to bin packing (resource consolidation) procedure";
+  }
+  if (action == kActionReclaim) {
+    std::string msg = "Pod " + victim.key() + " was preempted by workload " +
+                      preemptor.namespace_() + "/" + preemptor.name() + ".";
+    const ClusterInfo& c = ssn.cluster();
+    const PodGroupInfo* victim_job = c.FindJob(victim.job());
+    const QueueInfo* reclaimer_q = c.FindQueue(preemptor.queue());
+    const QueueInfo* reclaimee_q = victim_job ? c.FindQueue(victim_job->queue()) : nullptr;
+    if (reclaimer_q == nullptr || reclaimee_q == nullptr) return msg;
+    const QueueInfo* l = reclaimee_q;
+    const QueueInfo* r = reclaimer_q;
+    if (reclaimee_q->parent() != reclaimer_q->parent()) {
+      const QueueInfo* lp = c.FindQueue(reclaimee_q->parent());
+      const QueueInfo* rp = c.FindQueue(reclaimer_q->parent());
+      if (lp == nullptr || rp == nullptr) return msg;
+      l = lp;
+      r = rp;
+    }
+    return msg + "\n" + QueueDetailsMessage(ssn, *l) + "\n" + QueueDetailsMessage(ssn, *r);
+  }
+  return "";
+}
+
+Status EvictAllPreemptees(Session* ssn, const std::vector<PodInfo*>& tasks,
+                          const PodGroupInfo& preemptor, Statement* stmt, std::string_view action) {
+  std::vector<std::string> messages;
+  messages.reserve(tasks.size());
+  for (const PodInfo* t : tasks) messages.push_back(EvictionMessage(*ssn, action, *t, preemptor));
+  EvictionMetadata meta;
+  meta.action = std::string(action);
+  meta.gang_size = static_cast<int>(tasks.size());
+  meta.preemptor = preemptor.uid();
+  for (size_t i = 0; i < tasks.size(); ++i) {
+    Status s = stmt->Evict(tasks[i], messages[i], meta);
+    if (!s.ok()) return s.WithPrefix("failed to evict all preemptees");
+  }
+  return Status::OK();
+}
+
+bool TryToVirtuallyAllocatePreemptor(Session* ssn, Statement* stmt, const NodeSet& nodes,
+                                     PodGroupInfo* preemptor,
+                                     const std::vector<PodInfo*>& victims) {
+  const ClusterInfo& c = ssn->cluster();
+  // All pending jobs, the victims' jobs and the preemptor (which replaces its session job).
+  std::map<PodGroupId, PodGroupInfo*> jobs;
+  for (const auto& [id, job] : c.jobs) {
+    if (job->NumPending() > 0) jobs[id] = job.get();
+  }
+  std::map<PodGroupId, PodGroupInfo*> victim_jobs;
+  for (const PodInfo* t : victims) {
+    if (PodGroupInfo* j = c.FindJob(t->job())) {
+      jobs[j->uid()] = j;
+      victim_jobs[j->uid()] = j;
+    }
+  }
+  jobs[preemptor->uid()] = preemptor;
+  std::vector<PodGroupInfo*> list;
+  for (auto& [id, j] : jobs) list.push_back(j);
+  JobsOrderByQueues queue(ssn, JobsOrderOptions{});
+  queue.InitializeWithJobs(list);
+
+  bool preemptor_allocated = false;
+  while (!queue.empty()) {
+    PodGroupInfo* job = queue.PopNextJob();
+    if (job == nullptr) break;
+    bool is_preemptor = job->uid() == preemptor->uid();
+    if (!is_preemptor && victim_jobs.count(job->uid()) == 0) continue;
+    if (!is_preemptor) {
+      AllocateJob(ssn, stmt, nodes, job, /*pipeline_only=*/true);
+      continue;
+    }
+    if (!AllocateJob(ssn, stmt, nodes, job, /*pipeline_only=*/true)) return false;
+    preemptor_allocated = true;
+  }
+  return preemptor_allocated;
+}
+
+NodeSet FeasibleNodesForJob(const NodeSet& all, const PodGroupInfo& job) {
+  for (const PodInfo* t : job.tasks()) {
+    if (!t->IsRequireAnyKindOfGpu()) return all;
+  }
+  NodeSet out;
+  for (NodeInfo* n : all) {
+    if (n->SumOfIdleGpus().first > 0 || n->SumOfReleasingGpus().first > 0) out.push_back(n);
+  }
+  return out;
+}
+
+bool IsEnoughGpusAllocatableForJob(const Session& ssn, const PodGroupInfo& job,
+                                   bool real_allocation) {
+  double gpus = 0;
+  int64_t memory = 0;
+  for (const NodeInfo* n : ssn.cluster().node_list) {
+    if (!n->facts().ready) continue;
+    auto idle = n->SumOfIdleGpus();
+    auto rel = n->SumOfReleasingGpus();
+    gpus += idle.first + rel.first;
+    memory += idle.second + rel.second;
+  }
+  auto [req_gpus, req_mem] = GetTasksToAllocateRequestedGpus(ssn, job, real_allocation);
+  return gpus >= req_gpus && memory >= req_mem;
+}
+
+namespace {
+
+bool RequestLessEqual(const PodInfo& a, const PodInfo& b) {
+  // ResourceRequirements.LessEqual: CPU, memory, scalars and the GPU requirement.
+  for (int i = 0; i < std::max(a.res_req.size(), b.res_req.size()); ++i) {
+    if (i == kGpuIndex) continue;
+    if (a.res_req.Get(i) > b.res_req.Get(i)) return false;
+  }
+  const GpuRequirement& g = a.gpu_req;
+  const GpuRequirement& gg = b.gpu_req;
+  if (g.NumDevices() > gg.NumDevices()) return false;
+  if (!(g.Portion() < gg.Portion() || std::abs(g.Portion() - gg.Portion()) < 0.01)) return false;
+  for (const auto& [name, q] : g.MigResources()) {
+    auto it = gg.MigResources().find(name);
+    if (it == gg.MigResources().end() || q > it->second) return false;
+  }
+  return true;
+}
+
+std::vector<const PodInfo*> SortedRequests(const std::vector<PodInfo*>& tasks) {
+  std::vector<const PodInfo*> out(tasks.begin(), tasks.end());
+  std::stable_sort(out.begin(), out.end(), [](const PodInfo* a, const PodInfo* b) {
+    return RequestLessEqual(*a, *b) && !RequestLessEqual(*b, *a);
+  });
+  return out;
+}
+
+bool JobEasierToSchedule(const PodGroupInfo& pg1, const PodGroupInfo& pg2) {
+  std::vector<PodInfo*> p1 = pg1.PendingTasks();
+  std::vector<PodInfo*> p2 = pg2.PendingTasks();
+  if (p1.empty() || p2.empty()) return false;
+  if (p2.size() > p1.size()) return true;
+  auto r1 = SortedRequests(p1);
+  auto r2 = SortedRequests(p2);
+  for (size_t i = 0; i < r1.size(); ++i) {
+    if (i >= r2.size()) return false;
+    if (RequestLessEqual(*r1[i], *r2[i])) {
+      if (RequestLessEqual(*r2[i], *r1[i])) continue;
+      return true;
+    }
+  }
+  return false;
+}
+
+bool IsFootprintSmaller(const PodGroupInfo& pg1, const PodGroupInfo& pg2) {
+  std::vector<PodInfo*> p1 = pg1.PendingTasks();
+  std::vector<PodInfo*> p2 = pg2.PendingTasks();
+  if (p1.empty() || p2.empty()) return false;
+  if (p1.size() > p2.size()) return false;
+  auto r1 = SortedRequests(p1);
+  auto r2 = SortedRequests(p2);
+  for (size_t i = 0; i < r1.size(); ++i) {
+    if (!RequestLessEqual(*r1[i], *r2[i])) return false;
+  }
+  return true;
+}
+
+}  // namespace
+
+bool MinimalJobRepresentatives::IsEasierToSchedule(const PodGroupInfo& job,
+                                                   const PodGroupInfo** other) const {
+  auto it = representatives_.find(job.SchedulingConstraintsSignature());
+  if (it == representatives_.end()) return true;
+  if (other) *other = it->second;
+  return JobEasierToSchedule(job, *it->second);
+}
+
+void MinimalJobRepresentatives::UpdateRepresentative(const PodGroupInfo* job) {
+  const std::string& key = job->SchedulingConstraintsSignature();
+  auto it = representatives_.find(key);
+  if (it != representatives_.end() && !IsFootprintSmaller(*job, *it->second)) return;
+  representatives_[key] = job;
+}
+
+}  // namespace kai::scheduler

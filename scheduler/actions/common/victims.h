@@ -1,0 +1,57 @@
+// Victim handling shared by consolidation, reclaim and preempt (KAI actions/common/action.go,
+// actions/utils/action.go, minimal_job_comparison.go, feasible_nodes.go).
+#pragma once
+
+#include <functional>
+#include <map>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "scheduler/actions/common/job_order.h"
+#include "scheduler/framework/session.h"
+#include "scheduler/framework/statement.h"
+
+namespace kai::scheduler {
+
+// Every job of the session, in uid order.
+std::vector<PodGroupInfo*> AllJobs(const Session& ssn);
+
+// Jobs with at least one alive pod that pass `filter`, as a victim queue.
+std::unique_ptr<JobsOrderByQueues> GetVictimsQueue(
+    const Session& ssn, const std::function<bool(const PodGroupInfo&)>& filter);
+
+// Eviction message for a victim (§21.3).
+std::string EvictionMessage(const Session& ssn, std::string_view action, const PodInfo& victim,
+                            const PodGroupInfo& preemptor);
+
+// Evicts the tasks in `stmt` with messages computed before the first eviction.
+Status EvictAllPreemptees(Session* ssn, const std::vector<PodInfo*>& tasks,
+                          const PodGroupInfo& preemptor, Statement* stmt, std::string_view action);
+
+// Simulation of a victim scenario (§7.6): all pending jobs plus the victims' jobs plus the
+// preemptor, popped in fairness order; victims and the preemptor are re-placed in pipeline-only
+// mode. True when the preemptor was placed.
+bool TryToVirtuallyAllocatePreemptor(Session* ssn, Statement* stmt, const NodeSet& nodes,
+                                     PodGroupInfo* preemptor, const std::vector<PodInfo*>& victims);
+
+// Nodes worth trying for a job: all nodes, or, when every task needs a GPU, the nodes with idle
+// or releasing GPUs.
+NodeSet FeasibleNodesForJob(const NodeSet& all, const PodGroupInfo& job);
+
+// Cluster-wide idle+releasing GPUs (and memory) on ready nodes cover the job's request.
+bool IsEnoughGpusAllocatableForJob(const Session& ssn, const PodGroupInfo& job,
+                                   bool real_allocation);
+
+// Scheduling-signature skip (§7.7): the smallest failed job per signature.
+class MinimalJobRepresentatives {
+ public:
+  // True when `job` may succeed where the representative failed (or there is none).
+  bool IsEasierToSchedule(const PodGroupInfo& job, const PodGroupInfo** other) const;
+  void UpdateRepresentative(const PodGroupInfo* job);
+
+ private:
+  std::map<std::string, const PodGroupInfo*> representatives_;
+};
+
+}  // namespace kai::scheduler

@@ -1,0 +1,70 @@
+// ClusterInfo: one session's snapshot of the cluster (KAI pkg/scheduler/api/cluster_info.go).
+// It owns the mutable per-session objects; Kubernetes objects inside are shared and immutable.
+#pragma once
+
+#include <map>
+#include <memory>
+#include <optional>
+#include <set>
+#include <string>
+#include <vector>
+
+#include "api/topology.h"
+#include "scheduler/api/node_info.h"
+#include "scheduler/api/pod_info.h"
+#include "scheduler/api/podgroup_info.h"
+#include "scheduler/api/queue_info.h"
+#include "scheduler/api/resource.h"
+
+namespace kai::scheduler {
+
+struct ClusterInfo {
+  std::unique_ptr<ResourceVectorMap> vector_map = std::make_unique<ResourceVectorMap>();
+
+  // Every pod of the snapshot (also foreign and unassigned ones), ordered by namespace/name.
+  std::vector<std::unique_ptr<PodInfo>> tasks;
+  std::map<std::string, PodInfo*> tasks_by_key;
+
+  // Nodes by name (std::map: iteration is by name, deterministic).
+  std::map<std::string, std::unique_ptr<NodeInfo>> nodes;
+  // The same nodes as a vector in name order (what KAI gets from maps.Values).
+  std::vector<NodeInfo*> node_list;
+
+  std::map<PodGroupId, std::unique_ptr<PodGroupInfo>> jobs;
+  std::map<std::string, std::unique_ptr<QueueInfo>> queues;
+  std::map<std::string, std::shared_ptr<const api::Topology>> topologies;
+  // "namespace/name" of existing ConfigMaps.
+  std::set<std::string> config_maps;
+
+  // Normalized historical usage per queue UID from the usage database (time-based fair share,
+  // reference §10): resource ("gpu", "cpu", "memory") -> usage / cluster capacity over the
+  // window. Empty without a usage database.
+  std::map<std::string, std::map<std::string, double>> queue_usage;
+
+  // Smallest GPU memory of a node (KAI's MinNodeGPUMemory, §24.1); used to convert GPU-memory
+  // requests into GPUs for fairness.
+  std::optional<int64_t> min_node_gpu_memory;
+
+  // BindRequests the cache should delete after this snapshot (failed or pointing to a missing
+  // node), as "namespace/name".
+  std::vector<std::string> stale_bind_requests;
+
+  NodeInfo* FindNode(const std::string& name) const {
+    auto it = nodes.find(name);
+    return it == nodes.end() ? nullptr : it->second.get();
+  }
+  PodGroupInfo* FindJob(const PodGroupId& id) const {
+    auto it = jobs.find(id);
+    return it == jobs.end() ? nullptr : it->second.get();
+  }
+  QueueInfo* FindQueue(const std::string& id) const {
+    auto it = queues.find(id);
+    return it == queues.end() ? nullptr : it->second.get();
+  }
+  PodInfo* FindTask(const std::string& key) const {
+    auto it = tasks_by_key.find(key);
+    return it == tasks_by_key.end() ? nullptr : it->second;
+  }
+};
+
+}  // namespace kai::scheduler

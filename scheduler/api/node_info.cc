@@ -1,0 +1,545 @@
+#include "scheduler/api/node_info.h"
+
+#include <cmath>
+
+#include "api/well_known.h"
+
+namespace kai::scheduler {
+
+namespace {
+
+constexpr int64_t kTibInMib = 1024 * 1024;
+constexpr const char* kShadowSuffix = "\x01moved";
+
+bool ParseInt64(std::string_view s, int64_t* out) {
+  if (s.empty() || s.size() > 18) return false;
+  bool neg = false;
+  size_t i = 0;
+  if (s[0] == '-' || s[0] == '+') {
+    neg = s[0] == '-';
+    i = 1;
+    if (s.size() == 1) return false;
+  }
+  int64_t v = 0;
+  for (; i < s.size(); ++i) {
+    if (s[i] < '0' || s[i] > '9') return false;
+    v = v * 10 + (s[i] - '0');
+  }
+  *out = neg ? -v : v;
+  return true;
+}
+
+// Go strconv.ParseBool.
+std::optional<bool> ParseGoBool(std::string_view s) {
+  if (s == "1" || s == "t" || s == "T" || s == "true" || s == "TRUE" || s == "True") return true;
+  if (s == "0" || s == "f" || s == "F" || s == "false" || s == "FALSE" || s == "False") {
+    return false;
+  }
+  return std::nullopt;
+}
+
+}  // namespace
+
+NodeFacts ComputeNodeFacts(const api::Node& node, std::string_view mig_worker_label_key) {
+  NodeFacts f;
+  const auto& labels = node.metadata.labels;
+  auto mem = labels.find(std::string(api::kGpuMemoryLabel));
+  int64_t v = 0;
+  if (mem != labels.end() && ParseInt64(mem->second, &v)) {
+    // GPU feature discovery sometimes reports bytes; KAI converts values >= 1 TiB-in-MiB.
+    if (v >= kTibInMib) v = v / (1024 * 1024);
+    f.gpu_memory_mib = v;
+    f.gpu_memory_synced = true;
+  }
+  auto count = labels.find(std::string(api::kGpuCountLabel));
+  if (count != labels.end() && ParseInt64(count->second, &v)) f.gpu_count_label = v;
+  auto mig = labels.find(std::string(mig_worker_label_key));
+  if (mig != labels.end()) {
+    auto b = ParseGoBool(mig->second);
+    f.mig_enabled_label = b.has_value() && *b;
+  }
+  auto strategy = labels.find(std::string(api::kMigStrategyLabel));
+  if (strategy != labels.end()) {
+    if (strategy->second == "single") f.mig_strategy_label = MigStrategy::kSingle;
+    if (strategy->second == "mixed") f.mig_strategy_label = MigStrategy::kMixed;
+  }
+  // scheduler_util.CheckNodeConditionPredicate.
+  if (node.spec.unschedulable) {
+    f.unschedulable = true;
+    f.condition_reasons.push_back("node is unschedulable");
+  }
+  for (const auto& c : node.status.conditions) {
+    if (c.type == "Ready") {
+      if (c.status != "True") f.condition_reasons.push_back("node has NotReady condition");
+    } else if (c.type == "MemoryPressure" || c.type == "DiskPressure" || c.type == "PIDPressure" ||
+               c.type == "NetworkUnavailable") {
+      if (c.status != "False") f.condition_reasons.push_back("node has " + c.type + " condition");
+    }
+  }
+  f.ready = f.condition_reasons.empty();
+  return f;
+}
+
+NodeInfo::NodeInfo(std::shared_ptr<const api::Node> node, const NodeFacts& facts,
+                   const ResourceVectorMap* vector_map, const ResourceVector& alloc)
+    : node_(std::move(node)), facts_(facts), vector_map_(vector_map) {
+  allocatable = alloc;
+  allocatable.Resize(vector_map_->size());
+  idle = allocatable;
+  used = ResourceVector(vector_map_->size());
+  releasing = ResourceVector(vector_map_->size());
+  max_task_num = static_cast<int>(allocatable.pods());
+  memory_of_every_gpu = facts.gpu_memory_mib;
+  gpu_memory_synced = facts.gpu_memory_synced;
+}
+
+int64_t NodeInfo::NumberOfGpusInNode() const {
+  if (facts_.gpu_count_label) return *facts_.gpu_count_label;
+  return static_cast<int64_t>(allocatable.gpu());
+}
+
+bool NodeInfo::IsMigEnabled() const {
+  if (facts_.mig_enabled_label) return *facts_.mig_enabled_label;
+  for (const auto& [idx, slices] : vector_map_->mig_indices()) {
+    if (allocatable.Get(idx) > 0) return true;
+  }
+  return false;
+}
+
+MigStrategy NodeInfo::GetMigStrategy() const {
+  if (!IsMigEnabled()) return MigStrategy::kNone;
+  return facts_.mig_strategy_label;
+}
+
+bool NodeInfo::IsCpuOnlyNode() const {
+  if (IsMigEnabled()) return false;
+  return allocatable.gpu() <= 0;
+}
+
+double NodeInfo::GpuMemoryFractionOnNode(int64_t memory) const {
+  double exact = static_cast<double>(memory) / static_cast<double>(memory_of_every_gpu);
+  return std::ceil(exact * 100) / 100;
+}
+
+int64_t NodeInfo::ResourceGpuMemory(const GpuRequirement& r) const {
+  if (r.GpuMemory() > 0) return r.GpuMemory();
+  return static_cast<int64_t>(r.Portion() * static_cast<double>(memory_of_every_gpu));
+}
+
+double NodeInfo::ResourceGpuPortion(const GpuRequirement& r) const {
+  if (r.GpuMemory() > 0) return GpuMemoryFractionOnNode(r.GpuMemory());
+  return r.Portion();
+}
+
+bool NodeInfo::IsValidGpuPortion(const GpuRequirement& r) const {
+  double p = ResourceGpuPortion(r);
+  return p <= 1 || p == static_cast<double>(static_cast<int64_t>(p));
+}
+
+ResourceVector NodeInfo::RequiredInitQuota(const PodInfo& task) const {
+  ResourceVector result = task.res_req;
+  if (!task.gpu_req.MigResources().empty()) {
+    result.Set(kGpuIndex, task.gpu_req.GpusQuota());
+  } else {
+    result.Set(kGpuIndex, static_cast<double>(task.gpu_req.NumDevices()) *
+                              GpuMemoryFractionOnNode(ResourceGpuMemory(task.gpu_req)));
+  }
+  return result;
+}
+
+void NodeInfo::SetAcceptedResources(PodInfo* task) const {
+  if (!IsActiveUsedStatus(task->status)) return;
+  if (task->IsMigCandidate()) {
+    task->received_type = ResourceReceivedType::kMigInstance;
+    task->accepted_gpu = GpuRequirement::WithMig(task->gpu_req.MigResources());
+  } else if (task->IsFractionCandidate()) {
+    task->received_type = ResourceReceivedType::kFraction;
+    task->accepted_gpu = GpuRequirement::WithMultiFraction(task->gpu_req.NumDevices(),
+                                                           ResourceGpuPortion(task->gpu_req),
+                                                           ResourceGpuMemory(task->gpu_req));
+  } else {
+    task->received_type = ResourceReceivedType::kRegular;
+    task->accepted_gpu = GpuRequirement::WithGpus(task->gpu_req.Gpus(), 0);
+  }
+  task->accepted = task->res_req;
+  task->accepted.Set(kGpuIndex, task->accepted_gpu.Gpus());
+  for (const auto& [name, count] : task->accepted_gpu.MigResources()) {
+    int idx = vector_map_->Index(name);
+    if (idx >= 0) task->accepted.Set(idx, static_cast<double>(count));
+  }
+}
+
+NodeInfo::Entry NodeInfo::MakeEntry(const PodInfo& task) const {
+  Entry e;
+  e.task = &task;
+  e.status = task.status;
+  e.is_virtual_status = task.is_virtual_status;
+  e.shared_allocation = task.IsSharedGpuAllocation();
+  e.reservation = task.is_reservation;
+  e.tracked = task.accepted;
+  if (e.shared_allocation || e.reservation) e.tracked.Set(kGpuIndex, 0);
+  e.gpu_memory = ResourceGpuMemory(task.gpu_req);
+  if (e.shared_allocation) e.groups = task.gpu_groups;
+  return e;
+}
+
+int NodeInfo::NumberOfUsedSharedGpus() const {
+  int n = 0;
+  for (const auto& [g, m] : used_shared_gpus_memory) {
+    if (m > 0) ++n;
+  }
+  return n;
+}
+
+int NodeInfo::NumberOfAllocatedSharedGpus() const {
+  int n = 0;
+  for (const auto& [g, m] : allocated_shared_gpus_memory) {
+    if (m > 0) ++n;
+  }
+  return n;
+}
+
+int NodeInfo::NumberOfUsedGpus() const {
+  return static_cast<int>(used.gpu()) + NumberOfUsedSharedGpus();
+}
+
+void NodeInfo::AddSharedPerGroup(const Entry& e, const std::string& g) {
+  int64_t mem = e.gpu_memory;
+  used_shared_gpus_memory[g] += mem;
+  switch (e.status) {
+    case PodStatus::kReleasing:
+      releasing_shared_gpus_memory[g] += mem;
+      allocated_shared_gpus_memory[g] += mem;
+      if (used_shared_gpus_memory[g] == releasing_shared_gpus_memory[g]) {
+        if (releasing_shared_gpus.count(g) == 0) {
+          releasing.Set(kGpuIndex, releasing.gpu() + 1);
+          releasing_shared_gpus.insert(g);
+        }
+        if (NumberOfGpusInNode() < static_cast<int64_t>(idle.gpu()) + NumberOfUsedGpus()) {
+          idle.Set(kGpuIndex, idle.gpu() - 1);
+        }
+      }
+      break;
+    case PodStatus::kPipelined:
+      releasing_shared_gpus_memory[g] -= mem;
+      if (used_shared_gpus_memory[g] - mem == releasing_shared_gpus_memory[g] + mem) {
+        releasing.Set(kGpuIndex, releasing.gpu() - 1);
+      }
+      break;
+    default:
+      allocated_shared_gpus_memory[g] += mem;
+      if (used_shared_gpus_memory[g] <= mem) {
+        if (NumberOfGpusInNode() < static_cast<int64_t>(idle.gpu()) + NumberOfUsedGpus()) {
+          idle.Set(kGpuIndex, idle.gpu() - 1);
+        }
+      }
+      if (releasing_shared_gpus.count(g) > 0) {
+        releasing.Set(kGpuIndex, releasing.gpu() - 1);
+        releasing_shared_gpus.erase(g);
+      }
+      break;
+  }
+}
+
+void NodeInfo::RemoveSharedPerGroup(const Entry& e, const std::string& g) {
+  int64_t mem = e.gpu_memory;
+  used_shared_gpus_memory[g] -= mem;
+  switch (e.status) {
+    case PodStatus::kReleasing:
+      releasing_shared_gpus_memory[g] -= mem;
+      allocated_shared_gpus_memory[g] -= mem;
+      if (used_shared_gpus_memory[g] <= 0) {
+        if (NumberOfGpusInNode() >= static_cast<int64_t>(idle.gpu()) + NumberOfUsedGpus()) {
+          idle.Set(kGpuIndex, idle.gpu() + 1);
+        }
+        if (releasing_shared_gpus.count(g) > 0) {
+          releasing.Set(kGpuIndex, releasing.gpu() - 1);
+          releasing_shared_gpus.erase(g);
+        }
+      }
+      break;
+    case PodStatus::kPipelined: {
+      releasing_shared_gpus_memory[g] += mem;
+      int64_t used_before = used_shared_gpus_memory[g] + mem;
+      int64_t releasing_before = releasing_shared_gpus_memory[g] - mem;
+      bool used0 = used_shared_gpus_memory[g] == 0;
+      bool releasing0 = releasing_shared_gpus_memory[g] == 0;
+      if (used_before == releasing_before || (used0 && releasing0)) {
+        releasing.Set(kGpuIndex, releasing.gpu() + 1);
+      }
+      break;
+    }
+    default:
+      allocated_shared_gpus_memory[g] -= mem;
+      if (used_shared_gpus_memory[g] <= 0) {
+        if (NumberOfGpusInNode() >= static_cast<int64_t>(idle.gpu()) + NumberOfUsedGpus()) {
+          idle.Set(kGpuIndex, idle.gpu() + 1);
+        }
+      }
+      if (IsGpuReleasingFromSharedTasks(g) && releasing_shared_gpus.count(g) == 0) {
+        releasing.Set(kGpuIndex, releasing.gpu() + 1);
+        releasing_shared_gpus.insert(g);
+      }
+      break;
+  }
+}
+
+void NodeInfo::AddEntryResources(const Entry& e) {
+  used.Add(e.tracked);
+  switch (e.status) {
+    case PodStatus::kReleasing:
+      releasing.Add(e.tracked);
+      idle.Sub(e.tracked);
+      break;
+    case PodStatus::kPipelined:
+      releasing.Sub(e.tracked);
+      break;
+    default:
+      idle.Sub(e.tracked);
+      break;
+  }
+  if (e.shared_allocation) {
+    for (const auto& g : e.groups) AddSharedPerGroup(e, g);
+  }
+}
+
+void NodeInfo::RemoveEntryResources(const Entry& e) {
+  used.Sub(e.tracked);
+  switch (e.status) {
+    case PodStatus::kReleasing:
+      releasing.Sub(e.tracked);
+      idle.Add(e.tracked);
+      break;
+    case PodStatus::kPipelined:
+      releasing.Add(e.tracked);
+      break;
+    default:
+      idle.Add(e.tracked);
+      break;
+  }
+  if (e.shared_allocation) {
+    for (const auto& g : e.groups) RemoveSharedPerGroup(e, g);
+  }
+}
+
+bool NodeInfo::AddTask(PodInfo* task) {
+  SetAcceptedResources(task);
+  if (tasks_.count(task->key()) > 0) return false;
+  Entry e = MakeEntry(*task);
+  if (task->is_legacy_mig) legacy_mig_tasks[task->uid()] = task->key();
+  AddEntryResources(e);
+  tasks_.emplace(task->key(), std::move(e));
+  return true;
+}
+
+bool NodeInfo::RemoveTask(const PodInfo& task) {
+  auto it = tasks_.find(task.key());
+  if (it == tasks_.end()) return false;
+  RemoveEntryResources(it->second);
+  legacy_mig_tasks.erase(task.uid());
+  tasks_.erase(it);
+  return true;
+}
+
+bool NodeInfo::UpdateTask(PodInfo* task) {
+  if (!RemoveTask(*task)) return false;
+  return AddTask(task);
+}
+
+bool NodeInfo::ConsolidateSharedTaskToDifferentGpu(PodInfo* task) {
+  SetAcceptedResources(task);
+  auto it = tasks_.find(task->key());
+  if (it != tasks_.end()) {
+    std::string shadow = task->key() + kShadowSuffix;
+    tasks_.erase(shadow);
+    tasks_.emplace(shadow, std::move(it->second));
+    tasks_.erase(it);
+  }
+  Entry e = MakeEntry(*task);
+  AddEntryResources(e);
+  tasks_.emplace(task->key(), std::move(e));
+  return true;
+}
+
+bool NodeInfo::RestoreConsolidatedSharedTask(const PodInfo& task) {
+  RemoveTask(task);
+  auto shadow = tasks_.find(task.key() + kShadowSuffix);
+  if (shadow == tasks_.end()) return false;
+  Entry e = std::move(shadow->second);
+  tasks_.erase(shadow);
+  tasks_.emplace(task.key(), std::move(e));
+  return true;
+}
+
+bool NodeInfo::LessEqualTaskToNodeResources(const PodInfo& task, const ResourceVector& vec) const {
+  if (!IsValidGpuPortion(task.gpu_req)) return false;
+  return task.res_req.LessEqual(vec);
+}
+
+bool NodeInfo::IsTaskAllocatableOn(const PodInfo& task, const ResourceVector& vec) const {
+  if (task.IsRegularGpuRequest() || task.IsMigProfileRequest()) {
+    return LessEqualTaskToNodeResources(task, vec);
+  }
+  for (int i = 0; i < task.res_req.size(); ++i) {
+    if (i == kGpuIndex) continue;
+    if (task.res_req.Get(i) > vec.Get(i)) return false;
+  }
+  if (!IsValidGpuPortion(task.gpu_req)) return false;
+  int64_t whole = static_cast<int64_t>(std::floor(vec.gpu()));
+  return whole + FractionTaskGpusAllocatableDeviceCount(task) >= task.gpu_req.NumDevices();
+}
+
+bool NodeInfo::IsTaskAllocatable(const PodInfo& task) const {
+  if (task.IsBestEffort()) return true;
+  return IsTaskAllocatableOn(task, idle);
+}
+
+bool NodeInfo::IsTaskAllocatableOnReleasingOrIdle(const PodInfo& task) const {
+  ResourceVector v = idle;
+  v.Add(releasing);
+  return IsTaskAllocatableOn(task, v);
+}
+
+int64_t NodeInfo::FractionTaskGpusAllocatableDeviceCount(const PodInfo& task) const {
+  int64_t n = 0;
+  for (const auto& [g, m] : used_shared_gpus_memory) {
+    if (IsTaskFitOnGpuGroup(task, g)) {
+      ++n;
+      if (n >= task.gpu_req.NumDevices()) return n;
+    }
+  }
+  return n;
+}
+
+bool NodeInfo::EnoughResourcesOnGpu(const GpuRequirement& r, const std::string& g) const {
+  return memory_of_every_gpu - Lookup(allocated_shared_gpus_memory, g) +
+             Lookup(releasing_shared_gpus_memory, g) - ResourceGpuMemory(r) >=
+         0;
+}
+
+bool NodeInfo::EnoughIdleResourcesOnGpu(const GpuRequirement& r, const std::string& g) const {
+  auto it = allocated_shared_gpus_memory.find(g);
+  if (it == allocated_shared_gpus_memory.end()) return false;
+  return memory_of_every_gpu - it->second - ResourceGpuMemory(r) >= 0;
+}
+
+bool NodeInfo::IsAllGpuReleased(const std::string& g) const {
+  return Lookup(allocated_shared_gpus_memory, g) == Lookup(releasing_shared_gpus_memory, g);
+}
+
+bool NodeInfo::IsTaskFitOnGpuGroup(const PodInfo& task, const std::string& g) const {
+  return Lookup(used_shared_gpus_memory, g) != 0 && EnoughResourcesOnGpu(task.gpu_req, g) &&
+         !IsAllGpuReleased(g);
+}
+
+bool NodeInfo::IsGpuReleasingFromSharedTasks(const std::string& g) const {
+  auto used_it = used_shared_gpus_memory.find(g);
+  if (used_it == used_shared_gpus_memory.end() || used_it->second == 0) return false;
+  auto rel_it = releasing_shared_gpus_memory.find(g);
+  return rel_it != releasing_shared_gpus_memory.end() && rel_it->second == used_it->second;
+}
+
+std::optional<double> NodeInfo::UsedGpuPortion(const std::string& g) const {
+  if (memory_of_every_gpu < kDefaultGpuMemoryMib || memory_of_every_gpu == 0) return std::nullopt;
+  return static_cast<double>(Lookup(used_shared_gpus_memory, g)) /
+         static_cast<double>(memory_of_every_gpu);
+}
+
+std::pair<double, int64_t> NodeInfo::SumOfIdleGpus() const {
+  double shared = 0;
+  int64_t shared_mem = 0;
+  for (const auto& [g, alloc] : allocated_shared_gpus_memory) {
+    if (alloc > 0) {
+      shared += 1 - GpuMemoryFractionOnNode(alloc);
+      shared_mem += memory_of_every_gpu - alloc;
+    }
+  }
+  double idle_gpus = idle.TotalGpus(*vector_map_);
+  return {shared + idle_gpus, shared_mem + static_cast<int64_t>(idle_gpus) * memory_of_every_gpu};
+}
+
+std::pair<double, int64_t> NodeInfo::SumOfReleasingGpus() const {
+  double shared = 0;
+  int64_t shared_mem = 0;
+  for (const auto& [g, rel] : releasing_shared_gpus_memory) {
+    if (rel > 0 && !IsGpuReleasingFromSharedTasks(g)) {
+      shared += GpuMemoryFractionOnNode(rel);
+      shared_mem += rel;
+    }
+  }
+  double releasing_gpus = releasing.TotalGpus(*vector_map_);
+  return {shared + releasing_gpus,
+          shared_mem + static_cast<int64_t>(releasing_gpus) * memory_of_every_gpu};
+}
+
+std::optional<std::string> NodeInfo::PredicateByNodeResourcesType(const PodInfo& task) const {
+  if (task.is_legacy_mig) return "Legacy MIG jobs cannot be scheduled on node " + name();
+  if (task.IsCpuOnlyRequest()) return std::nullopt;
+  bool mig_node = IsMigEnabled();
+  if (!mig_node && task.IsMigCandidate())
+    return std::string("MIG job cannot be scheduled on non-MIG node");
+  if (mig_node) {
+    if (task.IsMigCandidate() && !legacy_mig_tasks.empty()) {
+      std::string list;
+      for (const auto& [uid, key] : legacy_mig_tasks) list += (list.empty() ? "" : " ") + key;
+      return "MIG job cannot be scheduled on node with legacy MIG jobs: <[" + list + "]>";
+    }
+    MigStrategy strategy = GetMigStrategy();
+    if (strategy == MigStrategy::kSingle && !task.IsRegularGpuRequest()) {
+      return std::string("only whole gpu jobs can run on a node with MigStrategy='single'");
+    }
+    if (strategy == MigStrategy::kMixed && !task.IsMigCandidate()) {
+      return std::string("non MIG jobs cant run on a node with MigStrategy='mixed'");
+    }
+  }
+  return std::nullopt;
+}
+
+std::optional<NodeFitError> NodeInfo::FittingError(const PodInfo& task, bool /*gang*/) const {
+  if (LessEqualTaskToNodeResources(task, idle)) return std::nullopt;
+  ResourceVector total_used = used;
+  total_used.Set(kGpuIndex, total_used.gpu() + NumberOfUsedSharedGpus());
+  ResourceVector available = allocatable;
+  available.Sub(total_used);
+  NodeFitError err;
+  err.node_name = name();
+  const GpuRequirement& req = task.gpu_req;
+  if (!req.MigResources().empty()) {
+    for (const auto& [profile, quantity] : req.MigResources()) {
+      int idx = vector_map_->Index(profile);
+      if (static_cast<int64_t>(available.Get(idx)) < quantity) {
+        err.reasons.push_back("node(s) didn't have enough of mig profile: " + profile);
+      }
+    }
+  } else {
+    double requested = req.Gpus();
+    if (req.GpuMemory() > 0) {
+      requested = RoundGpus(ResourceGpuPortion(req), req.NumDevices());
+    }
+    if (requested > available.gpu()) {
+      err.reasons.push_back("node(s) didn't have enough resources: GPUs");
+    }
+    if (req.GpuMemory() > memory_of_every_gpu) {
+      err.reasons.push_back("node(s) didn't have enough resources: GPU memory");
+    }
+  }
+  if (static_cast<int64_t>(task.res_req.milli_cpu()) >
+      static_cast<int64_t>(available.milli_cpu())) {
+    err.reasons.push_back("node(s) didn't have enough resources: CPU cores");
+  }
+  if (task.res_req.memory() > available.memory()) {
+    err.reasons.push_back("node(s) didn't have enough resources: memory");
+  }
+  for (int i = 0; i < vector_map_->size(); ++i) {
+    if (i == kCpuIndex || i == kMemoryIndex || i == kGpuIndex) continue;
+    const std::string& rn = vector_map_->NameAt(i);
+    if (IsMigResource(rn)) continue;
+    auto req_q = static_cast<int64_t>(task.res_req.Get(i));
+    if (req_q > 0 && static_cast<int64_t>(available.Get(i)) < req_q) {
+      err.reasons.push_back("node(s) didn't have enough resources: " + rn);
+    }
+  }
+  return err;
+}
+
+}  // namespace kai::scheduler

@@ -1,0 +1,153 @@
+// NodeInfo: a node's accounting during a session (KAI pkg/scheduler/api/node_info), including
+// shared-GPU groups tracked in MiB (§6.5, §12.3) and MIG (§12.6).
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <memory>
+#include <optional>
+#include <set>
+#include <string>
+#include <vector>
+
+#include "api/node.h"
+#include "scheduler/api/fit_errors.h"
+#include "scheduler/api/pod_info.h"
+#include "scheduler/api/resource.h"
+
+namespace kai::scheduler {
+
+inline constexpr int64_t kDefaultGpuMemoryMib = 100;
+// Stands for "a whole free GPU" among the candidate GPU groups of a node (KAI WholeGpuIndicator).
+inline constexpr std::string_view kWholeGpuIndicator = "-2";
+
+enum class MigStrategy { kNone, kSingle, kMixed };
+
+// Node-level facts derived once per node version (labels, conditions).
+struct NodeFacts {
+  int64_t gpu_memory_mib = kDefaultGpuMemoryMib;
+  bool gpu_memory_synced = false;
+  std::optional<int64_t> gpu_count_label;
+  std::optional<bool> mig_enabled_label;
+  MigStrategy mig_strategy_label = MigStrategy::kNone;
+  // Ready and schedulable (conditions and spec.unschedulable), with the failing reasons.
+  bool ready = true;
+  std::vector<std::string> condition_reasons;
+  bool unschedulable = false;
+};
+
+NodeFacts ComputeNodeFacts(const api::Node& node, std::string_view mig_worker_label_key);
+
+class NodeInfo {
+ public:
+  // What the node remembers of a task it hosts (a copy: later status changes of the task do
+  // not affect the node until UpdateTask).
+  struct Entry {
+    const PodInfo* task = nullptr;
+    PodStatus status = PodStatus::kPending;
+    bool is_virtual_status = false;
+    bool shared_allocation = false;
+    bool reservation = false;
+    ResourceVector tracked;  // accepted resources, GPU zeroed for shared / reservation pods
+    int64_t gpu_memory = 0;  // per shared group
+    std::vector<std::string> groups;
+  };
+
+  NodeInfo(std::shared_ptr<const api::Node> node, const NodeFacts& facts,
+           const ResourceVectorMap* vector_map, const ResourceVector& allocatable);
+
+  const std::string& name() const { return node_->metadata.name; }
+  const api::Node& node() const { return *node_; }
+  const std::shared_ptr<const api::Node>& node_ptr() const { return node_; }
+  const NodeFacts& facts() const { return facts_; }
+  const ResourceVectorMap& vector_map() const { return *vector_map_; }
+
+  ResourceVector allocatable;
+  ResourceVector idle;
+  ResourceVector used;
+  ResourceVector releasing;
+  int max_task_num = 0;
+  int64_t memory_of_every_gpu = kDefaultGpuMemoryMib;
+  bool gpu_memory_synced = false;
+
+  // Shared GPU accounting, per GPU group (MiB).
+  std::set<std::string> releasing_shared_gpus;
+  std::map<std::string, int64_t> used_shared_gpus_memory;
+  std::map<std::string, int64_t> releasing_shared_gpus_memory;
+  std::map<std::string, int64_t> allocated_shared_gpus_memory;
+  std::map<std::string, std::string> legacy_mig_tasks;  // uid -> key
+
+  // Tasks by pod key.
+  const std::map<std::string, Entry>& tasks() const { return tasks_; }
+  bool HasTask(const std::string& key) const { return tasks_.count(key) > 0; }
+  int NumTasks() const { return static_cast<int>(tasks_.size()); }
+
+  // Adds a task (sets its accepted resources first); false when already present.
+  bool AddTask(PodInfo* task);
+  bool RemoveTask(const PodInfo& task);
+  bool UpdateTask(PodInfo* task);
+  // Moves a shared-GPU task to another GPU group on this node: the old placement stays
+  // accounted (its pod still holds the old group until evicted) under a shadow key.
+  bool ConsolidateSharedTaskToDifferentGpu(PodInfo* task);
+  // Undoes ConsolidateSharedTaskToDifferentGpu: drops the new placement, restores the old one.
+  bool RestoreConsolidatedSharedTask(const PodInfo& task);
+
+  // Fit checks (§6.5).
+  bool IsTaskAllocatable(const PodInfo& task) const;
+  bool IsTaskAllocatableOnReleasingOrIdle(const PodInfo& task) const;
+  // Why the task does not fit in Idle (insufficient-resource messages).
+  std::optional<NodeFitError> FittingError(const PodInfo& task, bool gang) const;
+  // MIG / DRA / legacy-MIG compatibility (§8.1 item 2); empty when compatible.
+  std::optional<std::string> PredicateByNodeResourcesType(const PodInfo& task) const;
+
+  double NonAllocatedResource(int index) const { return idle.Get(index) + releasing.Get(index); }
+  // Whole idle GPUs plus free parts of shared groups; and the same in MiB.
+  std::pair<double, int64_t> SumOfIdleGpus() const;
+  std::pair<double, int64_t> SumOfReleasingGpus() const;
+  int64_t NumberOfGpusInNode() const;
+  bool IsCpuOnlyNode() const;
+  bool IsMigEnabled() const;
+  MigStrategy GetMigStrategy() const;
+
+  int64_t ResourceGpuMemory(const GpuRequirement& r) const;
+  double ResourceGpuPortion(const GpuRequirement& r) const;
+  bool IsValidGpuPortion(const GpuRequirement& r) const;
+  double GpuMemoryFractionOnNode(int64_t memory) const;
+  // Quota the task would consume on this node (GPU-memory requests converted with this node's
+  // GPU memory).
+  ResourceVector RequiredInitQuota(const PodInfo& task) const;
+
+  // Shared GPU helpers.
+  bool IsTaskFitOnGpuGroup(const PodInfo& task, const std::string& group) const;
+  bool EnoughIdleResourcesOnGpu(const GpuRequirement& r, const std::string& group) const;
+  // Used portion of a group (0..1); nullopt when the node's GPU memory is unusable.
+  std::optional<double> UsedGpuPortion(const std::string& group) const;
+  int NumberOfUsedSharedGpus() const;
+  int NumberOfAllocatedSharedGpus() const;
+
+ private:
+  void SetAcceptedResources(PodInfo* task) const;
+  Entry MakeEntry(const PodInfo& task) const;
+  void AddEntryResources(const Entry& e);
+  void RemoveEntryResources(const Entry& e);
+  void AddSharedPerGroup(const Entry& e, const std::string& group);
+  void RemoveSharedPerGroup(const Entry& e, const std::string& group);
+  bool IsTaskAllocatableOn(const PodInfo& task, const ResourceVector& vec) const;
+  bool LessEqualTaskToNodeResources(const PodInfo& task, const ResourceVector& vec) const;
+  int64_t FractionTaskGpusAllocatableDeviceCount(const PodInfo& task) const;
+  int NumberOfUsedGpus() const;
+  bool IsGpuReleasingFromSharedTasks(const std::string& group) const;
+  bool EnoughResourcesOnGpu(const GpuRequirement& r, const std::string& group) const;
+  bool IsAllGpuReleased(const std::string& group) const;
+  int64_t Lookup(const std::map<std::string, int64_t>& m, const std::string& k) const {
+    auto it = m.find(k);
+    return it == m.end() ? 0 : it->second;
+  }
+
+  std::shared_ptr<const api::Node> node_;
+  NodeFacts facts_;
+  const ResourceVectorMap* vector_map_;
+  std::map<std::string, Entry> tasks_;
+};
+
+}  // namespace kai::scheduler

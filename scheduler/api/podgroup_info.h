@@ -1,0 +1,181 @@
+// PodGroupInfo: KAI's job (pkg/scheduler/api/podgroup_info), with its PodSets (leaf subgroups,
+// each a gang with minAvailable) and SubGroupSets (inner nodes), reference §6.6 and §11.1.
+//
+// Tasks are owned by the ClusterInfo; a job and its PodSets hold pointers. Counts are computed
+// from the tasks' live status, so a partial clone of a job (used by the victim solver) sees every
+// status change made through the session without extra bookkeeping.
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "api/podgroup.h"
+#include "kube/base/clock.h"
+#include "scheduler/api/fit_errors.h"
+#include "scheduler/api/pod_info.h"
+
+namespace kai::scheduler {
+
+inline constexpr std::string_view kDefaultSubGroup = "default";
+inline constexpr int32_t kDefaultPodGroupPriority = 50;
+inline constexpr int32_t kPreemptibleThreshold = 100;
+
+struct TopologyConstraintInfo {
+  std::string topology;
+  std::string required_level;
+  std::string preferred_level;
+  bool operator==(const TopologyConstraintInfo&) const = default;
+};
+
+class SubGroupSet;
+
+class PodSet {
+ public:
+  PodSet(std::string name, int32_t min_available, std::optional<TopologyConstraintInfo> topology)
+      : name_(std::move(name)), min_available_(min_available), topology_(std::move(topology)) {}
+
+  const std::string& name() const { return name_; }
+  int32_t min_available() const { return min_available_; }
+  void set_min_available(int32_t m) { min_available_ = m; }
+  const std::optional<TopologyConstraintInfo>& topology() const { return topology_; }
+  const std::vector<PodInfo*>& tasks() const { return tasks_; }
+  void AddTask(PodInfo* t) { tasks_.push_back(t); }
+  SubGroupSet* parent() const { return parent_; }
+  void set_parent(SubGroupSet* p) { parent_ = p; }
+
+  int NumActiveAllocated() const;
+  int NumActiveUsed() const;
+  int NumAlive() const;
+  int NumGated() const;
+  int NumPending() const;
+  bool IsReadyForScheduling() const { return NumAlive() - NumGated() >= min_available_; }
+  bool IsGangSatisfied() const { return NumActiveUsed() >= min_available_; }
+  bool IsElastic() const { return min_available_ < static_cast<int32_t>(tasks_.size()); }
+
+ private:
+  std::string name_;
+  int32_t min_available_;
+  std::optional<TopologyConstraintInfo> topology_;
+  std::vector<PodInfo*> tasks_;
+  SubGroupSet* parent_ = nullptr;
+};
+
+class SubGroupSet {
+ public:
+  SubGroupSet(std::string name, std::optional<TopologyConstraintInfo> topology)
+      : name_(std::move(name)), topology_(std::move(topology)) {}
+
+  const std::string& name() const { return name_; }
+  const std::optional<TopologyConstraintInfo>& topology() const { return topology_; }
+  SubGroupSet* parent() const { return parent_; }
+
+  SubGroupSet* AddSubGroupSet(std::unique_ptr<SubGroupSet> child);
+  PodSet* AddPodSet(std::unique_ptr<PodSet> child);
+  const std::vector<std::unique_ptr<SubGroupSet>>& child_sets() const { return child_sets_; }
+  const std::vector<std::unique_ptr<PodSet>>& pod_sets() const { return pod_sets_; }
+  // All PodSets of the subtree, in tree order.
+  std::vector<PodSet*> DescendantPodSets() const;
+
+  bool IsReadyForScheduling() const;
+  bool IsGangSatisfied() const;
+  // Deep copy of the structure (no tasks).
+  std::unique_ptr<SubGroupSet> CloneStructure() const;
+
+ private:
+  std::string name_;
+  std::optional<TopologyConstraintInfo> topology_;
+  SubGroupSet* parent_ = nullptr;
+  std::vector<std::unique_ptr<SubGroupSet>> child_sets_;
+  std::vector<std::unique_ptr<PodSet>> pod_sets_;
+};
+
+class PodGroupInfo {
+ public:
+  // Builds the job (and its subgroup tree) from a PodGroup. Invalid subgroup definitions are
+  // reported in *error (the job then has no PodSets and cannot be scheduled).
+  PodGroupInfo(std::shared_ptr<const api::PodGroup> pg, int32_t priority, std::string* error);
+  // A copy that shares the given tasks (which must belong to `other`), used for partial jobs and
+  // victim representatives.
+  PodGroupInfo(const PodGroupInfo& other, const std::vector<PodInfo*>& tasks);
+  PodGroupInfo(const PodGroupInfo&) = delete;
+  PodGroupInfo& operator=(const PodGroupInfo&) = delete;
+
+  const PodGroupId& uid() const { return uid_; }
+  const std::string& name() const { return pg_->metadata.name; }
+  const std::string& namespace_() const { return pg_->metadata.namespace_; }
+  const std::string& queue() const { return pg_->spec.queue; }
+  const api::PodGroup& podgroup() const { return *pg_; }
+  const std::shared_ptr<const api::PodGroup>& podgroup_ptr() const { return pg_; }
+  int32_t priority() const { return priority_; }
+  bool IsPreemptible() const { return preemptible_; }
+  WallTime creation_time() const { return creation_time_; }
+
+  std::optional<WallTime> last_start_timestamp;
+  std::optional<WallTime> stale_timestamp;
+  bool stale = false;
+
+  // Tasks whose subgroup exists; invalid ones are kept apart (never scheduled).
+  const std::vector<PodInfo*>& tasks() const { return tasks_; }
+  const std::vector<PodInfo*>& invalid_subgroup_tasks() const { return invalid_tasks_; }
+  // Attaches a task to its PodSet; false when the PodSet does not exist.
+  bool AddTask(PodInfo* task);
+
+  SubGroupSet* root() const { return root_.get(); }
+  // Leaf PodSets by name.
+  const std::map<std::string, PodSet*>& pod_sets() const { return pod_sets_; }
+  PodSet* FindPodSet(const std::string& name) const;
+  PodSet* PodSetOf(const PodInfo& task) const;
+
+  int NumActiveAllocated() const;
+  int NumActiveUsed() const;
+  int NumAlive() const;
+  int NumAllocated() const;
+  int NumPending() const;
+  int NumGated() const;
+  int NumSucceeded() const;
+  bool HasPendingTasks() const { return NumPending() > 0; }
+  bool IsReadyForScheduling() const;
+  bool IsGangSatisfied() const;
+  bool IsElastic() const;
+  bool IsStale() const;
+  // Some PodSet has pipelined tasks and is below its minimum (§7.3 step 3).
+  bool ShouldPipelineJob() const;
+  // minAvailable of the "default" PodSet (or the sum of all PodSets' minimums).
+  int32_t DefaultMinAvailable() const;
+  // Sum of requested resources of tasks in allocated statuses.
+  ResourceVector AllocatedResources(int vector_size) const;
+  std::vector<PodInfo*> PendingTasks() const;
+
+  // Signature over the PodSets' task signatures (§7.7).
+  const std::string& SchedulingConstraintsSignature() const;
+
+  // Unschedulable explanations.
+  std::vector<JobFitError> job_fit_errors;
+  std::map<std::string, TaskFitErrors> task_fit_errors;  // by task uid
+  void AddJobFitError(std::string reason, std::string message,
+                      std::optional<QueueDetails> details = std::nullopt);
+  void AddTaskFitErrors(const PodInfo& task, const TaskFitErrors& errors);
+
+ private:
+  void IndexPodSets();
+
+  std::shared_ptr<const api::PodGroup> pg_;
+  PodGroupId uid_;
+  int32_t priority_ = kDefaultPodGroupPriority;
+  bool preemptible_ = true;
+  WallTime creation_time_{};
+  std::unique_ptr<SubGroupSet> root_;
+  std::map<std::string, PodSet*> pod_sets_;
+  std::vector<PodInfo*> tasks_;
+  std::vector<PodInfo*> invalid_tasks_;
+  mutable std::string signature_;
+};
+
+// Preemptibility rule (§4.3).
+bool IsPreemptible(std::string_view preemptibility, int32_t priority);
+
+}  // namespace kai::scheduler

@@ -1,0 +1,575 @@
+#include "scheduler/app/simulate.h"
+
+#include <rapidjson/prettywriter.h>
+#include <rapidjson/stringbuffer.h>
+#include <rapidjson/writer.h>
+
+#include <algorithm>
+#include <cstdio>
+#include <iostream>
+#include <set>
+
+#include "api/well_known.h"
+#include "kube/base/file.h"
+#include "kube/base/random.h"
+#include "kube/base/strings.h"
+#include "kube/base/time.h"
+#include "scheduler/actions/actions.h"
+#include "scheduler/cache/cluster_model.h"
+#include "scheduler/framework/session.h"
+#include "scheduler/framework/statement.h"
+#include "scheduler/plugins/plugins.h"
+
+namespace kai::scheduler {
+
+namespace {
+
+constexpr const char* kUsage =
+    "usage: kai-scheduler simulate --snapshot FILE [--actions LIST] [--cycles N] "
+    "[-o json|yaml|table]";
+
+const std::set<std::string>& KnownActions() {
+  static const auto* s = new std::set<std::string>{"allocate", "consolidation", "reclaim",
+                                                   "preempt", "stalegangeviction"};
+  return *s;
+}
+
+// Records the decisions of a cycle; the last decision for a pod wins (a victim evicted and
+// pipelined elsewhere in the same statement reports Pipelined, as KAI's tests expect).
+class RecordingSink : public DecisionSink {
+ public:
+  struct Decision {
+    std::string kind;  // Bound, Pipelined, Evicted
+    std::string node;
+    std::vector<std::string> groups;
+    std::string received_type;
+    std::string portion;
+    bool evicted = false;  // evicted this cycle, whatever came after (a moved victim)
+  };
+  Status Bind(const BindDecision& d) override {
+    Set(d.pod_key,
+        Decision{"Bound", d.node, d.gpu_groups, d.received_resource_type, d.gpu_portion});
+    return Status::OK();
+  }
+  Status Evict(const EvictDecision& d) override {
+    Set(d.pod_key, Decision{"Evicted", "", {}, "", "", true});
+    return Status::OK();
+  }
+  void Pipelined(const PipelineDecision& d) override {
+    Set(d.pod_key, Decision{"Pipelined", d.node, {}, "", ""});
+  }
+  const std::map<std::string, Decision>& decisions() const { return decisions_; }
+
+ private:
+  void Set(const std::string& key, Decision d) {
+    auto it = decisions_.find(key);
+    if (it != decisions_.end() && it->second.evicted) d.evicted = true;
+    decisions_[key] = std::move(d);
+  }
+
+  std::map<std::string, Decision> decisions_;
+};
+
+std::string BeforeState(PodStatus s) {
+  switch (s) {
+    case PodStatus::kReleasing:
+      return "Releasing";
+    case PodStatus::kRunning:
+    case PodStatus::kBound:
+    case PodStatus::kBinding:
+      return "Running";
+    case PodStatus::kSucceeded:
+      return "Succeeded";
+    case PodStatus::kFailed:
+      return "Failed";
+    case PodStatus::kUnknown:
+      return "Unknown";
+    case PodStatus::kGated:
+      return "Gated";
+    default:
+      return "Pending";
+  }
+}
+
+Status Configure(const LoadedObjects& objects, const SimulateOptions& opts,
+                 SchedulerConfiguration* conf, SchedulerParams* params) {
+  *conf = DefaultSchedulerConfiguration();
+  const api::SchedulingShard* shard = nullptr;
+  for (const auto& s : objects.shards) {
+    if (s->metadata.name == "default" || shard == nullptr) shard = s.get();
+  }
+  if (shard != nullptr) KAI_RETURN_IF_ERROR(ConfigFromSchedulingShard(*shard, conf, params));
+  if (opts.actions) conf->actions = *opts.actions;
+  return Status::OK();
+}
+
+std::map<std::string, double> ToMap(const ResourceVector& v) {
+  return {{"gpu", v.gpu()}, {"cpu", v.milli_cpu()}, {"memory", v.memory()}};
+}
+
+void ApplyDecisions(const ClusterInfo& snapshot, const RecordingSink& sink, ClusterModel* model,
+                    WallTime now) {
+  for (const auto& t : snapshot.tasks) {
+    auto d = sink.decisions().find(t->key());
+    bool evicted = d != sink.decisions().end() && d->second.evicted;
+    bool bound = d != sink.decisions().end() && d->second.kind == "Bound";
+    bool was_releasing = t->status == PodStatus::kReleasing;
+    if (!bound && !evicted && !was_releasing) continue;
+    auto pod = std::make_shared<api::Pod>(t->pod());
+    if (bound) {
+      pod->spec.node_name = d->second.node;
+      pod->status.phase = "Running";
+      const auto& groups = d->second.groups;
+      if (groups.size() == 1) {
+        pod->metadata.labels[std::string(api::kGpuGroupLabel)] = groups[0];
+      } else {
+        for (const auto& g : groups) {
+          pod->metadata.labels[std::string(api::kMultiGpuGroupLabelPrefix) + g] = g;
+        }
+      }
+      if (!d->second.received_type.empty()) {
+        pod->metadata.annotations[std::string(api::kReceivedResourceTypeAnnotation)] =
+            d->second.received_type;
+      }
+    } else if (!pod->metadata.finalizers.empty()) {
+      // Deletion does not finish: the pod stays Releasing on its node.
+      if (!pod->metadata.deletion_timestamp) pod->metadata.deletion_timestamp = now;
+    } else {
+      // The deletion finishes and the owning controller re-creates the pod.
+      pod->spec.node_name.clear();
+      pod->status.phase = "Pending";
+      pod->metadata.deletion_timestamp.reset();
+    }
+    model->ReplacePodObject(std::move(pod));
+  }
+}
+
+}  // namespace
+
+StatusOr<SimulateOptions> ParseSimulateArgs(const std::vector<std::string>& args) {
+  SimulateOptions o;
+  for (size_t i = 0; i < args.size(); ++i) {
+    std::string a = args[i];
+    std::string value;
+    bool has_value = false;
+    if (auto eq = a.find('='); a.starts_with("--") && eq != std::string::npos) {
+      value = a.substr(eq + 1);
+      a = a.substr(0, eq);
+      has_value = true;
+    }
+    auto next = [&]() -> StatusOr<std::string> {
+      if (has_value) return value;
+      if (i + 1 >= args.size()) return InvalidArgumentError(a + ": missing value\n" + kUsage);
+      return args[++i];
+    };
+    if (a == "--snapshot" || a == "-f") {
+      KAI_ASSIGN_OR_RETURN(o.snapshot_path, next());
+    } else if (a == "--actions") {
+      KAI_ASSIGN_OR_RETURN(std::string list, next());
+      std::vector<std::string> actions;
+      for (const auto& part : StrSplit(list, ',')) {
+        std::string name(StripWhitespace(part));
+        if (name.empty()) continue;
+        if (KnownActions().count(name) == 0) {
+          return InvalidArgumentError("--actions: unknown action \"" + name +
+                                      "\" (known: allocate, consolidation, reclaim, preempt, "
+                                      "stalegangeviction)");
+        }
+        actions.push_back(name);
+      }
+      o.actions = actions;
+    } else if (a == "--cycles") {
+      KAI_ASSIGN_OR_RETURN(std::string v, next());
+      char* end = nullptr;
+      long n = std::strtol(v.c_str(), &end, 10);
+      if (v.empty() || *end != '\0' || n < 1 || n > 100000) {
+        return InvalidArgumentError("--cycles: expected a positive integer, got \"" + v + "\"");
+      }
+      o.cycles = static_cast<int>(n);
+    } else if (a == "-o" || a == "--output") {
+      KAI_ASSIGN_OR_RETURN(o.output, next());
+      if (o.output != "json" && o.output != "yaml" && o.output != "table") {
+        return InvalidArgumentError("-o: expected json, yaml or table, got \"" + o.output + "\"");
+      }
+    } else if (a == "--seed") {
+      KAI_ASSIGN_OR_RETURN(std::string v, next());
+      o.seed = std::strtoull(v.c_str(), nullptr, 10);
+    } else if (a == "-h" || a == "--help") {
+      return InvalidArgumentError(kUsage);
+    } else {
+      return InvalidArgumentError("unknown argument \"" + a + "\"\n" + kUsage);
+    }
+  }
+  if (o.snapshot_path.empty())
+    return InvalidArgumentError(std::string("--snapshot is required\n") + kUsage);
+  return o;
+}
+
+StatusOr<SimulationResult> RunSimulation(const SimulateOptions& opts, Clock* clock) {
+  std::string text = opts.snapshot_text;
+  if (!opts.snapshot_path.empty()) {
+    auto read = ReadFile(opts.snapshot_path);
+    if (!read.ok()) return read.status().WithPrefix("--snapshot " + opts.snapshot_path);
+    text = *read;
+  }
+  KAI_ASSIGN_OR_RETURN(LoadedObjects objects, LoadObjects(text));
+  SchedulerConfiguration conf;
+  SchedulerParams params;
+  KAI_RETURN_IF_ERROR(Configure(objects, opts, &conf, &params));
+
+  ClusterModel model;
+  model.AddAll(objects);
+
+  PluginRegistry plugins;
+  RegisterDefaultPlugins(&plugins);
+  ActionRegistry actions;
+  RegisterDefaultActions(&actions);
+  SeededRandom random(opts.seed);
+
+  SimulationResult result;
+  for (int cycle = 1; cycle <= opts.cycles; ++cycle) {
+    std::vector<std::string> warnings;
+    std::unique_ptr<ClusterInfo> snapshot = model.Snapshot(params, &warnings);
+    std::map<std::string, std::string> before;
+    for (const auto& t : snapshot->tasks) before[t->key()] = BeforeState(t->status);
+
+    RecordingSink sink;
+    Session ssn("sim-" + std::to_string(cycle), std::move(snapshot), conf, params, &sink, clock,
+                &random);
+    ssn.Open(plugins);
+    for (const std::string& name : conf.actions) {
+      const ActionRegistry::Builder* b = actions.Find(name);
+      if (b == nullptr) {
+        warnings.push_back("action \"" + name + "\" is not known; skipped");
+        continue;
+      }
+      (*b)()->Execute(&ssn);
+    }
+    ssn.Close();
+    ClusterInfo& c = ssn.cluster();
+
+    if (cycle < opts.cycles) {
+      ApplyDecisions(c, sink, &model, clock->Now());
+      // Persist what the scheduler writes on PodGroups (start and staleness timestamps).
+      for (const auto& [id, job] : c.jobs) {
+        auto pg = std::make_shared<api::PodGroup>(job->podgroup());
+        auto& ann = pg->metadata.annotations;
+        std::string ls(api::kLastStartTimestampAnnotation),
+            st(api::kStalePodGroupTimestampAnnotation);
+        if (job->last_start_timestamp) {
+          ann[ls] = FormatRfc3339(*job->last_start_timestamp);
+        }
+        if (job->stale_timestamp) {
+          ann[st] = FormatRfc3339(*job->stale_timestamp);
+        } else {
+          ann.erase(st);
+        }
+        model.UpsertPodGroup(pg);
+      }
+      continue;
+    }
+
+    // Report the last cycle.
+    result.warnings = warnings;
+    for (const auto& t : c.tasks) {
+      SimPod p;
+      p.namespace_ = t->namespace_();
+      p.name = t->name();
+      const auto& ann = t->pod().metadata.annotations;
+      auto pg = ann.find(std::string(api::kPodGroupNameAnnotation));
+      if (pg != ann.end()) p.podgroup = pg->second;
+      if (const PodGroupInfo* job = c.FindJob(t->job())) p.queue = job->queue();
+      p.before = before[t->key()];
+      auto d = sink.decisions().find(t->key());
+      if (d != sink.decisions().end()) {
+        p.after = d->second.kind;
+        p.node = d->second.kind == "Evicted" ? t->pod().spec.node_name : d->second.node;
+      } else {
+        p.after = p.before;
+        p.node = t->node_name;
+        if (p.after == "Pending") p.node.clear();
+      }
+      p.gpu_groups = t->gpu_groups;
+      if (t->IsFractionRequest()) p.gpu_fraction = t->gpu_req.Portion();
+      result.pods.push_back(std::move(p));
+    }
+    for (const auto& [id, job] : c.jobs) {
+      SimPodGroup g;
+      g.namespace_ = job->namespace_();
+      g.name = job->name();
+      bool pending = job->NumPending() > 0;
+      if (pending) {
+        for (const auto& e : job->job_fit_errors) {
+          g.reasons.emplace_back(e.reason, e.message);
+          if (!g.unschedulable_reason.empty()) g.unschedulable_reason += "\n";
+          g.unschedulable_reason += e.message;
+        }
+        if (g.reasons.empty() && job->NumActiveAllocated() == 0) {
+          g.unschedulable_reason = std::string(kDefaultPodGroupError);
+        }
+      }
+      result.podgroups.push_back(std::move(g));
+    }
+    for (const auto& [name, q] : c.queues) {
+      SimQueue sq;
+      sq.name = name;
+      sq.parent = q->parent();
+      if (auto fs = ssn.QueueFairShare(*q)) sq.fair_share = *fs;
+      ResourceVector alloc(c.vector_map->size()), req(c.vector_map->size());
+      // Sum over the jobs of this queue and of its descendants.
+      std::set<std::string> subtree{name};
+      bool grew = true;
+      while (grew) {
+        grew = false;
+        for (const auto& [n, qq] : c.queues) {
+          if (subtree.count(qq->parent()) > 0 && subtree.insert(n).second) grew = true;
+        }
+      }
+      for (const auto& [id, job] : c.jobs) {
+        if (subtree.count(job->queue()) == 0) continue;
+        for (const PodInfo* t : job->tasks()) {
+          if (IsAllocatedStatus(t->status)) {
+            alloc.Add(t->accepted.size() > 0 && !t->accepted.IsZero() ? t->accepted : t->res_req);
+            req.Add(t->res_req);
+          } else if (t->status == PodStatus::kPending) {
+            req.Add(t->res_req);
+          }
+        }
+      }
+      if (auto a = ssn.QueueAllocated(*q)) {
+        sq.allocated = *a;
+      } else {
+        sq.allocated = ToMap(alloc);
+      }
+      sq.requested = ToMap(req);
+      result.queues.push_back(std::move(sq));
+    }
+  }
+  return result;
+}
+
+std::string FormatJson(const SimulationResult& r) {
+  rapidjson::StringBuffer buf;
+  rapidjson::PrettyWriter<rapidjson::StringBuffer> w(buf);
+  w.SetIndent(' ', 2);
+  auto resources = [&](const std::map<std::string, double>& m) {
+    w.StartObject();
+    for (const auto& [k, v] : m) {
+      w.Key(k.c_str());
+      w.Double(v);
+    }
+    w.EndObject();
+  };
+  w.StartObject();
+  w.Key("pods");
+  w.StartArray();
+  for (const auto& p : r.pods) {
+    w.StartObject();
+    w.Key("namespace");
+    w.String(p.namespace_.c_str());
+    w.Key("name");
+    w.String(p.name.c_str());
+    w.Key("podGroup");
+    w.String(p.podgroup.c_str());
+    w.Key("queue");
+    w.String(p.queue.c_str());
+    w.Key("before");
+    w.String(p.before.c_str());
+    w.Key("after");
+    w.String(p.after.c_str());
+    w.Key("node");
+    w.String(p.node.c_str());
+    w.Key("gpuGroups");
+    w.StartArray();
+    for (const auto& g : p.gpu_groups) w.String(g.c_str());
+    w.EndArray();
+    w.Key("gpuFraction");
+    w.Double(p.gpu_fraction);
+    w.EndObject();
+  }
+  w.EndArray();
+  w.Key("podGroups");
+  w.StartArray();
+  for (const auto& g : r.podgroups) {
+    w.StartObject();
+    w.Key("namespace");
+    w.String(g.namespace_.c_str());
+    w.Key("name");
+    w.String(g.name.c_str());
+    w.Key("unschedulableReason");
+    w.String(g.unschedulable_reason.c_str());
+    w.Key("reasons");
+    w.StartArray();
+    for (const auto& [reason, message] : g.reasons) {
+      w.StartObject();
+      w.Key("reason");
+      w.String(reason.c_str());
+      w.Key("message");
+      w.String(message.c_str());
+      w.EndObject();
+    }
+    w.EndArray();
+    w.EndObject();
+  }
+  w.EndArray();
+  w.Key("queues");
+  w.StartArray();
+  for (const auto& q : r.queues) {
+    w.StartObject();
+    w.Key("name");
+    w.String(q.name.c_str());
+    w.Key("parent");
+    w.String(q.parent.c_str());
+    w.Key("fairShare");
+    resources(q.fair_share);
+    w.Key("allocated");
+    resources(q.allocated);
+    w.Key("requested");
+    resources(q.requested);
+    w.EndObject();
+  }
+  w.EndArray();
+  w.Key("warnings");
+  w.StartArray();
+  for (const auto& s : r.warnings) w.String(s.c_str());
+  w.EndArray();
+  w.EndObject();
+  return std::string(buf.GetString()) + "\n";
+}
+
+namespace {
+
+std::string YamlString(const std::string& s) {
+  std::string out = "\"";
+  for (char c : s) {
+    if (c == '"' || c == '\\') out += '\\';
+    if (c == '\n') {
+      out += "\\n";
+      continue;
+    }
+    out += c;
+  }
+  return out + "\"";
+}
+
+std::string Num(double v) {
+  char buf[64];
+  std::snprintf(buf, sizeof(buf), "%.10g", v);
+  return buf;
+}
+
+std::string YamlResources(const std::map<std::string, double>& m) {
+  std::string out = "{";
+  bool first = true;
+  for (const auto& [k, v] : m) {
+    out += (first ? "" : ", ") + k + ": " + Num(v);
+    first = false;
+  }
+  return out + "}";
+}
+
+}  // namespace
+
+std::string FormatYaml(const SimulationResult& r) {
+  std::string o = "pods:\n";
+  for (const auto& p : r.pods) {
+    o += "- namespace: " + YamlString(p.namespace_) + "\n  name: " + YamlString(p.name) +
+         "\n  podGroup: " + YamlString(p.podgroup) + "\n  queue: " + YamlString(p.queue) +
+         "\n  before: " + p.before + "\n  after: " + p.after + "\n  node: " + YamlString(p.node) +
+         "\n  gpuGroups: [";
+    for (size_t i = 0; i < p.gpu_groups.size(); ++i) {
+      o += (i ? ", " : "") + YamlString(p.gpu_groups[i]);
+    }
+    o += "]\n  gpuFraction: " + Num(p.gpu_fraction) + "\n";
+  }
+  o += "podGroups:\n";
+  for (const auto& g : r.podgroups) {
+    o += "- namespace: " + YamlString(g.namespace_) + "\n  name: " + YamlString(g.name) +
+         "\n  unschedulableReason: " + YamlString(g.unschedulable_reason) + "\n";
+  }
+  o += "queues:\n";
+  for (const auto& q : r.queues) {
+    o += "- name: " + YamlString(q.name) + "\n  parent: " + YamlString(q.parent) +
+         "\n  fairShare: " + YamlResources(q.fair_share) +
+         "\n  allocated: " + YamlResources(q.allocated) +
+         "\n  requested: " + YamlResources(q.requested) + "\n";
+  }
+  if (!r.warnings.empty()) {
+    o += "warnings:\n";
+    for (const auto& w : r.warnings) o += "- " + YamlString(w) + "\n";
+  }
+  return o;
+}
+
+std::string FormatTable(const SimulationResult& r) {
+  std::string o;
+  char line[512];
+  o += "PODS\n";
+  std::snprintf(line, sizeof(line), "%-40s %-20s %-10s %-10s %-20s %s\n", "NAMESPACE/NAME", "QUEUE",
+                "BEFORE", "AFTER", "NODE", "GPU");
+  o += line;
+  for (const auto& p : r.pods) {
+    std::string gpu;
+    if (p.gpu_fraction > 0) gpu = Num(p.gpu_fraction) + " ";
+    for (size_t i = 0; i < p.gpu_groups.size(); ++i) gpu += (i ? "," : "") + p.gpu_groups[i];
+    std::snprintf(line, sizeof(line), "%-40s %-20s %-10s %-10s %-20s %s\n",
+                  (p.namespace_ + "/" + p.name).c_str(), p.queue.c_str(), p.before.c_str(),
+                  p.after.c_str(), p.node.c_str(), gpu.c_str());
+    o += line;
+  }
+  o += "\nQUEUES (gpu / cpu millicores / memory GB)\n";
+  std::snprintf(line, sizeof(line), "%-24s %-16s %-26s %-26s %s\n", "NAME", "PARENT", "FAIR SHARE",
+                "ALLOCATED", "REQUESTED");
+  o += line;
+  auto triple = [](const std::map<std::string, double>& m) {
+    auto get = [&](const char* k) {
+      auto it = m.find(k);
+      return it == m.end() ? 0.0 : it->second;
+    };
+    return Num(get("gpu")) + " / " + Num(get("cpu")) + " / " + Num(get("memory") / 1e9);
+  };
+  for (const auto& q : r.queues) {
+    std::snprintf(line, sizeof(line), "%-24s %-16s %-26s %-26s %s\n", q.name.c_str(),
+                  q.parent.c_str(), triple(q.fair_share).c_str(), triple(q.allocated).c_str(),
+                  triple(q.requested).c_str());
+    o += line;
+  }
+  o += "\nPENDING PODGROUPS\n";
+  bool any = false;
+  for (const auto& g : r.podgroups) {
+    if (g.unschedulable_reason.empty()) continue;
+    any = true;
+    o += g.namespace_ + "/" + g.name + ":\n";
+    for (const auto& part : StrSplit(g.unschedulable_reason, '\n')) o += "    " + part + "\n";
+  }
+  if (!any) o += "(none)\n";
+  if (!r.warnings.empty()) {
+    o += "\nWARNINGS\n";
+    for (const auto& w : r.warnings) o += "  " + w + "\n";
+  }
+  return o;
+}
+
+int SimulateMain(const std::vector<std::string>& args) {
+  auto opts = ParseSimulateArgs(args);
+  if (!opts.ok()) {
+    std::cerr << "kai-scheduler simulate: " << opts.status().message() << "\n";
+    return 2;
+  }
+  auto result = RunSimulation(*opts, RealClock::Get());
+  if (!result.ok()) {
+    std::cerr << "kai-scheduler simulate: " << result.status().message() << "\n";
+    return 1;
+  }
+  for (const auto& w : result->warnings) std::cerr << "warning: " << w << "\n";
+  if (opts->output == "yaml") {
+    std::cout << FormatYaml(*result);
+  } else if (opts->output == "table") {
+    std::cout << FormatTable(*result);
+  } else {
+    std::cout << FormatJson(*result);
+  }
+  return 0;
+}
+
+}  // namespace kai::scheduler

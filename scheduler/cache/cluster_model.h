@@ -1,0 +1,75 @@
+// ClusterModel: the scheduler's incrementally maintained view of the cluster, and the per-cycle
+// snapshot built from it (KAI cache + cluster_info snapshot, reference §6.4).
+//
+// Objects arrive as add/update/delete events (from informers in the live mode, from the loader
+// in `simulate`). Everything derived from an object alone (effective requests, GPU requirement,
+// node facts) is computed once per object version and kept here; Kubernetes objects are shared
+// immutable pointers. Building a snapshot therefore only creates the small mutable per-session
+// state (task status, node accounting, job and queue structure).
+#pragma once
+
+#include <map>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "scheduler/api/cluster_info.h"
+#include "scheduler/cache/object_loader.h"
+#include "scheduler/conf/scheduler_conf.h"
+
+namespace kai::scheduler {
+
+// Derives the scheduler's view of a pod's requests from its effective requests and GPU
+// annotations (§6.5, §12.1). Problems with annotations end up in `warnings`.
+PodRequirements ComputePodRequirements(const api::Pod& pod, const ResourceAmounts& requests);
+
+class ClusterModel {
+ public:
+  void UpsertNode(LoadedNode node);
+  void DeleteNode(const std::string& name);
+  void UpsertPod(LoadedPod pod);
+  void DeletePod(const std::string& key);  // namespace/name
+  // A new version of a pod whose containers did not change (status, node, labels): its effective
+  // requests are kept.
+  void ReplacePodObject(std::shared_ptr<const api::Pod> pod);
+  void UpsertPodGroup(std::shared_ptr<const api::PodGroup> pg);
+  void DeletePodGroup(const std::string& key);
+  void UpsertQueue(std::shared_ptr<const api::Queue> q);
+  void DeleteQueue(const std::string& name);
+  void UpsertPriorityClass(std::shared_ptr<const api::PriorityClass> pc);
+  void DeletePriorityClass(const std::string& name);
+  void UpsertTopology(std::shared_ptr<const api::Topology> t);
+  void DeleteTopology(const std::string& name);
+  void UpsertConfigMap(std::shared_ptr<const api::ConfigMap> cm);
+  void DeleteConfigMap(const std::string& key);
+  void UpsertBindRequest(std::shared_ptr<const api::BindRequest> br);
+  void DeleteBindRequest(const std::string& key);
+
+  // Adds everything a loader read.
+  void AddAll(const LoadedObjects& objects);
+
+  // A fresh snapshot for one session. Inconsistencies that do not stop scheduling (a pod naming
+  // a missing PodGroup, bad GPU annotations, ...) are reported in `warnings`.
+  std::unique_ptr<ClusterInfo> Snapshot(const SchedulerParams& params,
+                                        std::vector<std::string>* warnings) const;
+
+  size_t num_pods() const { return pods_.size(); }
+  size_t num_nodes() const { return nodes_.size(); }
+
+ private:
+  struct PodEntry {
+    LoadedPod loaded;
+    PodRequirements requirements;
+  };
+  std::map<std::string, LoadedNode> nodes_;
+  std::map<std::string, PodEntry> pods_;
+  std::map<std::string, std::shared_ptr<const api::PodGroup>> podgroups_;
+  std::map<std::string, std::shared_ptr<const api::Queue>> queues_;
+  std::map<std::string, std::shared_ptr<const api::PriorityClass>> priority_classes_;
+  std::map<std::string, std::shared_ptr<const api::Topology>> topologies_;
+  std::map<std::string, std::shared_ptr<const api::ConfigMap>> config_maps_;
+  std::map<std::string, std::shared_ptr<const api::BindRequest>> bind_requests_;
+};
+
+}  // namespace kai::scheduler

@@ -1,0 +1,168 @@
+// Plugin and action interfaces, the hook function types plugins register on a Session, and the
+// sink through which committed decisions leave the scheduling core
+// (KAI pkg/scheduler/framework/interface.go, api/types.go, cache.Cache).
+#pragma once
+
+#include <functional>
+#include <map>
+#include <memory>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "kube/base/statusor.h"
+#include "scheduler/api/cluster_info.h"
+
+namespace kai::scheduler {
+
+class Session;
+
+// Action names (KAI framework.ActionType).
+inline constexpr std::string_view kActionAllocate = "allocate";
+inline constexpr std::string_view kActionConsolidation = "consolidation";
+inline constexpr std::string_view kActionReclaim = "reclaim";
+inline constexpr std::string_view kActionPreempt = "preempt";
+inline constexpr std::string_view kActionStaleGangEviction = "stalegangeviction";
+
+class Action {
+ public:
+  virtual ~Action() = default;
+  virtual std::string_view Name() const = 0;
+  virtual void Execute(Session* ssn) = 0;
+};
+
+using PluginArguments = std::map<std::string, std::string>;
+
+class Plugin {
+ public:
+  virtual ~Plugin() = default;
+  virtual std::string_view Name() const = 0;
+  // Registers hooks on the session; called in tier order when the session opens.
+  virtual void OnSessionOpen(Session* ssn) = 0;
+  virtual void OnSessionClose(Session* ssn) {}
+};
+
+// A set of nodes (KAI node_info.NodeSet), in a meaningful order.
+using NodeSet = std::vector<NodeInfo*>;
+
+// The subgroup a SubsetNodes call is about (root SubGroupSet, a SubGroupSet or a PodSet).
+struct SubGroupRef {
+  std::string name;
+  const std::optional<TopologyConstraintInfo>* topology = nullptr;
+  bool is_root = false;
+};
+
+// Result of a capacity check (KAI api.SchedulableResult).
+struct SchedulableResult {
+  bool schedulable = true;
+  std::string reason;
+  std::string message;
+  std::optional<QueueDetails> details;
+};
+
+// Metadata of an eviction (KAI eviction_info.EvictionMetadata).
+struct EvictionMetadata {
+  std::string action;
+  int gang_size = 0;
+  std::optional<PodGroupId> preemptor;
+};
+
+// A victim job of a scenario: the tasks chosen from it, a representative clone holding exactly
+// those tasks, and the original job.
+struct VictimInfo {
+  const PodGroupInfo* job = nullptr;             // clone with the victim tasks
+  const PodGroupInfo* representative = nullptr;  // the session's job
+  std::vector<PodInfo*> tasks;
+};
+
+// What validators see of a victim scenario (KAI api.ScenarioInfo).
+class ScenarioInfo {
+ public:
+  virtual ~ScenarioInfo() = default;
+  virtual const PodGroupInfo& GetPreemptor() const = 0;
+  virtual const std::map<PodGroupId, VictimInfo>& GetVictims() const = 0;
+  virtual const std::vector<PodInfo*>& PendingTasks() const = 0;
+};
+
+// Hook types.
+using JobCompareFn = std::function<int(const PodGroupInfo& l, const PodGroupInfo& r)>;
+using TaskCompareFn = std::function<int(const PodInfo& l, const PodInfo& r)>;
+using PodSetCompareFn = std::function<int(const PodSet& l, const PodSet& r)>;
+using QueueCompareFn =
+    std::function<int(const QueueInfo& l, const QueueInfo& r, const PodGroupInfo* l_job,
+                      const PodGroupInfo* r_job, const std::vector<const PodGroupInfo*>& l_victims,
+                      const std::vector<const PodGroupInfo*>& r_victims)>;
+// An error message when the task cannot be scheduled at all.
+using PrePredicateFn =
+    std::function<std::optional<std::string>(const PodInfo& task, const PodGroupInfo& job)>;
+// Reasons the node is unfit; empty = fits.
+using PredicateFn = std::function<std::vector<std::string>(
+    const PodInfo& task, const PodGroupInfo& job, const NodeInfo& node)>;
+using NodePreOrderFn = std::function<void(const PodInfo& task, const NodeSet& nodes)>;
+// nullopt = the node could not be scored (it is dropped).
+using NodeOrderFn = std::function<std::optional<double>(const PodInfo& task, const NodeInfo& node)>;
+using GpuOrderFn = std::function<std::optional<double>(const PodInfo& task, const NodeInfo& node,
+                                                       const std::string& gpu_group)>;
+using SubsetNodesFn = std::function<StatusOr<std::vector<NodeSet>>(
+    const PodGroupInfo& job, const SubGroupRef& subgroup, const std::vector<PodSet*>& pod_sets,
+    const std::vector<PodInfo*>& tasks, const NodeSet& nodes)>;
+using CanReclaimResourcesFn = std::function<bool(const PodGroupInfo& reclaimer)>;
+using VictimFilterFn = std::function<bool(const PodGroupInfo& pending, const PodGroupInfo& victim)>;
+using ScenarioValidatorFn = std::function<bool(const ScenarioInfo& scenario)>;
+using OnJobSolutionStartFn = std::function<void()>;
+using PreJobAllocationFn = std::function<void(const PodGroupInfo& job)>;
+using IsJobOverCapacityFn =
+    std::function<SchedulableResult(const PodGroupInfo& job, const std::vector<PodInfo*>& tasks)>;
+using IsTaskAllocationOverCapacityFn = std::function<SchedulableResult(
+    const PodInfo& task, const PodGroupInfo& job, const NodeInfo& node)>;
+// Queue numbers for messages: resource name ("gpu", "cpu", "memory") -> value.
+using QueueResourceFn =
+    std::function<std::optional<std::map<std::string, double>>(const QueueInfo& queue)>;
+using BindRequestMutateFn =
+    std::function<std::map<std::string, std::string>(const PodInfo& task, const std::string& node)>;
+
+// Called for every statement allocate/pipeline (Allocate) and evict/undo (Deallocate).
+struct EventHandler {
+  std::function<void(const PodInfo& task)> allocate;
+  std::function<void(const PodInfo& task)> deallocate;
+};
+
+// Decisions leaving the core when a statement commits (KAI cache.Cache: Bind, Evict,
+// TaskPipelined, RecordJobStatusEvent). The live mode writes BindRequests, deletes pods and
+// patches statuses; simulate records them.
+struct BindDecision {
+  std::string pod_key;
+  std::string node;
+  std::string received_resource_type;  // Regular | Fraction | MigInstance
+  int gpu_count = 0;
+  std::string gpu_portion;  // "%.2f"
+  std::vector<std::string> gpu_groups;
+  std::map<std::string, std::string> annotations;
+};
+
+struct EvictDecision {
+  std::string pod_key;
+  std::string podgroup;  // namespace/name
+  std::string message;
+  EvictionMetadata metadata;
+};
+
+struct PipelineDecision {
+  std::string pod_key;
+  std::string node;
+  std::string message;
+};
+
+class DecisionSink {
+ public:
+  virtual ~DecisionSink() = default;
+  virtual Status Bind(const BindDecision& d) = 0;
+  virtual Status Evict(const EvictDecision& d) = 0;
+  virtual void Pipelined(const PipelineDecision& d) = 0;
+  // Session close: per job, the annotations and unschedulable explanation to persist (§21.2).
+  virtual void RecordJobStatus(const PodGroupInfo& job, bool stale_changed,
+                               bool last_start_changed) {}
+};
+
+}  // namespace kai::scheduler

@@ -1,0 +1,342 @@
+#include "scheduler/framework/session.h"
+
+#include <glog/logging.h>
+
+#include <algorithm>
+
+#include "scheduler/framework/statement.h"
+
+namespace kai::scheduler {
+
+Session::Session(std::string id, std::unique_ptr<ClusterInfo> cluster,
+                 const SchedulerConfiguration& conf, const SchedulerParams& params,
+                 DecisionSink* sink, Clock* clock, Random* random)
+    : id_(std::move(id)),
+      cluster_(std::move(cluster)),
+      conf_(conf),
+      params_(params),
+      sink_(sink),
+      clock_(clock),
+      random_(random) {}
+
+Session::~Session() = default;
+
+void Session::Open(const PluginRegistry& registry) {
+  for (const PluginOption& opt : conf_.plugins) {
+    const PluginRegistry::Builder* b = registry.Find(opt.name);
+    if (b == nullptr) {
+      LOG(WARNING) << "session " << id_ << ": plugin " << opt.name << " is not registered, skipped";
+      continue;
+    }
+    plugins_.push_back((*b)(opt.arguments));
+  }
+  for (auto& p : plugins_) p->OnSessionOpen(this);
+}
+
+void Session::Close() {
+  for (auto& p : plugins_) p->OnSessionClose(this);
+}
+
+Plugin* Session::FindPlugin(std::string_view name) const {
+  for (const auto& p : plugins_) {
+    if (p->Name() == name) return p.get();
+  }
+  return nullptr;
+}
+
+int Session::JobsDepth(std::string_view action) const {
+  auto it = conf_.queue_depth_per_action.find(std::string(action));
+  return it == conf_.queue_depth_per_action.end() ? -1 : it->second;
+}
+
+std::unique_ptr<Statement> Session::NewStatement() { return std::make_unique<Statement>(this); }
+
+bool Session::JobOrderLess(const PodGroupInfo& l, const PodGroupInfo& r) const {
+  for (const auto& f : job_order_fns_) {
+    int c = f(l, r);
+    if (c != 0) return c < 0;
+  }
+  if (l.creation_time() == r.creation_time()) return l.uid() < r.uid();
+  return l.creation_time() < r.creation_time();
+}
+
+bool Session::TaskOrderLess(const PodInfo& l, const PodInfo& r) const {
+  for (const auto& f : task_order_fns_) {
+    int c = f(l, r);
+    if (c != 0) return c < 0;
+  }
+  if (l.creation_time() == r.creation_time()) return l.uid() < r.uid();
+  return l.creation_time() < r.creation_time();
+}
+
+bool Session::SubGroupOrderLess(const PodSet& l, const PodSet& r) const {
+  for (const auto& f : subgroup_order_fns_) {
+    int c = f(l, r);
+    if (c != 0) return c < 0;
+  }
+  return l.name() < r.name();
+}
+
+bool Session::QueueOrderLess(const QueueInfo& l, const QueueInfo& r, const PodGroupInfo* l_job,
+                             const PodGroupInfo* r_job,
+                             const std::vector<const PodGroupInfo*>& l_victims,
+                             const std::vector<const PodGroupInfo*>& r_victims) const {
+  for (const auto& f : queue_order_fns_) {
+    int c = f(l, r, l_job, r_job, l_victims, r_victims);
+    if (c != 0) return c < 0;
+  }
+  if (l.creation_time() == r.creation_time()) return l.uid() < r.uid();
+  return l.creation_time() < r.creation_time();
+}
+
+std::optional<std::string> Session::PrePredicate(const PodInfo& task,
+                                                 const PodGroupInfo& job) const {
+  for (const auto& f : pre_predicate_fns_) {
+    if (auto err = f(task, job)) return err;
+  }
+  return std::nullopt;
+}
+
+std::vector<std::string> Session::Predicate(const PodInfo& task, const PodGroupInfo& job,
+                                            const NodeInfo& node) const {
+  for (const auto& f : predicate_fns_) {
+    std::vector<std::string> reasons = f(task, job, node);
+    if (!reasons.empty()) return reasons;
+  }
+  return {};
+}
+
+void Session::NodePreOrder(const PodInfo& task, const NodeSet& nodes) const {
+  for (const auto& f : node_pre_order_fns_) f(task, nodes);
+}
+
+std::optional<double> Session::NodeOrderScore(const PodInfo& task, const NodeInfo& node) const {
+  double total = 0;
+  for (const auto& f : node_order_fns_) {
+    std::optional<double> s = f(task, node);
+    if (!s) return std::nullopt;
+    total += *s;
+  }
+  return total;
+}
+
+std::optional<double> Session::GpuOrderScore(const PodInfo& task, const NodeInfo& node,
+                                             const std::string& group) const {
+  double total = 0;
+  for (const auto& f : gpu_order_fns_) {
+    std::optional<double> s = f(task, node, group);
+    if (!s) return std::nullopt;
+    total += *s;
+  }
+  return total;
+}
+
+StatusOr<std::vector<NodeSet>> Session::SubsetNodes(const PodGroupInfo& job, const SubGroupRef& sg,
+                                                    const std::vector<PodSet*>& pod_sets,
+                                                    const std::vector<PodInfo*>& tasks,
+                                                    const NodeSet& nodes) const {
+  std::vector<NodeSet> sets{nodes};
+  for (const auto& f : subset_nodes_fns_) {
+    std::vector<NodeSet> next;
+    for (const NodeSet& s : sets) {
+      KAI_ASSIGN_OR_RETURN(std::vector<NodeSet> sub, f(job, sg, pod_sets, tasks, s));
+      for (auto& x : sub) next.push_back(std::move(x));
+    }
+    sets = std::move(next);
+  }
+  return sets;
+}
+
+bool Session::CanReclaimResources(const PodGroupInfo& reclaimer) const {
+  if (can_reclaim_fns_.empty()) return false;
+  return can_reclaim_fns_.front()(reclaimer);
+}
+
+bool Session::ReclaimVictimFilter(const PodGroupInfo& reclaimer, const PodGroupInfo& victim) const {
+  for (const auto& f : reclaim_victim_filter_fns_) {
+    if (!f(reclaimer, victim)) return false;
+  }
+  return true;
+}
+
+bool Session::PreemptVictimFilter(const PodGroupInfo& preemptor, const PodGroupInfo& victim) const {
+  for (const auto& f : preempt_victim_filter_fns_) {
+    if (!f(preemptor, victim)) return false;
+  }
+  return true;
+}
+
+bool Session::ReclaimScenarioValid(const ScenarioInfo& s) const {
+  for (const auto& f : reclaim_validator_fns_) {
+    if (!f(s)) return false;
+  }
+  return true;
+}
+
+bool Session::PreemptScenarioValid(const ScenarioInfo& s) const {
+  for (const auto& f : preempt_validator_fns_) {
+    if (!f(s)) return false;
+  }
+  return true;
+}
+
+void Session::OnJobSolutionStart() const {
+  for (const auto& f : solution_start_fns_) f();
+}
+
+void Session::PreJobAllocation(const PodGroupInfo& job) const {
+  for (const auto& f : pre_job_allocation_fns_) f(job);
+}
+
+SchedulableResult Session::IsJobOverQueueCapacity(const PodGroupInfo& job,
+                                                  const std::vector<PodInfo*>& tasks) const {
+  if (job_over_capacity_fns_.empty()) return {};
+  return job_over_capacity_fns_.front()(job, tasks);
+}
+
+SchedulableResult Session::IsNonPreemptibleJobOverQueueQuota(
+    const PodGroupInfo& job, const std::vector<PodInfo*>& tasks) const {
+  if (non_preemptible_over_quota_fns_.empty()) return {};
+  return non_preemptible_over_quota_fns_.front()(job, tasks);
+}
+
+SchedulableResult Session::IsTaskAllocationOnNodeOverCapacity(const PodInfo& task,
+                                                              const PodGroupInfo& job,
+                                                              const NodeInfo& node) const {
+  if (task_over_capacity_fns_.empty()) return {};
+  return task_over_capacity_fns_.front()(task, job, node);
+}
+
+std::optional<std::map<std::string, double>> Session::QueueAllocated(const QueueInfo& q) const {
+  if (queue_allocated_fns_.empty()) return std::nullopt;
+  return queue_allocated_fns_.front()(q);
+}
+
+std::optional<std::map<std::string, double>> Session::QueueDeserved(const QueueInfo& q) const {
+  if (queue_deserved_fns_.empty()) return std::nullopt;
+  return queue_deserved_fns_.front()(q);
+}
+
+std::optional<std::map<std::string, double>> Session::QueueFairShare(const QueueInfo& q) const {
+  if (queue_fair_share_fns_.empty()) return std::nullopt;
+  return queue_fair_share_fns_.front()(q);
+}
+
+std::map<std::string, std::string> Session::MutateBindRequestAnnotations(
+    const PodInfo& task, const std::string& node) const {
+  std::map<std::string, std::string> out;
+  for (const auto& f : bind_mutate_fns_) {
+    for (auto& [k, v] : f(task, node)) out[k] = v;
+  }
+  return out;
+}
+
+NodeSet Session::OrderedNodesByTask(const NodeSet& nodes, const PodInfo& task) const {
+  NodePreOrder(task, nodes);
+  std::vector<std::pair<double, NodeInfo*>> scored;
+  scored.reserve(nodes.size());
+  for (NodeInfo* n : nodes) {
+    std::optional<double> s = NodeOrderScore(task, *n);
+    if (!s) {
+      LOG(ERROR) << "session " << id_ << ": scoring node " << n->name() << " for " << task.key()
+                 << " failed; node skipped";
+      continue;
+    }
+    scored.emplace_back(*s, n);
+  }
+  std::sort(scored.begin(), scored.end(), [](const auto& a, const auto& b) {
+    if (a.first != b.first) return a.first > b.first;
+    return a.second->name() < b.second->name();
+  });
+  NodeSet out;
+  out.reserve(scored.size());
+  for (auto& [s, n] : scored) out.push_back(n);
+  return out;
+}
+
+bool Session::FittingNode(const PodInfo& task, const NodeInfo& node, bool record_fit_errors) {
+  PodGroupInfo* job = cluster_->FindJob(task.job());
+  if (job == nullptr) return false;
+  if (!node.IsTaskAllocatableOnReleasingOrIdle(task)) {
+    if (record_fit_errors && !node.IsTaskAllocatable(task)) {
+      if (auto fe = node.FittingError(task, job->tasks().size() > 1)) {
+        TaskFitErrors errors;
+        errors.AddNodeError(*fe);
+        job->AddTaskFitErrors(task, errors);
+      }
+    }
+    return false;
+  }
+  std::vector<std::string> reasons = Predicate(task, *job, node);
+  if (!reasons.empty()) {
+    if (record_fit_errors) {
+      TaskFitErrors errors;
+      errors.AddNodeError(NodeFitError{node.name(), std::move(reasons)});
+      job->AddTaskFitErrors(task, errors);
+    }
+    return false;
+  }
+  return true;
+}
+
+std::vector<std::string> Session::FittingGpus(const NodeInfo& node, const PodInfo& task) const {
+  std::vector<std::string> filtered;
+  for (const auto& [group, mem] : node.used_shared_gpus_memory) {
+    if (node.IsTaskFitOnGpuGroup(task, group)) filtered.push_back(group);
+  }
+  int whole = static_cast<int>(node.idle.gpu()) + static_cast<int>(node.releasing.gpu());
+  if (node.idle.gpu() > 0 || node.releasing.gpu() > 0) {
+    for (int i = 0; i < whole; ++i) filtered.emplace_back(kWholeGpuIndicator);
+  }
+  std::vector<std::pair<double, size_t>> scored;
+  for (size_t i = 0; i < filtered.size(); ++i) {
+    std::optional<double> s = GpuOrderScore(task, node, filtered[i]);
+    if (!s) continue;
+    scored.emplace_back(*s, i);
+  }
+  std::stable_sort(scored.begin(), scored.end(),
+                   [](const auto& a, const auto& b) { return a.first > b.first; });
+  std::vector<std::string> out;
+  out.reserve(scored.size());
+  for (auto& [s, i] : scored) out.push_back(filtered[i]);
+  return out;
+}
+
+void Session::FireAllocate(const PodInfo& task) const {
+  for (const auto& h : event_handlers_) {
+    if (h.allocate) h.allocate(task);
+  }
+}
+
+void Session::FireDeallocate(const PodInfo& task) const {
+  for (const auto& h : event_handlers_) {
+    if (h.deallocate) h.deallocate(task);
+  }
+}
+
+Status Session::Evict(PodInfo* task, const std::string& message, const EvictionMetadata& meta) {
+  PodGroupInfo* job = cluster_->FindJob(task->job());
+  if (job == nullptr) {
+    return NotFoundError("could not evict pod " + task->key() + " without podGroup " + task->job());
+  }
+  NodeInfo* node = cluster_->FindNode(task->node_name);
+  if (node == nullptr) return NotFoundError("node " + task->node_name + " of " + task->key());
+  KAI_RETURN_IF_ERROR(sink_->Evict(EvictDecision{task->key(), job->uid(), message, meta}));
+  task->status = PodStatus::kReleasing;
+  node->UpdateTask(task);
+  FireDeallocate(*task);
+  return Status::OK();
+}
+
+Status Session::BindTask(PodInfo* task) {
+  task->status = PodStatus::kBinding;
+  return Status::OK();
+}
+
+std::vector<std::string> PluginRegistry::Names() const {
+  std::vector<std::string> out;
+  for (const auto& [n, b] : builders_) out.push_back(n);
+  return out;
+}
+
+}  // namespace kai::scheduler

@@ -1,0 +1,233 @@
+// Session: one scheduling cycle over a snapshot (KAI pkg/scheduler/framework/session.go and
+// session_plugins.go). Plugins register hooks when the session opens; actions consult the hooks
+// through the combination methods below and change the snapshot only through Statements.
+#pragma once
+
+#include <functional>
+#include <map>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "kube/base/clock.h"
+#include "kube/base/random.h"
+#include "scheduler/api/cluster_info.h"
+#include "scheduler/conf/scheduler_conf.h"
+#include "scheduler/framework/interfaces.h"
+
+namespace kai::scheduler {
+
+class Statement;
+class PluginRegistry;
+
+class Session {
+ public:
+  Session(std::string id, std::unique_ptr<ClusterInfo> cluster, const SchedulerConfiguration& conf,
+          const SchedulerParams& params, DecisionSink* sink, Clock* clock, Random* random);
+  ~Session();
+  Session(const Session&) = delete;
+  Session& operator=(const Session&) = delete;
+
+  // Instantiates the configured plugins (unknown names are skipped with a warning) and calls
+  // OnSessionOpen on each in order.
+  void Open(const PluginRegistry& registry);
+  // OnSessionClose on every plugin, then records every job's status through the sink.
+  void Close();
+
+  const std::string& id() const { return id_; }
+  ClusterInfo& cluster() { return *cluster_; }
+  const ClusterInfo& cluster() const { return *cluster_; }
+  const SchedulerConfiguration& config() const { return conf_; }
+  const SchedulerParams& params() const { return params_; }
+  SchedulerParams& mutable_params() { return params_; }
+  Clock* clock() const { return clock_; }
+  Random* random() const { return random_; }
+  DecisionSink* sink() const { return sink_; }
+  WallTime now() const { return clock_->Now(); }
+  // Max jobs per leaf queue for an action (-1 = unlimited).
+  int JobsDepth(std::string_view action) const;
+
+  std::unique_ptr<Statement> NewStatement();
+
+  // Hook registration.
+  void AddJobOrderFn(JobCompareFn f) { job_order_fns_.push_back(std::move(f)); }
+  void AddTaskOrderFn(TaskCompareFn f) { task_order_fns_.push_back(std::move(f)); }
+  void AddSubGroupOrderFn(PodSetCompareFn f) { subgroup_order_fns_.push_back(std::move(f)); }
+  void AddQueueOrderFn(QueueCompareFn f) { queue_order_fns_.push_back(std::move(f)); }
+  void AddPrePredicateFn(PrePredicateFn f) { pre_predicate_fns_.push_back(std::move(f)); }
+  void AddPredicateFn(PredicateFn f) { predicate_fns_.push_back(std::move(f)); }
+  void AddNodePreOrderFn(NodePreOrderFn f) { node_pre_order_fns_.push_back(std::move(f)); }
+  void AddNodeOrderFn(NodeOrderFn f) { node_order_fns_.push_back(std::move(f)); }
+  void AddGpuOrderFn(GpuOrderFn f) { gpu_order_fns_.push_back(std::move(f)); }
+  void AddSubsetNodesFn(SubsetNodesFn f) { subset_nodes_fns_.push_back(std::move(f)); }
+  void AddCanReclaimResourcesFn(CanReclaimResourcesFn f) {
+    can_reclaim_fns_.push_back(std::move(f));
+  }
+  void AddReclaimVictimFilterFn(VictimFilterFn f) {
+    reclaim_victim_filter_fns_.push_back(std::move(f));
+  }
+  void AddPreemptVictimFilterFn(VictimFilterFn f) {
+    preempt_victim_filter_fns_.push_back(std::move(f));
+  }
+  void AddReclaimScenarioValidatorFn(ScenarioValidatorFn f) {
+    reclaim_validator_fns_.push_back(std::move(f));
+  }
+  void AddPreemptScenarioValidatorFn(ScenarioValidatorFn f) {
+    preempt_validator_fns_.push_back(std::move(f));
+  }
+  void AddOnJobSolutionStartFn(OnJobSolutionStartFn f) {
+    solution_start_fns_.push_back(std::move(f));
+  }
+  void AddPreJobAllocationFn(PreJobAllocationFn f) {
+    pre_job_allocation_fns_.push_back(std::move(f));
+  }
+  void AddIsJobOverCapacityFn(IsJobOverCapacityFn f) {
+    job_over_capacity_fns_.push_back(std::move(f));
+  }
+  void AddIsNonPreemptibleJobOverQueueQuotaFn(IsJobOverCapacityFn f) {
+    non_preemptible_over_quota_fns_.push_back(std::move(f));
+  }
+  void AddIsTaskAllocationOnNodeOverCapacityFn(IsTaskAllocationOverCapacityFn f) {
+    task_over_capacity_fns_.push_back(std::move(f));
+  }
+  void AddGetQueueAllocatedResourcesFn(QueueResourceFn f) {
+    queue_allocated_fns_.push_back(std::move(f));
+  }
+  void AddGetQueueDeservedResourcesFn(QueueResourceFn f) {
+    queue_deserved_fns_.push_back(std::move(f));
+  }
+  void AddGetQueueFairShareFn(QueueResourceFn f) { queue_fair_share_fns_.push_back(std::move(f)); }
+  void AddBindRequestMutateFn(BindRequestMutateFn f) { bind_mutate_fns_.push_back(std::move(f)); }
+  void AddEventHandler(EventHandler h) { event_handlers_.push_back(std::move(h)); }
+
+  // Combination rules (§6.7).
+  // Job order: first non-zero comparison; fallback creation time, then UID. true = l first.
+  bool JobOrderLess(const PodGroupInfo& l, const PodGroupInfo& r) const;
+  bool TaskOrderLess(const PodInfo& l, const PodInfo& r) const;
+  // PodSet order: first non-zero; fallback name.
+  bool SubGroupOrderLess(const PodSet& l, const PodSet& r) const;
+  bool QueueOrderLess(const QueueInfo& l, const QueueInfo& r, const PodGroupInfo* l_job,
+                      const PodGroupInfo* r_job, const std::vector<const PodGroupInfo*>& l_victims,
+                      const std::vector<const PodGroupInfo*>& r_victims) const;
+  // First failure message.
+  std::optional<std::string> PrePredicate(const PodInfo& task, const PodGroupInfo& job) const;
+  std::vector<std::string> Predicate(const PodInfo& task, const PodGroupInfo& job,
+                                     const NodeInfo& node) const;
+  void NodePreOrder(const PodInfo& task, const NodeSet& nodes) const;
+  std::optional<double> NodeOrderScore(const PodInfo& task, const NodeInfo& node) const;
+  std::optional<double> GpuOrderScore(const PodInfo& task, const NodeInfo& node,
+                                      const std::string& group) const;
+  StatusOr<std::vector<NodeSet>> SubsetNodes(const PodGroupInfo& job, const SubGroupRef& sg,
+                                             const std::vector<PodSet*>& pod_sets,
+                                             const std::vector<PodInfo*>& tasks,
+                                             const NodeSet& nodes) const;
+  // The first registered function decides (false when none).
+  bool CanReclaimResources(const PodGroupInfo& reclaimer) const;
+  bool ReclaimVictimFilter(const PodGroupInfo& reclaimer, const PodGroupInfo& victim) const;
+  bool PreemptVictimFilter(const PodGroupInfo& preemptor, const PodGroupInfo& victim) const;
+  bool ReclaimScenarioValid(const ScenarioInfo& s) const;
+  bool PreemptScenarioValid(const ScenarioInfo& s) const;
+  void OnJobSolutionStart() const;
+  void PreJobAllocation(const PodGroupInfo& job) const;
+  SchedulableResult IsJobOverQueueCapacity(const PodGroupInfo& job,
+                                           const std::vector<PodInfo*>& tasks) const;
+  SchedulableResult IsNonPreemptibleJobOverQueueQuota(const PodGroupInfo& job,
+                                                      const std::vector<PodInfo*>& tasks) const;
+  SchedulableResult IsTaskAllocationOnNodeOverCapacity(const PodInfo& task, const PodGroupInfo& job,
+                                                       const NodeInfo& node) const;
+  std::optional<std::map<std::string, double>> QueueAllocated(const QueueInfo& q) const;
+  std::optional<std::map<std::string, double>> QueueDeserved(const QueueInfo& q) const;
+  std::optional<std::map<std::string, double>> QueueFairShare(const QueueInfo& q) const;
+  std::map<std::string, std::string> MutateBindRequestAnnotations(const PodInfo& task,
+                                                                  const std::string& node) const;
+  bool has_queue_order_fns() const { return !queue_order_fns_.empty(); }
+
+  // Nodes sorted by summed score (desc), ties by name (§6.7).
+  NodeSet OrderedNodesByTask(const NodeSet& nodes, const PodInfo& task) const;
+  // Resource fit on Idle+Releasing, then all predicates; failures are recorded on the job when
+  // `record_fit_errors`.
+  bool FittingNode(const PodInfo& task, const NodeInfo& node, bool record_fit_errors);
+  // Candidate GPU groups on a node for a fractional task, best first ("" = a whole free GPU).
+  std::vector<std::string> FittingGpus(const NodeInfo& node, const PodInfo& task) const;
+
+  // Immediate eviction outside a statement (stale gang eviction).
+  Status Evict(PodInfo* task, const std::string& message, const EvictionMetadata& meta);
+  // Used by Statement to mark a committed bind.
+  Status BindTask(PodInfo* task);
+
+  void FireAllocate(const PodInfo& task) const;
+  void FireDeallocate(const PodInfo& task) const;
+
+  // Plugin lookup (for tests and cross-plugin queries).
+  Plugin* FindPlugin(std::string_view name) const;
+
+ private:
+  std::string id_;
+  std::unique_ptr<ClusterInfo> cluster_;
+  SchedulerConfiguration conf_;
+  SchedulerParams params_;
+  DecisionSink* sink_;
+  Clock* clock_;
+  Random* random_;
+  std::vector<std::unique_ptr<Plugin>> plugins_;
+
+  std::vector<JobCompareFn> job_order_fns_;
+  std::vector<TaskCompareFn> task_order_fns_;
+  std::vector<PodSetCompareFn> subgroup_order_fns_;
+  std::vector<QueueCompareFn> queue_order_fns_;
+  std::vector<PrePredicateFn> pre_predicate_fns_;
+  std::vector<PredicateFn> predicate_fns_;
+  std::vector<NodePreOrderFn> node_pre_order_fns_;
+  std::vector<NodeOrderFn> node_order_fns_;
+  std::vector<GpuOrderFn> gpu_order_fns_;
+  std::vector<SubsetNodesFn> subset_nodes_fns_;
+  std::vector<CanReclaimResourcesFn> can_reclaim_fns_;
+  std::vector<VictimFilterFn> reclaim_victim_filter_fns_;
+  std::vector<VictimFilterFn> preempt_victim_filter_fns_;
+  std::vector<ScenarioValidatorFn> reclaim_validator_fns_;
+  std::vector<ScenarioValidatorFn> preempt_validator_fns_;
+  std::vector<OnJobSolutionStartFn> solution_start_fns_;
+  std::vector<PreJobAllocationFn> pre_job_allocation_fns_;
+  std::vector<IsJobOverCapacityFn> job_over_capacity_fns_;
+  std::vector<IsJobOverCapacityFn> non_preemptible_over_quota_fns_;
+  std::vector<IsTaskAllocationOverCapacityFn> task_over_capacity_fns_;
+  std::vector<QueueResourceFn> queue_allocated_fns_;
+  std::vector<QueueResourceFn> queue_deserved_fns_;
+  std::vector<QueueResourceFn> queue_fair_share_fns_;
+  std::vector<BindRequestMutateFn> bind_mutate_fns_;
+  std::vector<EventHandler> event_handlers_;
+};
+
+// Explicit registration of plugins and actions (no self-registering globals).
+class PluginRegistry {
+ public:
+  using Builder = std::function<std::unique_ptr<Plugin>(const PluginArguments&)>;
+  void Register(std::string name, Builder builder) {
+    builders_[std::move(name)] = std::move(builder);
+  }
+  const Builder* Find(const std::string& name) const {
+    auto it = builders_.find(name);
+    return it == builders_.end() ? nullptr : &it->second;
+  }
+  std::vector<std::string> Names() const;
+
+ private:
+  std::map<std::string, Builder> builders_;
+};
+
+class ActionRegistry {
+ public:
+  using Builder = std::function<std::unique_ptr<Action>()>;
+  void Register(std::string name, Builder builder) {
+    builders_[std::move(name)] = std::move(builder);
+  }
+  const Builder* Find(const std::string& name) const {
+    auto it = builders_.find(name);
+    return it == builders_.end() ? nullptr : &it->second;
+  }
+
+ private:
+  std::map<std::string, Builder> builders_;
+};
+
+}  // namespace kai::scheduler

@@ -1,0 +1,378 @@
+#include "scheduler/framework/statement.h"
+
+#include <glog/logging.h>
+
+#include <cstdio>
+
+#include "scheduler/framework/session.h"
+
+namespace kai::scheduler {
+
+Status Statement::Evict(PodInfo* task, const std::string& message, const EvictionMetadata& meta) {
+  Op op;
+  op.kind = Kind::kEvict;
+  op.task = task;
+  op.message = message;
+  op.meta = meta;
+  KAI_RETURN_IF_ERROR(DoEvict(&op));
+  ops_.push_back(std::move(op));
+  return Status::OK();
+}
+
+Status Statement::DoEvict(Op* op) {
+  PodInfo* task = op->task;
+  ClusterInfo& c = ssn_->cluster();
+  if (c.FindJob(task->job()) == nullptr) {
+    return NotFoundError("failed to find job " + task->job() + " in session");
+  }
+  NodeInfo* node = c.FindNode(task->node_name);
+  if (node == nullptr) {
+    return NotFoundError("node " + task->node_name + " of " + task->key() + " is not in session");
+  }
+  op->prev_status = task->status;
+  op->prev_groups = task->gpu_groups;
+  op->prev_virtual = task->is_virtual_status;
+  op->prev_received = task->received_type;
+  op->prev_node = task->node_name;
+  task->status = PodStatus::kReleasing;
+  task->is_virtual_status = true;
+  if (!node->UpdateTask(task)) {
+    task->status = op->prev_status;
+    task->is_virtual_status = op->prev_virtual;
+    return InternalError("failed to update task " + task->key() + " on node " + node->name());
+  }
+  ssn_->FireDeallocate(*task);
+  return Status::OK();
+}
+
+void Statement::ReverseEvict(Op& op) {
+  PodInfo* task = op.task;
+  task->status = op.prev_status;
+  task->gpu_groups = op.prev_groups;
+  task->is_virtual_status = op.prev_virtual;
+  if (NodeInfo* node = ssn_->cluster().FindNode(op.prev_node)) {
+    if (node->HasTask(task->key())) {
+      node->UpdateTask(task);
+    } else {
+      node->AddTask(task);
+    }
+  }
+  ssn_->FireAllocate(*task);
+}
+
+Status Statement::Pipeline(PodInfo* task, const std::string& node_name,
+                           bool update_if_exists_on_node) {
+  ClusterInfo& c = ssn_->cluster();
+  NodeInfo* node = c.FindNode(node_name);
+  if (node == nullptr || c.FindJob(task->job()) == nullptr) {
+    return NotFoundError("failed to find node " + node_name + " or job " + task->job());
+  }
+  auto it = node->tasks().find(task->key());
+  bool found = it != node->tasks().end();
+  bool moved = false;
+  if (found) {
+    moved = !task->gpu_groups.empty() && task->IsSharedGpuAllocation() &&
+            !(task->gpu_groups.size() == 1 && task->gpu_groups[0] == "-1") &&
+            task->gpu_groups != it->second.groups;
+  }
+  if (found && !update_if_exists_on_node && !moved) {
+    task->gpu_groups = it->second.groups;
+    return Unevict(task);
+  }
+  Op op;
+  op.kind = Kind::kPipeline;
+  op.task = task;
+  op.node = node_name;
+  op.existed_on_node = found && !moved;
+  op.moved_gpu = moved;
+  KAI_RETURN_IF_ERROR(DoPipeline(&op));
+  char msg[512];
+  std::snprintf(msg, sizeof(msg), "Pod %s/%s was pipelined to node %s", task->namespace_().c_str(),
+                task->name().c_str(), node_name.c_str());
+  op.message = msg;
+  ops_.push_back(std::move(op));
+  return Status::OK();
+}
+
+Status Statement::DoPipeline(Op* op) {
+  PodInfo* task = op->task;
+  NodeInfo* node = ssn_->cluster().FindNode(op->node);
+  if (node == nullptr) return NotFoundError("node " + op->node + " is not in session");
+  op->prev_status = task->status;
+  op->prev_node = task->node_name;
+  op->prev_groups = task->gpu_groups;
+  op->prev_virtual = task->is_virtual_status;
+  op->prev_received = task->received_type;
+  auto it = node->tasks().find(task->key());
+  if (op->moved_gpu && it != node->tasks().end()) op->prev_groups = it->second.groups;
+  task->status = PodStatus::kPipelined;
+  task->node_name = op->node;
+  bool ok = true;
+  if (op->moved_gpu) {
+    ok = node->ConsolidateSharedTaskToDifferentGpu(task);
+  } else if (it != node->tasks().end()) {
+    op->existed_on_node = true;
+    ok = node->UpdateTask(task);
+  } else {
+    op->existed_on_node = false;
+    ok = node->AddTask(task);
+  }
+  if (!ok) {
+    task->status = op->prev_status;
+    task->node_name = op->prev_node;
+    return InternalError("failed to pipeline task " + task->key() + " to node " + op->node);
+  }
+  ssn_->FireAllocate(*task);
+  task->is_virtual_status = true;
+  return Status::OK();
+}
+
+void Statement::ReversePipeline(Op& op) {
+  PodInfo* task = op.task;
+  NodeInfo* node = ssn_->cluster().FindNode(task->node_name);
+  task->status = op.prev_status;
+  task->gpu_groups = op.prev_groups;
+  task->is_virtual_status = op.prev_virtual;
+  if (node != nullptr) {
+    if (op.moved_gpu) {
+      node->RestoreConsolidatedSharedTask(*task);
+    } else if (op.existed_on_node) {
+      // Back to what the node held before (KAI drops the task from the node here; we restore
+      // it so that a rollback between an eviction and this pipeline stays consistent).
+      node->UpdateTask(task);
+    } else {
+      node->RemoveTask(*task);
+      task->received_type = op.prev_received;
+    }
+  }
+  ssn_->FireDeallocate(*task);
+  task->node_name = op.prev_node;
+}
+
+Status Statement::Allocate(PodInfo* task, const std::string& node_name) {
+  Op op;
+  op.kind = Kind::kAllocate;
+  op.task = task;
+  op.node = node_name;
+  KAI_RETURN_IF_ERROR(DoAllocate(&op));
+  ops_.push_back(std::move(op));
+  return Status::OK();
+}
+
+Status Statement::DoAllocate(Op* op) {
+  PodInfo* task = op->task;
+  ClusterInfo& c = ssn_->cluster();
+  if (c.FindJob(task->job()) == nullptr) return NotFoundError("failed to find job " + task->job());
+  NodeInfo* node = c.FindNode(op->node);
+  if (node == nullptr) return NotFoundError("failed to find node " + op->node);
+  op->prev_status = task->status;
+  op->prev_node = task->node_name;
+  op->prev_groups = task->gpu_groups;
+  op->prev_virtual = task->is_virtual_status;
+  op->prev_received = task->received_type;
+  task->status = PodStatus::kAllocated;
+  task->node_name = op->node;
+  if (!node->AddTask(task)) {
+    task->status = op->prev_status;
+    task->node_name = op->prev_node;
+    return InternalError("task " + task->key() + " is already on node " + op->node);
+  }
+  ssn_->FireAllocate(*task);
+  task->is_virtual_status = true;
+  return Status::OK();
+}
+
+void Statement::ReverseAllocate(Op& op) {
+  PodInfo* task = op.task;
+  task->status = PodStatus::kPending;
+  if (NodeInfo* node = ssn_->cluster().FindNode(task->node_name)) node->RemoveTask(*task);
+  task->is_virtual_status = op.prev_virtual;
+  ssn_->FireDeallocate(*task);
+  task->node_name.clear();
+  task->gpu_groups = op.prev_groups;
+  task->received_type = op.prev_received;
+}
+
+void Statement::Reverse(Op& op) {
+  switch (op.kind) {
+    case Kind::kEvict:
+      ReverseEvict(op);
+      break;
+    case Kind::kPipeline:
+      ReversePipeline(op);
+      break;
+    case Kind::kAllocate:
+      ReverseAllocate(op);
+      break;
+    case Kind::kUndo: {
+      // Re-apply the operation the marker had reverted.
+      Op& ref = ops_[op.undo_of];
+      Status s;
+      switch (ref.kind) {
+        case Kind::kEvict:
+          s = DoEvict(&ref);
+          break;
+        case Kind::kPipeline:
+          s = DoPipeline(&ref);
+          break;
+        case Kind::kAllocate:
+          s = DoAllocate(&ref);
+          break;
+        case Kind::kUndo:
+          break;
+      }
+      if (!s.ok()) LOG(ERROR) << "statement: failed to redo an operation: " << s;
+      ref.undone = false;
+      break;
+    }
+  }
+}
+
+void Statement::UndoOperation(size_t i) {
+  if (ops_[i].undone) return;
+  Reverse(ops_[i]);
+  ops_[i].undone = true;
+  Op marker;
+  marker.kind = Kind::kUndo;
+  marker.task = ops_[i].task;
+  marker.undo_of = i;
+  ops_.push_back(std::move(marker));
+}
+
+Status Statement::Unevict(PodInfo* task) {
+  for (size_t i = 0; i < ops_.size(); ++i) {
+    const Op& op = ops_[i];
+    if (op.undone || op.kind != Kind::kEvict || op.task->uid() != task->uid()) continue;
+    UndoOperation(i);
+    return Status::OK();
+  }
+  return NotFoundError("no eviction found for task " + task->key());
+}
+
+Status Statement::Rollback(Checkpoint cp) {
+  if (cp > ops_.size()) {
+    return InvalidArgumentError("invalid checkpoint " + std::to_string(cp) + ", statement has " +
+                                std::to_string(ops_.size()) + " operations");
+  }
+  for (size_t i = ops_.size(); i > cp; --i) {
+    Op& op = ops_[i - 1];
+    if (op.undone) continue;
+    Reverse(op);
+  }
+  ops_.resize(cp);
+  return Status::OK();
+}
+
+void Statement::Discard() { Rollback(0).IgnoreError(); }
+
+Status Statement::ConvertAllAllocatedToPipelined(const PodGroupId& job) {
+  std::vector<size_t> allocs;
+  for (size_t i = 0; i < ops_.size(); ++i) {
+    if (ops_[i].kind == Kind::kAllocate && !ops_[i].undone && ops_[i].task->job() == job) {
+      allocs.push_back(i);
+    }
+  }
+  for (size_t i : allocs) {
+    PodInfo* task = ops_[i].task;
+    std::string node = task->node_name;
+    // Un-allocate keeping the virtual flag, then pipeline to the same node.
+    task->status = PodStatus::kPending;
+    if (NodeInfo* n = ssn_->cluster().FindNode(node)) n->RemoveTask(*task);
+    task->is_virtual_status = true;
+    ssn_->FireDeallocate(*task);
+    task->node_name.clear();
+    KAI_RETURN_IF_ERROR(Pipeline(task, node, true));
+  }
+  if (allocs.empty()) return Status::OK();
+  // Drop the allocate operations, remapping undo markers.
+  std::vector<size_t> new_index(ops_.size());
+  std::vector<Op> kept;
+  kept.reserve(ops_.size() - allocs.size());
+  size_t a = 0;
+  for (size_t i = 0; i < ops_.size(); ++i) {
+    if (a < allocs.size() && allocs[a] == i) {
+      ++a;
+      new_index[i] = static_cast<size_t>(-1);
+      continue;
+    }
+    new_index[i] = kept.size();
+    kept.push_back(std::move(ops_[i]));
+  }
+  for (Op& op : kept) {
+    if (op.kind == Kind::kUndo) op.undo_of = new_index[op.undo_of];
+  }
+  ops_ = std::move(kept);
+  return Status::OK();
+}
+
+Status Statement::CommitAllocate(PodInfo* task) {
+  BindDecision d;
+  d.pod_key = task->key();
+  d.node = task->node_name;
+  d.received_resource_type = std::string(ReceivedTypeName(task->received_type));
+  if (d.received_resource_type.empty()) d.received_resource_type = "Regular";
+  d.gpu_count = static_cast<int>(task->accepted_gpu.NumDevices());
+  char portion[32];
+  std::snprintf(portion, sizeof(portion), "%.2f", task->accepted_gpu.Portion());
+  d.gpu_portion = portion;
+  if (task->IsFractionAllocation()) d.gpu_groups = task->gpu_groups;
+  d.annotations = ssn_->MutateBindRequestAnnotations(*task, task->node_name);
+  if (NodeInfo* node = ssn_->cluster().FindNode(task->node_name)) {
+    if (task->IsFractionAllocation()) {
+      for (const auto& g : task->gpu_groups) node->used_shared_gpus_memory.try_emplace(g, 0);
+    }
+  }
+  Status s = ssn_->sink()->Bind(d);
+  if (!s.ok()) {
+    // Failed allocation: clear the placement so that a retry re-evaluates.
+    Op undo;
+    undo.task = task;
+    undo.prev_virtual = false;
+    undo.prev_groups = task->gpu_groups;
+    undo.prev_received = task->received_type;
+    ReverseAllocate(undo);
+    return s;
+  }
+  return ssn_->BindTask(task);
+}
+
+Status Statement::Commit() {
+  if (ops_.empty()) return Status::OK();
+  for (size_t i = 0; i < ops_.size(); ++i) {
+    Op& op = ops_[i];
+    if (op.undone || op.kind == Kind::kUndo) continue;
+    PodInfo* task = op.task;
+    switch (op.kind) {
+      case Kind::kEvict: {
+        PodGroupInfo* job = ssn_->cluster().FindJob(task->job());
+        Status s = ssn_->sink()->Evict(
+            EvictDecision{task->key(), job ? job->uid() : task->job(), op.message, op.meta});
+        if (!s.ok()) {
+          LOG(ERROR) << "failed to evict " << task->key() << ": " << s;
+          ReverseEvict(op);
+        } else {
+          task->is_virtual_status = false;
+        }
+        break;
+      }
+      case Kind::kPipeline:
+        ssn_->sink()->Pipelined(PipelineDecision{task->key(), op.node, op.message});
+        break;
+      case Kind::kAllocate: {
+        Status s = CommitAllocate(task);
+        if (!s.ok()) {
+          LOG(ERROR) << "failed to allocate " << task->key() << ": " << s;
+          ops_.clear();
+          return s;
+        }
+        break;
+      }
+      case Kind::kUndo:
+        break;
+    }
+  }
+  ops_.clear();
+  return Status::OK();
+}
+
+}  // namespace kai::scheduler

@@ -1,0 +1,83 @@
+// Statement: the transaction through which every tentative change of a session goes (KAI
+// pkg/scheduler/framework/statement.go, reference §6.8). Operations change the snapshot at once
+// and are recorded so that they can be rolled back to a checkpoint, discarded, or committed
+// (which hands the decisions to the session's DecisionSink).
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "kube/base/status.h"
+#include "scheduler/framework/interfaces.h"
+
+namespace kai::scheduler {
+
+class Session;
+
+class Statement {
+ public:
+  using Checkpoint = size_t;
+
+  explicit Statement(Session* ssn) : ssn_(ssn) {}
+  Statement(const Statement&) = delete;
+  Statement& operator=(const Statement&) = delete;
+
+  // Virtual eviction: the task becomes Releasing on its node.
+  Status Evict(PodInfo* task, const std::string& message, const EvictionMetadata& meta);
+  // The task will run on `node` once releasing resources are freed. When the task already sits
+  // on that node (it was evicted in this statement) it is un-evicted instead, unless
+  // `update_if_exists_on_node` or it is a shared-GPU task moving to another GPU group.
+  Status Pipeline(PodInfo* task, const std::string& node, bool update_if_exists_on_node);
+  Status Allocate(PodInfo* task, const std::string& node);
+  // Undoes the earliest still-valid eviction of the task.
+  Status Unevict(PodInfo* task);
+  // Turns the job's Allocated tasks into Pipelined ones (never start part of a gang).
+  Status ConvertAllAllocatedToPipelined(const PodGroupId& job);
+
+  Checkpoint MakeCheckpoint() const { return ops_.size(); }
+  Status Rollback(Checkpoint cp);
+  void Discard();
+  // Hands the decisions to the sink in operation order. A failed bind drops the remaining
+  // operations and is returned.
+  Status Commit();
+
+  bool empty() const { return ops_.empty(); }
+  size_t num_operations() const { return ops_.size(); }
+
+ private:
+  enum class Kind { kEvict, kPipeline, kAllocate, kUndo };
+  struct Op {
+    Kind kind;
+    PodInfo* task = nullptr;
+    // State before the operation.
+    PodStatus prev_status = PodStatus::kPending;
+    std::string prev_node;
+    std::vector<std::string> prev_groups;
+    ResourceReceivedType prev_received = ResourceReceivedType::kNone;
+    bool prev_virtual = false;
+    // Forward data.
+    std::string node;
+    bool existed_on_node = false;  // pipeline: task was already on the node (update path)
+    bool moved_gpu = false;        // pipeline: shared task moved to another GPU group
+    std::string message;
+    EvictionMetadata meta;
+    size_t undo_of = 0;  // kUndo: the operation it reverted
+    bool undone = false;
+  };
+
+  Status DoEvict(Op* op);
+  Status DoPipeline(Op* op);
+  Status DoAllocate(Op* op);
+  void Reverse(Op& op);
+  void ReverseEvict(Op& op);
+  void ReversePipeline(Op& op);
+  void ReverseAllocate(Op& op);
+  // Reverts op i and records an undo marker.
+  void UndoOperation(size_t i);
+  Status CommitAllocate(PodInfo* task);
+
+  Session* ssn_;
+  std::vector<Op> ops_;
+};
+
+}  // namespace kai::scheduler

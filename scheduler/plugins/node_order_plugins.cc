@@ -1,0 +1,167 @@
+// Node and GPU scoring plugins: nominatednode, nodeavailability, resourcetype,
+// gpusharingorder, gpupack, gpuspread, nodeplacement (reference §8, §8.2, §12.3).
+#include <limits>
+#include <map>
+
+#include "scheduler/plugins/plugins.h"
+
+namespace kai::scheduler {
+
+namespace {
+
+// nominatednode: strongly prefer pod.status.nominatedNodeName.
+class NominatedNodePlugin : public Plugin {
+ public:
+  std::string_view Name() const override { return "nominatednode"; }
+  void OnSessionOpen(Session* ssn) override {
+    ssn->AddNodeOrderFn([](const PodInfo& task, const NodeInfo& node) -> std::optional<double> {
+      const std::string& nominated = task.pod().status.nominated_node_name;
+      return !nominated.empty() && nominated == node.name() ? scores::kNominatedNode : 0.0;
+    });
+  }
+};
+
+// nodeavailability: prefer nodes where the task fits in Idle (no waiting for releasing pods).
+class NodeAvailabilityPlugin : public Plugin {
+ public:
+  std::string_view Name() const override { return "nodeavailability"; }
+  void OnSessionOpen(Session* ssn) override {
+    ssn->AddNodeOrderFn([](const PodInfo& task, const NodeInfo& node) -> std::optional<double> {
+      return node.IsTaskAllocatable(task) ? scores::kAvailability : 0.0;
+    });
+  }
+};
+
+// resourcetype: keep CPU-only tasks on CPU-only nodes.
+class ResourceTypePlugin : public Plugin {
+ public:
+  std::string_view Name() const override { return "resourcetype"; }
+  void OnSessionOpen(Session* ssn) override {
+    ssn->AddNodeOrderFn([](const PodInfo& task, const NodeInfo& node) -> std::optional<double> {
+      return task.IsCpuOnlyRequest() && node.IsCpuOnlyNode() ? scores::kResourceType : 0.0;
+    });
+  }
+};
+
+// gpusharingorder: prefer nodes with an already shared GPU the task fits into.
+class GpuSharingOrderPlugin : public Plugin {
+ public:
+  std::string_view Name() const override { return "gpusharingorder"; }
+  void OnSessionOpen(Session* ssn) override {
+    ssn->AddNodeOrderFn([](const PodInfo& task, const NodeInfo& node) -> std::optional<double> {
+      if (!task.IsSharedGpuRequest()) return 0.0;
+      for (const auto& [group, mem] : node.used_shared_gpus_memory) {
+        if (node.IsTaskFitOnGpuGroup(task, group)) return scores::kGpuSharing;
+      }
+      return 0.0;
+    });
+  }
+};
+
+// gpupack / gpuspread: order the candidate GPUs of a node for a fractional task.
+class GpuPackPlugin : public Plugin {
+ public:
+  explicit GpuPackPlugin(bool spread) : spread_(spread) {}
+  std::string_view Name() const override { return spread_ ? "gpuspread" : "gpupack"; }
+  void OnSessionOpen(Session* ssn) override {
+    bool spread = spread_;
+    ssn->AddGpuOrderFn([spread](const PodInfo&, const NodeInfo& node,
+                                const std::string& group) -> std::optional<double> {
+      if (group == kWholeGpuIndicator) return spread ? 1.0 : 0.0;
+      std::optional<double> used = node.UsedGpuPortion(group);
+      if (!used) return std::nullopt;
+      return spread ? 1 - *used : *used;
+    });
+  }
+
+ private:
+  bool spread_;
+};
+
+// nodeplacement: bin-pack or spread nodes, on GPUs for GPU tasks and on CPU for CPU-only tasks.
+class NodePlacementPlugin : public Plugin {
+ public:
+  explicit NodePlacementPlugin(const PluginArguments& args) {
+    auto get = [&](const char* k) {
+      auto it = args.find(k);
+      return it == args.end() ? std::string("binpack") : it->second;
+    };
+    gpu_spread_ = get("gpu") == "spread";
+    cpu_spread_ = get("cpu") == "spread";
+  }
+  std::string_view Name() const override { return "nodeplacement"; }
+
+  void OnSessionOpen(Session* ssn) override {
+    ssn->AddNodePreOrderFn([this](const PodInfo& task, const NodeSet& nodes) {
+      bool cpu = task.IsCpuOnlyRequest();
+      if (cpu ? cpu_spread_ : gpu_spread_) return;
+      int idx = cpu ? kCpuIndex : kGpuIndex;
+      double min = std::numeric_limits<double>::max();
+      double max = 0;
+      for (const NodeInfo* n : nodes) {
+        if (n->allocatable.Get(idx) == 0) continue;
+        double cur = n->NonAllocatedResource(idx);
+        if (cur < min) min = cur;
+        if (cur > max) max = cur;
+      }
+      ranges_[task.uid()] = {min, max};
+    });
+    ssn->AddNodeOrderFn([this](const PodInfo& task, const NodeInfo& node) -> std::optional<double> {
+      bool cpu = task.IsCpuOnlyRequest();
+      int idx = cpu ? kCpuIndex : kGpuIndex;
+      if (cpu ? cpu_spread_ : gpu_spread_) {
+        double count = 0;
+        double non_allocated = 0;
+        if (!cpu) {
+          count = static_cast<double>(node.NumberOfGpusInNode());
+          if (count == 0) return 0.0;
+          non_allocated = node.SumOfIdleGpus().first + node.SumOfReleasingGpus().first;
+        } else {
+          count = node.allocatable.Get(idx);
+          if (count == 0) return 0.0;
+          non_allocated = node.NonAllocatedResource(idx);
+        }
+        return non_allocated / count;
+      }
+      auto it = ranges_.find(task.uid());
+      double min = it == ranges_.end() ? 0 : it->second.first;
+      double max = it == ranges_.end() ? 0 : it->second.second;
+      double overall = node.allocatable.Get(idx);
+      if (overall == 0 || max == 0) return 0.0;
+      if (min == max) return scores::kMaxHighDensity;
+      double cur = node.NonAllocatedResource(idx);
+      return scores::kMaxHighDensity * (1 - (cur - min) / (max - min));
+    });
+  }
+
+ private:
+  bool gpu_spread_ = false;
+  bool cpu_spread_ = false;
+  std::map<std::string, std::pair<double, double>> ranges_;
+};
+
+}  // namespace
+
+std::unique_ptr<Plugin> NewNominatedNodePlugin(const PluginArguments&) {
+  return std::make_unique<NominatedNodePlugin>();
+}
+std::unique_ptr<Plugin> NewNodeAvailabilityPlugin(const PluginArguments&) {
+  return std::make_unique<NodeAvailabilityPlugin>();
+}
+std::unique_ptr<Plugin> NewResourceTypePlugin(const PluginArguments&) {
+  return std::make_unique<ResourceTypePlugin>();
+}
+std::unique_ptr<Plugin> NewGpuSharingOrderPlugin(const PluginArguments&) {
+  return std::make_unique<GpuSharingOrderPlugin>();
+}
+std::unique_ptr<Plugin> NewGpuPackPlugin(const PluginArguments&) {
+  return std::make_unique<GpuPackPlugin>(false);
+}
+std::unique_ptr<Plugin> NewGpuSpreadPlugin(const PluginArguments&) {
+  return std::make_unique<GpuPackPlugin>(true);
+}
+std::unique_ptr<Plugin> NewNodePlacementPlugin(const PluginArguments& args) {
+  return std::make_unique<NodePlacementPlugin>(args);
+}
+
+}  // namespace kai::scheduler

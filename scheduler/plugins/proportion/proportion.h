@@ -1,0 +1,101 @@
+// The proportion plugin (KAI pkg/scheduler/plugins/proportion): fair-share division at session
+// open, DRF queue order, queue capacity checks and the reclaim rules, wired into a Session.
+//
+// Arguments (SchedulingShard plugins.proportion.arguments):
+//   kValue                          weight of historical usage (default 1; <= 0 -> 0, as KAI)
+//   relcaimerSaturationMultiplier   reclaim saturation multiplier (default 1; < 1 -> 1). The
+//   reclaimerUtilizationMultiplier  documented spelling is accepted too; the code spelling wins.
+#pragma once
+
+#include <memory>
+#include <optional>
+#include <string>
+#include <unordered_map>
+#include <vector>
+
+#include "scheduler/framework/session.h"
+#include "scheduler/plugins/proportion/capacity_policy/capacity_policy.h"
+#include "scheduler/plugins/proportion/reclaimable/reclaimable.h"
+#include "scheduler/plugins/proportion/resource_division/resource_division.h"
+#include "scheduler/plugins/proportion/usage/cluster_usage.h"
+
+namespace kai::scheduler {
+
+inline constexpr std::string_view kProportionPluginName = "proportion";
+
+class ProportionPlugin final : public Plugin {
+ public:
+  explicit ProportionPlugin(const PluginArguments& args);
+
+  std::string_view Name() const override { return kProportionPluginName; }
+  void OnSessionOpen(Session* ssn) override;
+  void OnSessionClose(Session* ssn) override;
+
+  // Read access for reports (simulate output, metrics). Valid after OnSessionOpen; kept after
+  // OnSessionClose until the next session opens.
+  const proportion::QueueTable& queues() const { return queues_; }
+  // Cluster total the top-level queues divided: ready nodes' allocatable minus other
+  // schedulers' pods.
+  const proportion::ResourceQuantities& total_resources() const { return total_; }
+  double k_value() const { return division_.k_value; }
+  double saturation_multiplier() const { return reclaimable_.saturation_multiplier(); }
+
+  // One row per queue for metrics: queue_fair_share_{cpu_cores,memory_gb,gpu} and
+  // queue_{cpu,memory,gpu}_usage, labelled with the queue's name (display name when set).
+  struct QueueMetrics {
+    std::string queue_name;
+    std::string uid;
+    double fair_share_cpu_cores = 0;
+    double fair_share_memory_gb = 0;
+    double fair_share_gpu = 0;
+    double usage_cpu = 0;
+    double usage_memory = 0;
+    double usage_gpu = 0;
+  };
+  std::vector<QueueMetrics> Metrics() const;
+
+ private:
+  void BuildTotals(const Session& ssn);
+  Status BuildQueues(const Session& ssn);
+  void AccumulateJobs(const Session& ssn);
+  void RegisterHooks(Session* ssn);
+
+  proportion::QueueIndex IndexOf(const QueueInfo& q) const;
+  proportion::QueueIndex IndexOfJob(const PodGroupInfo& job) const;
+  // Tasks-to-allocate resources of a job (GPU memory converted with the minimal node GPU memory).
+  proportion::ResourceQuantities JobInitResources(const Session& ssn, const PodGroupInfo& job,
+                                                  proportion::ResourceMask* involved) const;
+  proportion::ReclaimerInfo BuildReclaimerInfo(const Session& ssn, const PodGroupInfo& job) const;
+  // KAI's getRequiredQuota for the capacity checks.
+  proportion::ResourceQuantities RequiredQuota(const Session& ssn,
+                                               const std::vector<PodInfo*>& tasks) const;
+  bool ValidateReclaimScenario(const Session& ssn, const ScenarioInfo& scenario) const;
+  SchedulableResult Convert(const proportion::SchedulableResult& r) const;
+  void OnAllocate(const Session& ssn, const PodInfo& task, bool add);
+
+  proportion::DivisionOptions division_;
+  proportion::Reclaimable reclaimable_;
+  bool allow_consolidating_reclaim_ = true;
+
+  proportion::ResourceQuantities total_;
+  proportion::QueueTable queues_;
+  // The reclaim validator's view: a copy taken when a job's solving starts (§9.6).
+  proportion::QueueTable simulation_queues_;
+  std::unordered_map<const QueueInfo*, proportion::QueueIndex> index_by_queue_;
+  std::unique_ptr<proportion::CapacityPolicy> capacity_;
+};
+
+std::unique_ptr<Plugin> NewProportionPlugin(const PluginArguments& args);
+
+// Copies usage-database data (proportion::UsageLister::GetResourceUsage) into the snapshot, where
+// the plugin reads it at session open.
+void SetQueueUsage(const proportion::ClusterUsage& usage, ClusterInfo* cluster);
+
+// Quantities the proportion plugin accounts for a scheduler resource vector: CPU, memory, and
+// GPUs including MIG slices.
+proportion::ResourceQuantities Quantify(const ResourceVector& v, const ResourceVectorMap& map);
+// The resources KAI marks as "involved" for a vector: CPU, memory and the plain GPU entry (MIG
+// instances do not mark GPUs as involved).
+proportion::ResourceMask InvolvedResources(const ResourceVector& v);
+
+}  // namespace kai::scheduler
