@@ -18,6 +18,11 @@ if(KAI_SANITIZE)
   add_compile_options(-fsanitize=address,undefined -fno-omit-frame-pointer
                       -fno-sanitize-recover=undefined)
   add_link_options(-fsanitize=address,undefined)
+  # GCC 12 reports false -Wmaybe-uninitialized inside libstdc++ (<regex>, std::function) when
+  # sanitizers are on; it is not a diagnostic about our code.
+  if(CMAKE_CXX_COMPILER_ID STREQUAL "GNU")
+    list(APPEND KAI_WARNING_FLAGS -Wno-maybe-uninitialized)
+  endif()
 endif()
 
 function(kai_apply_flags target)
