@@ -475,11 +475,18 @@ KAI_API_DECLARE_CODEC(Config);
 struct ImageDefaults {
   std::string repository;
   std::string tag;
+
+  // Reads MS_REPOSITORY and MS_TAG (unset = "").
+  static ImageDefaults FromEnvironment();
 };
 
 // The Go SetDefaultsWhereNeeded of every operand (kai-reference §2.4), including the effective
 // generic resource defaults (50m/256Mi requests, 100m/512Mi limits) and operand-specific ones
-// (scheduler 250m/512Mi - 700m/512Mi, binder 50m/200Mi - 100m/200Mi).
+// (scheduler 250m/512Mi - 700m/512Mi, binder 50m/200Mi - 100m/200Mi). Idempotent.
 void ApplyConfigDefaults(ConfigSpec* spec, const ImageDefaults& images);
+
+// The security context operands run with: global.securityContext, or none on OpenShift
+// (GlobalConfig.GetSecurityContext). Empty RawJson = none.
+RawJson EffectiveSecurityContext(const GlobalConfig& global);
 
 }  // namespace kai::api

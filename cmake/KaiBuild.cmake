@@ -19,6 +19,11 @@ if(KAI_SANITIZE)
   add_compile_options(-fsanitize=address,undefined -fno-omit-frame-pointer
                       -fno-sanitize-recover=undefined -Wno-maybe-uninitialized)
   add_link_options(-fsanitize=address,undefined)
+  # GCC 12 reports false -Wmaybe-uninitialized inside libstdc++ (<regex>, std::function) when
+  # sanitizers are on; it is not a diagnostic about our code.
+  if(CMAKE_CXX_COMPILER_ID STREQUAL "GNU")
+    list(APPEND KAI_WARNING_FLAGS -Wno-maybe-uninitialized)
+  endif()
 endif()
 
 function(kai_apply_flags target)
