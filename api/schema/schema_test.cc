@@ -453,6 +453,8 @@ const std::vector<Case>& Cases() {
   return *kCases;
 }
 
+void PrintTo(const Case& c, std::ostream* os) { *os << c.name; }
+
 class SchemaCaseTest : public ::testing::TestWithParam<Case> {};
 
 std::vector<std::string> CauseStrings(const Status& s) {

@@ -2,6 +2,8 @@
 #include "api/schema/structural_schema.h"
 
 #include <algorithm>
+#include <map>
+#include <mutex>
 #include <set>
 #include <string>
 #include <utility>
@@ -213,12 +215,39 @@ class Compiler {
       // Unknown keywords are ignored, as by the API server's decoder.
     }
     out->effective_format = EffectiveFormat(out->type, out->format);
+    if (out->int_or_string) {
+      out->types = {"integer", "string"};
+    } else if (!out->type.empty()) {
+      out->types = {out->type};
+    }
+    for (size_t i = 0; i < out->types.size(); ++i) {
+      if (i > 0) out->types_joined += ",";
+      out->types_joined += out->types[i];
+    }
     if (!out->pattern.empty()) CompilePattern(out);
     return Status::OK();
   }
 
  private:
+  // Patterns repeat a lot (every ResourceList carries the quantity pattern) and std::regex
+  // construction is slow, so compiled patterns are shared process-wide.
   static void CompilePattern(Node* n) {
+    struct Compiled {
+      std::shared_ptr<const std::regex> re;
+      std::string error;
+    };
+    static std::mutex* const mu = new std::mutex();
+    static auto* const cache = new std::map<std::string, Compiled, std::less<>>();
+    constexpr size_t kMaxCached = 4096;
+    {
+      std::lock_guard<std::mutex> lock(*mu);
+      auto it = cache->find(n->pattern);
+      if (it != cache->end()) {
+        n->pattern_re = it->second.re;
+        n->pattern_error = it->second.error;
+        return;
+      }
+    }
     std::string p = n->pattern;
     auto flags = std::regex::ECMAScript | std::regex_constants::__polynomial;
     // RE2's case-insensitive prefix, common in Go-written CRDs, has no ECMAScript spelling.
@@ -226,11 +255,16 @@ class Compiler {
       p.erase(0, 4);
       flags |= std::regex::icase;
     }
+    Compiled c;
     try {
-      n->pattern_re = std::make_shared<const std::regex>(p, flags);
+      c.re = std::make_shared<const std::regex>(p, flags);
     } catch (const std::regex_error& e) {
-      n->pattern_error = e.what();
+      c.error = e.what();
     }
+    n->pattern_re = c.re;
+    n->pattern_error = c.error;
+    std::lock_guard<std::mutex> lock(*mu);
+    if (cache->size() < kMaxCached) cache->emplace(n->pattern, std::move(c));
   }
 
   static Status Bad(const std::string& path, const std::string& msg) {

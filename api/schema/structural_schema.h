@@ -55,6 +55,10 @@ struct Node {
 
   // Generic.
   std::string type;  // "" when unset
+  // The OpenAPI type list the validator checks ({"integer","string"} for int-or-string) and its
+  // comma-joined form, precomputed at compile time.
+  std::vector<std::string> types;
+  std::string types_joined;
   bool nullable = false;
   const JsonValue* default_value = nullptr;
   std::string title;

@@ -171,24 +171,11 @@ class ValueValidator {
     return prefix_ + "." + n;
   }
 
-  static std::vector<std::string> Types(const Node& s) {
-    if (s.int_or_string) return {"integer", "string"};
-    if (s.type.empty()) return {};
-    return {s.type};
-  }
   static bool Contains(const std::vector<std::string>& types, std::string_view t) {
     for (const auto& x : types) {
       if (x == t) return true;
     }
     return false;
-  }
-  static std::string Join(const std::vector<std::string>& types) {
-    std::string out;
-    for (size_t i = 0; i < types.size(); ++i) {
-      if (i > 0) out += ",";
-      out += types[i];
-    }
-    return out;
   }
 
   void TypeInvalid(const std::string& name, const std::string& type, const std::string& got) {
@@ -198,12 +185,12 @@ class ValueValidator {
   }
 
   void TypeCheck(const Node& s, const JsonValue& v, const std::string& name) {
-    std::vector<std::string> types = Types(s);
+    const std::vector<std::string>& types = s.types;
     const std::string& format = s.effective_format;
     if (types.empty() && format.empty()) return;
     if (v.IsNull()) {
       if (!types.empty() && !Contains(types, "null") && !s.nullable) {
-        TypeInvalid(name, Join(types), "null");
+        TypeInvalid(name, s.types_joined, "null");
       }
       return;
     }
@@ -223,7 +210,7 @@ class ValueValidator {
       return;
     }
     if (!(Contains(types, sch_type) || is_float_int || is_int_float)) {
-      TypeInvalid(name, Join(types), sch_type);
+      TypeInvalid(name, s.types_joined, sch_type);
     }
   }
 
@@ -339,7 +326,8 @@ class ValueValidator {
 
   void Number(const Node& s, const JsonValue& v, const std::string& name) {
     bool is_int = v.IsInt64();
-    std::string value = GoValueString(v);
+    if (!s.multiple_of && !s.minimum && !s.maximum) return;
+    const std::string value = GoValueString(v);
     if (s.multiple_of) {
       double factor = *s.multiple_of;
       if (factor < 0) {
