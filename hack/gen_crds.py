@@ -440,7 +440,9 @@ def podgroup_crd():
         "queue": string("Name of the leaf Queue the job is submitted to."),
         "schedulingBackoff": int32("-1 (unset): retry every cycle; 1: try once per node pool."),
         "subGroups": array(obj({
-            "minMember": int32("Gang size of this subgroup.", minimum=1),
+            "minMember": int32("Gang size of this subgroup (a leaf needs at least one pod; 0 is "
+                               "allowed for subgroups whose size can be zero, e.g. the workers "
+                               "of a one-pod LeaderWorkerSet).", minimum=0),
             "name": string("Subgroup name, unique within the PodGroup.", minLength=1),
             "parent": string("Name of the parent subgroup; empty for a top-level subgroup."),
             "topologyConstraint": topology_constraint("Topology constraint of this subgroup."),

@@ -460,9 +460,9 @@ TEST(SamplesTest, MalformedSamplesAreRejectedNamingTheField) {
       {pg, 0, "  - name: leader\n", "  - name: \"\"\n",
        "spec.subGroups[0].name: Invalid value: \"\": spec.subGroups[0].name in body should be at "
        "least 1 chars long"},
-      {pg, 0, "    minMember: 1\n", "    minMember: 0\n",
-       "spec.subGroups[0].minMember: Invalid value: 0: spec.subGroups[0].minMember in body "
-       "should be greater than or equal to 1"},
+      {pg, 0, "    minMember: 1\n", "    minMember: -1\n",
+       "spec.subGroups[0].minMember: Invalid value: -1: spec.subGroups[0].minMember in body "
+       "should be greater than or equal to 0"},
       {queue, 1, "parentQueue: default-parent-queue", "parentQueue: [default-parent-queue]",
        "spec.parentQueue: Invalid value: \"array\": spec.parentQueue in body must be of type "
        "string: \"array\""},
