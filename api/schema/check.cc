@@ -360,8 +360,9 @@ class OpenApiChecker {
                                       "must be atomic as item of a list with "
                                       "x-kubernetes-list-type=set"));
       } else if (is.type == "object" && (!is.map_type || *is.map_type != "atomic")) {
+        // The API server prints the item's list type here (sic).
         errs_->push_back(InvalidError(p.Child("items").Child("x-kubernetes-map-type").str(),
-                                      is.map_type ? GoQuote(*is.map_type) : "null",
+                                      is.list_type ? GoQuote(*is.list_type) : "null",
                                       "must be atomic as item of a list with "
                                       "x-kubernetes-list-type=set"));
       }
@@ -580,6 +581,51 @@ FieldErrorList StructuralSchema::CheckSchema(const std::string& path,
   // With the status subresource only some keywords may appear at the root, so that extracting
   // properties[status] loses no validation.
   if (status_subresource) {
+    // JSONSchemaProps fields in Go struct order (the API server stops at the first offender).
+    static const char* const kFields[] = {"id",
+                                          "$schema",
+                                          "$ref",
+                                          "description",
+                                          "type",
+                                          "format",
+                                          "title",
+                                          "default",
+                                          "maximum",
+                                          "exclusiveMaximum",
+                                          "minimum",
+                                          "exclusiveMinimum",
+                                          "maxLength",
+                                          "minLength",
+                                          "pattern",
+                                          "maxItems",
+                                          "minItems",
+                                          "uniqueItems",
+                                          "multipleOf",
+                                          "enum",
+                                          "maxProperties",
+                                          "minProperties",
+                                          "required",
+                                          "items",
+                                          "allOf",
+                                          "oneOf",
+                                          "anyOf",
+                                          "not",
+                                          "properties",
+                                          "additionalProperties",
+                                          "patternProperties",
+                                          "dependencies",
+                                          "additionalItems",
+                                          "definitions",
+                                          "externalDocs",
+                                          "example",
+                                          "nullable",
+                                          "x-kubernetes-preserve-unknown-fields",
+                                          "x-kubernetes-embedded-resource",
+                                          "x-kubernetes-int-or-string",
+                                          "x-kubernetes-list-map-keys",
+                                          "x-kubernetes-list-type",
+                                          "x-kubernetes-map-type",
+                                          "x-kubernetes-validations"};
     static const std::set<std::string>* const kAllowed =
         new std::set<std::string>{"description",
                                   "type",
@@ -603,14 +649,15 @@ FieldErrorList StructuralSchema::CheckSchema(const std::string& path,
                                   "example",
                                   "x-kubernetes-preserve-unknown-fields",
                                   "x-kubernetes-validations"};
-    for (auto it = root.raw->MemberBegin(); it != root.raw->MemberEnd(); ++it) {
-      std::string key(it->name.GetString(), it->name.GetStringLength());
+    for (const char* key : kFields) {
+      auto it = root.raw->FindMember(key);
+      if (it == root.raw->MemberEnd()) continue;
       const JsonValue& v = it->value;
-      bool zero = v.IsNull() || v.IsFalse() || (v.IsString() && v.GetStringLength() == 0) ||
-                  (v.IsArray() && v.Empty()) ||
-                  (v.IsObject() && v.ObjectEmpty() && key != "additionalProperties");
+      // Go's zero values: nil pointers, maps and slices, false, "". Present maps, slices and
+      // pointers (even empty ones) are not zero.
+      bool zero = v.IsNull() || v.IsFalse() || (v.IsString() && v.GetStringLength() == 0);
       if (zero) continue;
-      if (key == "type") {
+      if (std::string_view(key) == "type") {
         if (root.type != "object") {
           errs.push_back(InvalidError(p.Child("type").str(), GoQuote(root.type),
                                       "only \"object\" is allowed as the type at the root of the "

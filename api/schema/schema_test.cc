@@ -629,6 +629,30 @@ TEST(SchemaTest, UniqueItemsWhenCompiledDirectly) {
   EXPECT_TRUE(distinct->empty());
 }
 
+TEST(SchemaTest, ListMapWithSeveralKeysAndSetsOfObjects) {
+  auto schema = CustomResourceSchema::FromOpenApiV3SchemaJson(R"({"type":"object","properties":{
+    "ports":{"type":"array","x-kubernetes-list-type":"map",
+             "x-kubernetes-list-map-keys":["protocol","port"],
+             "items":{"type":"object","required":["port","protocol"],
+                      "properties":{"port":{"type":"integer"},"protocol":{"type":"string"}}}},
+    "sets":{"type":"array","x-kubernetes-list-type":"set",
+            "items":{"type":"object","x-kubernetes-map-type":"atomic",
+                     "x-kubernetes-preserve-unknown-fields":true}}}})");
+  ASSERT_TRUE(schema.ok());
+  auto errs = schema->Validate(
+      R"({"ports":[{"port":80,"protocol":"TCP"},{"port":80,"protocol":"UDP"},
+                   {"protocol":"TCP","port":80}],
+          "sets":[{"a":1,"b":[1,2]},{"b":[1,2],"a":1.0},{"a":2}]})");
+  ASSERT_TRUE(errs.ok());
+  std::vector<std::string> got;
+  for (const FieldError& e : *errs) got.push_back(e.ToString());
+  EXPECT_THAT(
+      got, ::testing::ElementsAre("ports[2]: Duplicate value: map[string]interface {}{\"port\":80, "
+                                  "\"protocol\":\"TCP\"}",
+                                  "sets[1]: Duplicate value: map[string]interface {}{\"a\":1, "
+                                  "\"b\":[]interface {}{1, 2}}"));
+}
+
 TEST(SchemaTest, IdenticalInputGivesIdenticalOutput) {
   auto schema_json = YamlToJson(kSchema);
   auto schema = CustomResourceSchema::FromOpenApiV3SchemaJson(*schema_json);

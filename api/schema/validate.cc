@@ -662,19 +662,23 @@ void ListTypesArray(const Node* s, const JsonValue& x, const std::string& path,
       std::vector<std::string> keys;
       std::vector<std::string> rendered;
       for (const auto& e : x.GetArray()) {
-        std::string key = "{";
-        std::string shown = "map[string]interface {}{";
-        bool first = true;
+        // The key map of an item: its present key fields, printed by Go with sorted keys.
+        std::vector<std::pair<std::string, const JsonValue*>> present;
         if (e.IsObject()) {
           for (const std::string& k : s->list_map_keys) {
             auto it = e.FindMember(
                 rapidjson::StringRef(k.data(), static_cast<rapidjson::SizeType>(k.size())));
-            if (it == e.MemberEnd()) continue;
-            key += GoQuote(k) + ":" + SetKey(it->value) + ";";
-            if (!first) shown += ", ";
-            first = false;
-            shown += GoQuote(k) + ":" + GoSharpV(it->value);
+            if (it != e.MemberEnd()) present.emplace_back(k, &it->value);
           }
+        }
+        std::sort(present.begin(), present.end(),
+                  [](const auto& a, const auto& b) { return a.first < b.first; });
+        std::string key = "{";
+        std::string shown = "map[string]interface {}{";
+        for (size_t k = 0; k < present.size(); ++k) {
+          key += GoQuote(present[k].first) + ":" + SetKey(*present[k].second) + ";";
+          if (k > 0) shown += ", ";
+          shown += GoQuote(present[k].first) + ":" + GoSharpV(*present[k].second);
         }
         keys.push_back(key + "}");
         rendered.push_back(shown + "}");
