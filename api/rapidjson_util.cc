@@ -7,8 +7,41 @@
 
 namespace kai::api {
 
+namespace {
+
+// Nesting deeper than Go's encoding/json limit is rejected up front: the parse itself is
+// iterative, but copying and writing values recurse.
+Status CheckDepth(std::string_view text) {
+  int depth = 0;
+  bool in_string = false;
+  for (size_t i = 0; i < text.size(); ++i) {
+    const char c = text[i];
+    if (in_string) {
+      if (c == '\\') {
+        ++i;
+      } else if (c == '"') {
+        in_string = false;
+      }
+    } else if (c == '"') {
+      in_string = true;
+    } else if (c == '[' || c == '{') {
+      if (++depth > kMaxJsonDepth) {
+        return InvalidArgumentError("invalid JSON at offset " + std::to_string(i) +
+                                    ": nesting deeper than " + std::to_string(kMaxJsonDepth));
+      }
+    } else if (c == ']' || c == '}') {
+      --depth;
+    }
+  }
+  return Status::OK();
+}
+
+}  // namespace
+
 Status ParseJson(std::string_view text, rapidjson::Document* doc) {
-  doc->Parse<rapidjson::kParseFullPrecisionFlag>(text.data(), text.size());
+  KAI_RETURN_IF_ERROR(CheckDepth(text));
+  doc->Parse<rapidjson::kParseFullPrecisionFlag | rapidjson::kParseIterativeFlag>(text.data(),
+                                                                                  text.size());
   if (doc->HasParseError()) {
     return InvalidArgumentError("invalid JSON at offset " + std::to_string(doc->GetErrorOffset()) +
                                 ": " + rapidjson::GetParseError_En(doc->GetParseError()));

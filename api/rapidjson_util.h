@@ -11,7 +11,11 @@
 
 namespace kai::api {
 
-// Full-precision parse (RapidJSON's default can be one ULP off). Errors carry the byte offset.
+// Maximum nesting of arrays/objects accepted (Go's encoding/json limit).
+inline constexpr int kMaxJsonDepth = 10000;
+
+// Full-precision, iterative parse (RapidJSON's default can be one ULP off and recurses). Errors
+// carry the byte offset; nesting deeper than kMaxJsonDepth is rejected.
 Status ParseJson(std::string_view text, rapidjson::Document* doc);
 StatusOr<rapidjson::Document> ParseJsonDocument(std::string_view text);
 

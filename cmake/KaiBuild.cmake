@@ -18,8 +18,8 @@ if(KAI_SANITIZE)
   add_compile_options(-fsanitize=address,undefined -fno-omit-frame-pointer
                       -fno-sanitize-recover=undefined)
   add_link_options(-fsanitize=address,undefined)
-  # With sanitizer instrumentation GCC 12 reports maybe-uninitialized inside libstdc++'s <regex>
-  # (std::function in _StateT); the warnings are false positives in system headers.
+  # GCC 12 reports false -Wmaybe-uninitialized inside libstdc++ (<regex>, std::function) when
+  # sanitizers are on; it is not a diagnostic about our code.
   if(CMAKE_CXX_COMPILER_ID STREQUAL "GNU")
     list(APPEND KAI_WARNING_FLAGS -Wno-maybe-uninitialized)
   endif()

@@ -109,6 +109,11 @@ StatusOr<WallTime> ParseRfc3339(std::string_view s) {
   if (pos != s.size()) return bad();
   const long long days = DaysFromCivil(year, mon, day);
   const long long epoch = days * 86400 + hour * 3600LL + min * 60LL + sec - offset_seconds;
+  // WallTime counts nanoseconds in an int64: years 1678..2261 only.
+  constexpr long long kMaxEpochSeconds = 9223372035LL;
+  if (epoch > kMaxEpochSeconds || epoch < -kMaxEpochSeconds) {
+    return InvalidArgumentError("time \"" + std::string(s) + "\" is out of range (1678..2261)");
+  }
   return WallTime(duration_cast<WallTime::duration>(seconds(epoch) + nanoseconds(nanos)));
 }
 
