@@ -15,9 +15,8 @@ endif()
 set(KAI_COMMON_FLAGS -ffp-contract=off)
 
 if(KAI_SANITIZE)
-  # GCC's -Wmaybe-uninitialized reports false positives in libstdc++ under sanitizers.
   add_compile_options(-fsanitize=address,undefined -fno-omit-frame-pointer
-                      -fno-sanitize-recover=undefined -Wno-maybe-uninitialized)
+                      -fno-sanitize-recover=undefined)
   add_link_options(-fsanitize=address,undefined)
   # GCC 12 reports false -Wmaybe-uninitialized inside libstdc++ (<regex>, std::function) when
   # sanitizers are on; it is not a diagnostic about our code.
