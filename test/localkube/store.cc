@@ -1097,6 +1097,7 @@ StatusOr<ObjectPtr> Store::UpdateImpl(
       JsonDoc cmp = Clone(d2);
       Json& cm = EnsureObject(cmp, "metadata", cmp.GetAllocator());
       CopyMember(old_meta, cm, "managedFields", cmp.GetAllocator());
+      CopyMember(old_meta, cm, "resourceVersion", cmp.GetAllocator());
       if (cmp == old_doc && !mf_from_request) return old;
     }
     if (!mf_from_request && opts.field_manager != "\x01keep") {
