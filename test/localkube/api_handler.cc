@@ -177,6 +177,45 @@ Status ParseInt64Param(const HttpRequest& req, const char* name, std::optional<i
 
 }  // namespace
 
+namespace {
+
+struct Details {
+  std::string name, group, kind;
+};
+
+// Recovers metav1.StatusDetails from the messages errors.h builds (`<what> "<name>" ...`), so
+// clients (kubectl's "The PodGroup \"x\" is invalid") see the same details as from a real server.
+Details DetailsOf(const Status& s) {
+  Details d;
+  const std::string msg(s.message());
+  const std::string reason = ReasonOf(s);
+  std::string_view head = msg;
+  constexpr std::string_view kConflict = "Operation cannot be fulfilled on ";
+  bool kind_is_kind = false;
+  if (reason == "Conflict") {
+    if (msg.rfind(kConflict, 0) != 0) return d;
+    head = std::string_view(msg).substr(kConflict.size());
+  } else if (reason == "Invalid") {
+    kind_is_kind = true;
+  } else if (reason != "NotFound" && reason != "AlreadyExists" && reason != "Forbidden") {
+    return d;
+  }
+  const size_t q1 = head.find(" \"");
+  if (q1 == std::string_view::npos) return d;
+  const size_t q2 = head.find('"', q1 + 2);
+  if (q2 == std::string_view::npos) return d;
+  const std::string_view what = head.substr(0, q1);
+  if (what.find(' ') != std::string_view::npos) return d;
+  d.name = std::string(head.substr(q1 + 2, q2 - q1 - 2));
+  const size_t dot = what.find('.');
+  d.kind = std::string(what.substr(0, dot));
+  if (dot != std::string_view::npos) d.group = std::string(what.substr(dot + 1));
+  (void)kind_is_kind;
+  return d;
+}
+
+}  // namespace
+
 std::string StatusJson(const Status& s) {
   rapidjson::StringBuffer buf;
   rapidjson::Writer<rapidjson::StringBuffer> w(buf);
@@ -196,9 +235,22 @@ std::string StatusJson(const Status& s) {
   const std::string reason = ReasonOf(s);
   w.Key("reason");
   w.String(reason.c_str(), static_cast<rapidjson::SizeType>(reason.size()));
-  if (!s.causes().empty() || s.retry_after_seconds() > 0) {
+  const Details det = DetailsOf(s);
+  if (!s.causes().empty() || s.retry_after_seconds() > 0 || !det.kind.empty()) {
     w.Key("details");
     w.StartObject();
+    if (!det.name.empty()) {
+      w.Key("name");
+      w.String(det.name.c_str(), static_cast<rapidjson::SizeType>(det.name.size()));
+    }
+    if (!det.group.empty()) {
+      w.Key("group");
+      w.String(det.group.c_str(), static_cast<rapidjson::SizeType>(det.group.size()));
+    }
+    if (!det.kind.empty()) {
+      w.Key("kind");
+      w.String(det.kind.c_str(), static_cast<rapidjson::SizeType>(det.kind.size()));
+    }
     if (!s.causes().empty()) {
       w.Key("causes");
       w.StartArray();

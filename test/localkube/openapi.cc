@@ -53,8 +53,9 @@ std::string Gvk(const ResourceInfo& r) {
 }
 
 std::string Operation(const ResourceInfo& r, const std::string& action, bool patch) {
-  std::string op = "{\"operationId\":" + Q(action + r.kind) + ",\"x-kubernetes-action\":" +
-                   Q(action) + ",\"x-kubernetes-group-version-kind\":" + Gvk(r) +
+  std::string op = "{\"operationId\":" + Q(action + r.kind) +
+                   ",\"x-kubernetes-action\":" + Q(action) +
+                   ",\"x-kubernetes-group-version-kind\":" + Gvk(r) +
                    ",\"responses\":{\"200\":{\"description\":\"OK\"}}";
   if (patch || action == "put" || action == "post") {
     op += ",\"parameters\":[" + Param("dryRun", "When present, modifications are not persisted.") +
@@ -67,9 +68,10 @@ std::string Operation(const ResourceInfo& r, const std::string& action, bool pat
     op += "]";
     op += ",\"requestBody\":{\"content\":{";
     if (patch) {
-      op += "\"application/apply-patch+yaml\":{\"schema\":{\"type\":\"object\"}},"
-            "\"application/json-patch+json\":{\"schema\":{\"type\":\"object\"}},"
-            "\"application/merge-patch+json\":{\"schema\":{\"type\":\"object\"}}";
+      op +=
+          "\"application/apply-patch+yaml\":{\"schema\":{\"type\":\"object\"}},"
+          "\"application/json-patch+json\":{\"schema\":{\"type\":\"object\"}},"
+          "\"application/merge-patch+json\":{\"schema\":{\"type\":\"object\"}}";
     } else {
       op += "\"*/*\":{\"schema\":{\"type\":\"object\"}}";
     }
