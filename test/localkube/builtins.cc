@@ -465,6 +465,56 @@ void RegisterBuiltins(ResourceRegistry* reg) {
               h}));
   }
   {
+    // events.k8s.io/v1 Event: the same objects as core/v1 events, with renamed fields.
+    auto h = Hooks("");
+    h->convert = [](Json& o, JsonAlloc& a, std::string_view from, std::string_view to) -> Status {
+      static const std::vector<std::pair<std::string, std::string>> kRenames = {
+          {"involvedObject", "regarding"},
+          {"message", "note"},
+          {"firstTimestamp", "deprecatedFirstTimestamp"},
+          {"lastTimestamp", "deprecatedLastTimestamp"},
+          {"count", "deprecatedCount"},
+          {"source", "deprecatedSource"},
+          {"reportingComponent", "reportingController"}};
+      const bool to_events = to == "events.k8s.io/v1";
+      (void)from;
+      for (const auto& [core, ev] : kRenames) {
+        const std::string& src = to_events ? core : ev;
+        const std::string& dst = to_events ? ev : core;
+        Json* v = Member(o, src);
+        if (v == nullptr) continue;
+        Json copy(*v, a);
+        RemoveMember(o, src);
+        SetMember(o, dst, std::move(copy), a);
+      }
+      return Status::OK();
+    };
+    auto r = Make({"events.k8s.io",
+                   "v1",
+                   "events",
+                   "Event",
+                   "",
+                   true,
+                   {"ev"},
+                   {},
+                   {},
+                   kAllVerbs,
+                   {},
+                   false,
+                   h});
+    auto mr = std::const_pointer_cast<ResourceInfo>(r);
+    mr->storage = {"", "events"};
+    mr->storage_version = "v1";
+    mr->selectable_fields = {"involvedObject.kind",
+                             "involvedObject.namespace",
+                             "involvedObject.name",
+                             "involvedObject.uid",
+                             "reason",
+                             "reportingComponent",
+                             "type"};
+    reg->Add(r);
+  }
+  {
     auto h = Hooks("ConfigMap");
     h->validate = [](const Json& o, const Json*, std::string_view, std::vector<StatusCause>* errs) {
       for (const char* field : {"data", "binaryData"}) {

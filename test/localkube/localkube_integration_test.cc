@@ -197,7 +197,7 @@ TEST_F(LocalKubeTest, PatchesOfEveryType) {
                   .ok());
   r = K({"patch", "queue", "patchq", "--type=strategic", "-p", R"({"spec":{"priority":5}})"});
   EXPECT_FALSE(r.ok());
-  EXPECT_NE(r.err.find("UnsupportedMediaType"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("is not supported by scheduling.run.ai/v2"), std::string::npos) << r.err;
   r = K({"patch", "queue", "patchq", "--type=merge", "-p", R"({"spec":{"priority":5}})"});
   ASSERT_TRUE(r.ok()) << r.err;
 }
@@ -652,16 +652,24 @@ TEST(LocalKubeProcessTest, TokenAuthAndPlainHttp) {
   ASSERT_NE(fp, nullptr);
   fputs("s3cret,alice,1001,\"dev,ops\"\n", fp);
   fclose(fp);
-  auto p = LocalKubeProcess::Start({.args = {"--token-auth-file=" + file, "--tls=false"}});
+  auto p = LocalKubeProcess::Start({.args = {"--token-auth-file=" + file}});
   ASSERT_TRUE(p.ok()) << p.status();
-  EXPECT_EQ((*p)->url().rfind("http://", 0), 0u);
+  EXPECT_EQ((*p)->url().rfind("https://", 0), 0u);
   EXPECT_EQ((*p)->token(), "s3cret");
-  EXPECT_TRUE((*p)->Kubectl({"get", "ns"}).ok());
+  CommandResult ok = (*p)->Kubectl({"get", "ns"});
+  EXPECT_TRUE(ok.ok()) << ok.err;
   auto r = testing::RunCommand(
       {"kubectl", "--kubeconfig=" + (*p)->kubeconfig_path(), "--token=wrong", "get", "ns"}, {}, "",
       30);
   EXPECT_FALSE(r.ok());
-  EXPECT_NE(r.err.find("Unauthorized"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("You must be logged in"), std::string::npos) << r.err;
+  auto bad = (*p)->Request("GET", "/api/v1/namespaces", "", {"Authorization: Bearer nope"});
+  EXPECT_EQ(bad.code, 401) << bad.body;
+  // Plain HTTP for tests that want it (kubectl sends no token over plain HTTP).
+  auto plain = LocalKubeProcess::Start({.args = {"--tls=false"}});
+  ASSERT_TRUE(plain.ok()) << plain.status();
+  EXPECT_EQ((*plain)->url().rfind("http://", 0), 0u);
+  EXPECT_TRUE((*plain)->Kubectl({"get", "ns"}).ok());
   ::unlink(file.c_str());
   ::rmdir(tmpl);
 }
