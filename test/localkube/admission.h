@@ -2,6 +2,7 @@
 #pragma once
 
 #include <string>
+#include <vector>
 
 #include "kube/base/status.h"
 #include "test/localkube/json.h"
@@ -20,6 +21,8 @@ struct AdmissionAttributes {
   const UserInfo* user = nullptr;
   bool dry_run = false;
   std::string options_kind;  // CreateOptions, UpdateOptions, DeleteOptions, PatchOptions
+  std::string field_manager;
+  std::vector<std::string>* warnings = nullptr;  // webhook warnings for the response
 };
 
 class Admission {

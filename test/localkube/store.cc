@@ -575,6 +575,8 @@ StatusOr<ObjectPtr> Store::CreateImpl(const ResourcePtr& r, std::string_view ns_
     attrs.user = &opts.user;
     attrs.dry_run = opts.dry_run;
     attrs.options_kind = "CreateOptions";
+    attrs.field_manager = opts.field_manager;
+    attrs.warnings = opts.warnings;
     KAI_RETURN_IF_ERROR(admission_->Mutate(attrs, &obj.doc()));
   }
 
@@ -603,6 +605,8 @@ StatusOr<ObjectPtr> Store::CreateImpl(const ResourcePtr& r, std::string_view ns_
       attrs.user = &opts.user;
       attrs.dry_run = opts.dry_run;
       attrs.options_kind = "CreateOptions";
+      attrs.field_manager = opts.field_manager;
+      attrs.warnings = opts.warnings;
       KAI_RETURN_IF_ERROR(admission_->Validate(attrs, &doc));
     }
     const std::string manager =
@@ -1063,6 +1067,8 @@ StatusOr<ObjectPtr> Store::UpdateImpl(
       attrs.user = &opts.user;
       attrs.dry_run = opts.dry_run;
       attrs.options_kind = "UpdateOptions";
+      attrs.field_manager = opts.field_manager;
+      attrs.warnings = opts.warnings;
       KAI_RETURN_IF_ERROR(admission_->Mutate(attrs, &obj.doc()));
     }
     Json& d2 = obj.doc();
@@ -1081,6 +1087,8 @@ StatusOr<ObjectPtr> Store::UpdateImpl(
       attrs.user = &opts.user;
       attrs.dry_run = opts.dry_run;
       attrs.options_kind = "UpdateOptions";
+      attrs.field_manager = opts.field_manager;
+      attrs.warnings = opts.warnings;
       KAI_RETURN_IF_ERROR(admission_->Validate(attrs, &d2));
     }
     // Generation.
