@@ -14,6 +14,7 @@
 #include "test/localkube/mutable_object.h"
 #include "test/localkube/object_builder.h"
 #include "test/localkube/patch.h"
+#include "test/localkube/protobuf.h"
 #include "test/localkube/store_internal.h"
 #include "test/localkube/table.h"
 #include "test/localkube/types.h"
@@ -103,11 +104,7 @@ StatusOr<std::string> BodyJson(const HttpRequest& req, bool allow_yaml) {
     }
     return *json;
   }
-  if (type == "application/vnd.kubernetes.protobuf") {
-    return ErrUnsupportedMediaType(
-        "the body of the request was in an unknown format - accepted media types include: "
-        "application/json, application/yaml");
-  }
+  if (type == "application/vnd.kubernetes.protobuf") return KubeProtobufToJson(req.body);
   return ErrUnsupportedMediaType(
       "the body of the request was in an unknown format - accepted "
       "media types include: application/json, application/yaml");
