@@ -7,6 +7,7 @@
 #include <thread>
 
 #include "api/yaml_json.h"
+#include "kube/base/random.h"
 #include "kube/base/strings.h"
 #include "kube/base/time.h"
 #include "test/localkube/errors.h"
@@ -317,8 +318,18 @@ HttpResponse ApiHandler::Handle(const HttpRequest& req) {
   if (auth != nullptr && auth->rfind("Bearer ", 0) == 0) {
     const std::string token = auth->substr(7);
     auto it = options_.tokens.find(token);
+    bool issued = false;
+    if (it == options_.tokens.end()) {
+      std::lock_guard l(tokens_mu_);
+      auto iss = issued_tokens_.find(token);
+      if (iss != issued_tokens_.end()) {
+        user = iss->second;
+        issued = true;
+      }
+    }
     if (it != options_.tokens.end()) {
       user = it->second;
+    } else if (issued) {
     } else if (!options_.tokens.empty()) {
       return ErrorResponse(ErrUnauthorized("Unauthorized"));
     }
@@ -467,6 +478,104 @@ HttpResponse ApiHandler::HandleResource(const HttpRequest& req, const UserInfo& 
     auto bound = store_->Bind(ns, pod, target, wo);
     if (!bound.ok()) return ErrorResponse(bound.status());
     return JsonResponse(201, SuccessStatus(201, "", "", "", ""));
+  }
+  if (sub == "token" && resource == "serviceaccounts") {
+    if (req.method != "POST") return ErrorResponse(ErrMethodNotAllowed("only POST is allowed"));
+    auto sa = store_->Get(gvr, ns, name);
+    if (!sa.ok()) return ErrorResponse(sa.status());
+    auto body = BodyJson(req, true);
+    if (!body.ok()) return ErrorResponse(body.status());
+    auto doc = Parse(body->empty() ? "{}" : *body);
+    if (!doc.ok() || !doc->IsObject()) {
+      return ErrorResponse(
+          ErrBadRequest("the object provided is unrecognized (must be of type TokenRequest)"));
+    }
+    const int64_t expiration = GetInt(*doc, {"spec", "expirationSeconds"}).value_or(3600);
+    if (expiration < 600) {
+      return ErrorResponse(
+          ErrInvalid("TokenRequest.authentication.k8s.io", name,
+                     {FieldInvalid("spec.expirationSeconds", std::to_string(expiration),
+                                   "may not specify a duration less than 10 minutes")}));
+    }
+    const std::string token = "localkube-sa-" + SeededRandom::Default()->AlphaNumeric(40);
+    UserInfo sa_user;
+    sa_user.username = "system:serviceaccount:" + ns + ":" + name;
+    sa_user.uid = (*sa)->uid();
+    sa_user.groups = {"system:serviceaccounts", "system:serviceaccounts:" + ns,
+                      "system:authenticated"};
+    {
+      std::lock_guard l(tokens_mu_);
+      issued_tokens_[token] = sa_user;
+    }
+    const WallTime now = store_->clock()->Now();
+    std::string audiences = "[]";
+    if (const Json* aud = Path(*doc, {"spec", "audiences"});
+        aud && aud->IsArray() && !aud->Empty()) {
+      audiences = Serialize(*aud);
+    }
+    return JsonResponse(201,
+                        "{\"kind\":\"TokenRequest\",\"apiVersion\":\"authentication.k8s.io/"
+                        "v1\",\"metadata\":{\"name\":" +
+                            Quoted(name) + ",\"namespace\":" + Quoted(ns) +
+                            ",\"creationTimestamp\":" + Quoted(FormatRfc3339(now)) +
+                            "},\"spec\":{\"audiences\":" + audiences +
+                            ",\"expirationSeconds\":" + std::to_string(expiration) +
+                            ",\"boundObjectRef\":null},\"status\":{\"token\":" + Quoted(token) +
+                            ",\"expirationTimestamp\":" +
+                            Quoted(FormatRfc3339(now + std::chrono::seconds(expiration))) + "}}");
+  }
+  if ((group == "authorization.k8s.io" || group == "authentication.k8s.io") && verb == "create") {
+    auto body = BodyJson(req, true);
+    if (!body.ok()) return ErrorResponse(body.status());
+    auto doc = Parse(*body);
+    if (!doc.ok() || !doc->IsObject()) {
+      return ErrorResponse(
+          ErrBadRequest("the object provided is unrecognized (must be of type " + r->kind + ")"));
+    }
+    JsonAlloc& a = doc->GetAllocator();
+    SetString(*doc, "apiVersion", r->api_version(), a);
+    SetString(*doc, "kind", r->kind, a);
+    Json& meta = EnsureObject(*doc, "metadata", a);
+    SetMember(meta, "creationTimestamp", Json(), a);
+    Json status(rapidjson::kObjectType);
+    auto user_json = [&](const UserInfo& u) {
+      Json ui(rapidjson::kObjectType);
+      ui.AddMember("username", Str(u.username, a), a);
+      if (!u.uid.empty()) ui.AddMember("uid", Str(u.uid, a), a);
+      Json groups(rapidjson::kArrayType);
+      for (const auto& g : u.groups) groups.PushBack(Str(g, a), a);
+      ui.AddMember("groups", groups, a);
+      return ui;
+    };
+    if (resource == "selfsubjectrulesreviews") {
+      auto parsed = Parse(
+          R"({"resourceRules":[{"verbs":["*"],"apiGroups":["*"],"resources":["*"]}],"nonResourceRules":[{"verbs":["*"],"nonResourceURLs":["*"]}],"incomplete":false})");
+      status.CopyFrom(*parsed, a);
+    } else if (resource == "selfsubjectreviews") {
+      status.AddMember("userInfo", user_json(user), a);
+    } else if (resource == "tokenreviews") {
+      const std::string token = GetStr(*doc, {"spec", "token"});
+      UserInfo who;
+      bool ok = false;
+      if (auto it = options_.tokens.find(token); it != options_.tokens.end()) {
+        who = it->second;
+        ok = true;
+      } else {
+        std::lock_guard l(tokens_mu_);
+        if (auto iss = issued_tokens_.find(token); iss != issued_tokens_.end()) {
+          who = iss->second;
+          ok = true;
+        }
+      }
+      status.AddMember("authenticated", ok, a);
+      if (ok) status.AddMember("user", user_json(who), a);
+    } else {
+      // No authorization: every request is allowed.
+      status.AddMember("allowed", true, a);
+      status.AddMember("reason", "localkube does not enforce authorization", a);
+    }
+    SetMember(*doc, "status", std::move(status), a);
+    return JsonResponse(201, Serialize(*doc));
   }
   if (sub == "eviction") {
     if (req.method != "POST") return ErrorResponse(ErrMethodNotAllowed("only POST is allowed"));

@@ -56,6 +56,9 @@ class ApiHandler {
   Faults* faults_;
   ApiHandlerOptions options_;
   std::atomic<size_t> active_{0};
+  // Tokens issued through serviceaccounts/token (TokenRequest).
+  mutable std::mutex tokens_mu_;
+  std::map<std::string, UserInfo> issued_tokens_;
   mutable std::mutex address_mu_;
   std::string server_address_;
 };

@@ -362,8 +362,6 @@ void RegisterBuiltins(ResourceRegistry* reg) {
         SetDefaultStr(*spec, "serviceAccountName", "default", a);
         SetDefaultStr(*spec, "serviceAccount", GetStr(*spec, {"serviceAccountName"}), a);
         SetDefault(*spec, "enableServiceLinks", Json(true), a);
-        SetDefaultStr(*spec, "preemptionPolicy", "PreemptLowerPriority", a);
-        SetDefault(*spec, "priority", Json(0), a);
         // DefaultTolerationSeconds admission.
         Json* tol = Member(*spec, "tolerations");
         if (tol == nullptr || !tol->IsArray()) {
@@ -1130,6 +1128,18 @@ void RegisterBuiltins(ResourceRegistry* reg) {
                    {},
                    true,
                    h}));
+  }
+
+  // ---- authorization/authentication reviews (create-only, answered without storing)
+  for (const auto& [group, res, kind, ns] :
+       std::vector<std::tuple<std::string, std::string, std::string, bool>>{
+           {"authorization.k8s.io", "selfsubjectaccessreviews", "SelfSubjectAccessReview", false},
+           {"authorization.k8s.io", "subjectaccessreviews", "SubjectAccessReview", false},
+           {"authorization.k8s.io", "localsubjectaccessreviews", "LocalSubjectAccessReview", true},
+           {"authorization.k8s.io", "selfsubjectrulesreviews", "SelfSubjectRulesReview", false},
+           {"authentication.k8s.io", "tokenreviews", "TokenReview", false},
+           {"authentication.k8s.io", "selfsubjectreviews", "SelfSubjectReview", false}}) {
+    reg->Add(Make({group, "v1", res, kind, "", ns, {}, {}, {}, {"create"}, {}, false, Hooks("")}));
   }
 
   // ---- storage, networking, discovery, autoscaling, node (served for clients' informers)

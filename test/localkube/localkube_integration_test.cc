@@ -456,6 +456,60 @@ spec:
   EXPECT_NE(r.err.find("`selector` does not match template `labels`"), std::string::npos) << r.err;
 }
 
+TEST_F(LocalKubeTest, KubectlCreateGeneratorsSendProtobuf) {
+  // kubectl's typed generators send application/vnd.kubernetes.protobuf bodies.
+  CommandResult r = K({"create", "namespace", "gen1"});
+  ASSERT_TRUE(r.ok()) << r.err;
+  const std::vector<std::vector<std::string>> cmds = {
+      {"create", "configmap", "c", "--from-literal=a=b"},
+      {"create", "secret", "generic", "s", "--from-literal=p=q"},
+      {"create", "deployment", "d", "--image=nginx", "--replicas=0"},
+      {"create", "job", "j", "--image=busybox"},
+      {"create", "cronjob", "cj", "--image=busybox", "--schedule=*/5 * * * *"},
+      {"create", "serviceaccount", "sa"},
+      {"create", "service", "clusterip", "svc", "--tcp=80:8080"},
+      {"create", "role", "r", "--verb=get", "--resource=pods"},
+      {"create", "rolebinding", "rb", "--role=r", "--user=bob"},
+      {"create", "quota", "q", "--hard=pods=10"},
+      {"create", "pdb", "pdb", "--selector=app=d", "--min-available=1"}};
+  for (std::vector<std::string> c : cmds) {
+    c.push_back("-n");
+    c.push_back("gen1");
+    r = K(c);
+    EXPECT_TRUE(r.ok()) << c[1] << " " << c[2] << ": " << r.err;
+  }
+  r = K({"get", "cm", "c", "-n", "gen1", "-o", "jsonpath={.data.a}"});
+  EXPECT_EQ(r.out, "b");
+  r = K({"get", "secret", "s", "-n", "gen1", "-o", "jsonpath={.data.p} {.type}"});
+  EXPECT_EQ(r.out, "cQ== Opaque");
+  r = K({"get", "deploy", "d", "-n", "gen1", "-o",
+         "jsonpath={.spec.replicas} {.spec.template.spec.containers[0].image}"});
+  EXPECT_EQ(r.out, "0 nginx");
+  r = K({"get", "svc", "svc", "-n", "gen1", "-o", "jsonpath={.spec.ports[0].targetPort}"});
+  EXPECT_EQ(r.out, "8080");
+  r = K({"create", "priorityclass", "gen-high", "--value=1000"});
+  ASSERT_TRUE(r.ok()) << r.err;
+  // Priority admission resolves priorityClassName.
+  r = K({"apply", "-n", "gen1", "-f", "-"},
+        "apiVersion: v1\nkind: Pod\nmetadata: {name: prio}\nspec:\n  priorityClassName: gen-high\n"
+        "  containers: [{name: c, image: busybox}]\n");
+  ASSERT_TRUE(r.ok()) << r.err;
+  r = K({"get", "pod", "prio", "-n", "gen1", "-o", "jsonpath={.spec.priority}"});
+  EXPECT_EQ(r.out, "1000");
+  r = K({"apply", "-n", "gen1", "-f", "-"},
+        "apiVersion: v1\nkind: Pod\nmetadata: {name: noprio}\nspec:\n  priorityClassName: missing\n"
+        "  containers: [{name: c, image: busybox}]\n");
+  EXPECT_NE(r.err.find("no PriorityClass with name missing was found"), std::string::npos) << r.err;
+  // Reviews and tokens.
+  r = K({"auth", "can-i", "delete", "nodes"});
+  EXPECT_EQ(r.out, "yes\n");
+  r = K({"create", "token", "sa", "-n", "gen1"});
+  ASSERT_TRUE(r.ok()) << r.err;
+  const std::string token(StripWhitespace(r.out));
+  r = K({"--token=" + token, "auth", "whoami", "-o", "jsonpath={.status.userInfo.username}"});
+  EXPECT_EQ(r.out, "system:serviceaccount:gen1:sa") << r.err;
+}
+
 // ---- raw HTTP: watch semantics and bad input
 
 std::vector<std::string> Lines(const std::string& body) {

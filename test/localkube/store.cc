@@ -566,6 +566,54 @@ StatusOr<ObjectPtr> Store::CreateImpl(const ResourcePtr& r, std::string_view ns_
   const std::string generate_name = GetStr(doc, {"metadata", "generateName"});
   const bool generated = obj.name().empty() && !generate_name.empty();
 
+  // The Priority admission plugin: resolve priorityClassName (or the global default class).
+  if (storage->storage == GroupResource{"", "pods"}) {
+    Json& spec = EnsureObject(doc, "spec", a);
+    std::string pc_name = GetStr(spec, {"priorityClassName"});
+    const GroupVersionResource pcs{"scheduling.k8s.io", "v1", "priorityclasses"};
+    ObjectPtr pc;
+    if (!pc_name.empty()) {
+      auto got = Get(pcs, "", pc_name);
+      if (!got.ok()) {
+        return ErrForbidden("pods \"" + (obj.name().empty() ? generate_name : obj.name()) +
+                            "\" is forbidden: no PriorityClass with name " + pc_name +
+                            " was found");
+      }
+      pc = *got;
+    } else {
+      auto all = List(pcs, "", {});
+      if (all.ok()) {
+        for (const ObjectPtr& c : all->items) {
+          auto cd = Parse(c->json());
+          if (cd.ok() && GetBool(*cd, {"globalDefault"}, false)) pc = c;
+        }
+      }
+    }
+    if (pc) {
+      auto cd = Parse(pc->json());
+      if (cd.ok()) {
+        const int64_t value = GetInt(*cd, {"value"}).value_or(0);
+        if (auto want = GetInt(spec, {"priority"}); want && *want != value && !pc_name.empty()) {
+          return ErrForbidden("pods \"" + obj.name() +
+                              "\" is forbidden: the integer value of priority (" +
+                              std::to_string(*want) +
+                              ") must not be provided in pod spec; priority admission controller "
+                              "computed " +
+                              std::to_string(value) + " from the given PriorityClass name");
+        }
+        SetString(spec, "priorityClassName", pc->name(), a);
+        SetInt(spec, "priority", value, a);
+        const std::string policy = GetStr(*cd, {"preemptionPolicy"});
+        SetString(spec, "preemptionPolicy", policy.empty() ? "PreemptLowerPriority" : policy, a);
+      }
+    } else {
+      if (Member(spec, "priority") == nullptr) SetInt(spec, "priority", 0, a);
+      if (Member(spec, "preemptionPolicy") == nullptr) {
+        SetString(spec, "preemptionPolicy", "PreemptLowerPriority", a);
+      }
+    }
+  }
+
   if (admission_ != nullptr && admission_->Enabled()) {
     AdmissionAttributes attrs;
     attrs.resource = storage.get();
