@@ -857,6 +857,32 @@ HttpResponse ApiHandler::HandleResource(const HttpRequest& req, const UserInfo& 
       body += "]}";
       return JsonResponse(200, body);
     }
+    const bool native = r->version == r->storage_version && r->gr() == r->storage;
+    if (!as_partial && native && list->items.size() > 1000) {
+      // Large lists stream in chunks instead of materializing one huge body.
+      HttpResponse resp;
+      resp.status = 200;
+      resp.SetHeader("Content-Type", std::string(kJson));
+      auto items = std::make_shared<std::vector<ObjectPtr>>(std::move(list->items));
+      std::string head = "{\"kind\":" + Quoted(r->list_kind) +
+                         ",\"apiVersion\":" + Quoted(r->api_version()) + ",\"metadata\":" + meta +
+                         ",\"items\":[";
+      resp.stream = [items, head](ChunkWriter& out) {
+        std::string buf = head;
+        buf.reserve(1 << 20);
+        for (size_t k = 0; k < items->size(); ++k) {
+          if (k > 0) buf += ',';
+          buf += (*items)[k]->json();
+          if (buf.size() >= (1 << 20)) {
+            if (!out.Write(buf)) return;
+            buf.clear();
+          }
+        }
+        buf += "]}";
+        out.Write(buf);
+      };
+      return resp;
+    }
     size_t total = 64;
     for (const ObjectPtr& o : list->items) total += o->json().size() + 1;
     body.reserve(total + meta.size() + 128);

@@ -180,6 +180,22 @@ void HttpServer::AcceptLoop() {
       loopback = IN6_IS_ADDR_LOOPBACK(&a->sin6_addr);
       remote = "[" + std::string(buf) + "]:" + std::to_string(ntohs(a->sin6_port));
     }
+    if (connections_.load() >= options_.max_connections) {
+      // Over the limit: answer 429 without blocking the accept loop, then close.
+      static constexpr char kBusy[] =
+          "HTTP/1.1 429 Too Many Requests\r\nContent-Type: application/json\r\nRetry-After: 1\r\n"
+          "Connection: close\r\nContent-Length: 145\r\n\r\n"
+          "{\"kind\":\"Status\",\"apiVersion\":\"v1\",\"metadata\":{},\"status\":\"Failure\","
+          "\"message\":"
+          "\"too many connections\",\"reason\":\"TooManyRequests\",\"code\":429}      ";
+      if (options_.tls) {
+        ::close(fd);  // a TLS client could not read a plain answer
+      } else {
+        ::send(fd, kBusy, sizeof(kBusy) - 1, MSG_DONTWAIT | MSG_NOSIGNAL);
+        ::close(fd);
+      }
+      continue;
+    }
     {
       std::lock_guard l(mu_);
       fds_.insert(fd);
