@@ -619,6 +619,28 @@ TEST_F(LocalKubeTest, PaginationAndContinue) {
   EXPECT_EQ(Lines(r.out).size(), 7u) << r.out << r.err;
 }
 
+TEST_F(LocalKubeTest, LargeListsStreamCompletely) {
+  const std::string ns = Ns("biglist");
+  const std::string base = "/api/v1/namespaces/" + ns + "/configmaps";
+  for (int i = 0; i < 1200; ++i) {
+    ASSERT_EQ(
+        kube_->Request("POST", base, R"({"metadata":{"name":"m)" + std::to_string(i) + R"("}})")
+            .code,
+        201);
+  }
+  auto l = kube_->Request("GET", base);
+  ASSERT_EQ(l.code, 200);
+  size_t items = 0;
+  for (size_t p = l.body.find("\"kind\":\"ConfigMap\""); p != std::string::npos;
+       p = l.body.find("\"kind\":\"ConfigMap\"", p + 1)) {
+    ++items;
+  }
+  EXPECT_EQ(items, 1201u);  // + kube-root-ca.crt
+  EXPECT_EQ(l.body.substr(l.body.size() - 2), "]}");
+  CommandResult r = K({"get", "cm", "-n", ns, "-o", "name"});
+  EXPECT_EQ(Lines(r.out).size(), 1201u);
+}
+
 TEST_F(LocalKubeTest, BadInputGetsStatusAndNothingIsStored) {
   const std::string ns = Ns("bad1");
   const std::string base = "/api/v1/namespaces/" + ns + "/configmaps";
