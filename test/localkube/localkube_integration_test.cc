@@ -101,6 +101,13 @@ TEST_F(LocalKubeTest, ApplyGetDescribeDeletePod) {
   EXPECT_NE(r.out.find("0/2"), std::string::npos) << r.out;
   r = K({"get", "pods", "-n", ns, "-o", "wide"});
   EXPECT_NE(r.out.find("NOMINATED NODE"), std::string::npos) << r.out;
+  // Unknown fields of built-in kinds are rejected under kubectl's strict validation.
+  r = K({"apply", "-n", ns, "-f", "-"},
+        "apiVersion: v1\nkind: Pod\nmetadata: {name: typo}\nspec:\n  containers:\n"
+        "  - {name: c, image: busybox, imagee: x}\n");
+  EXPECT_NE(r.err.find("strict decoding error: unknown field \"spec.containers[0].imagee\""),
+            std::string::npos)
+      << r.err;
   r = K({"describe", "pod", "web", "-n", ns});
   ASSERT_TRUE(r.ok()) << r.err;
   EXPECT_NE(r.out.find("nginx:1.25"), std::string::npos);

@@ -8,6 +8,7 @@
 
 #include "kube/base/strings.h"
 #include "kube/base/time.h"
+#include "test/localkube/builtin_schema.h"
 #include "test/localkube/errors.h"
 #include "test/localkube/json.h"
 
@@ -440,6 +441,101 @@ std::string PackageFor(const std::string& api_version) {
 }
 
 }  // namespace
+
+namespace {
+
+bool OpaqueType(const std::string& t) {
+  return t == "k8s.io.apimachinery.pkg.apis.meta.v1.Time" ||
+         t == "k8s.io.apimachinery.pkg.apis.meta.v1.MicroTime" ||
+         t == "k8s.io.apimachinery.pkg.apis.meta.v1.Duration" ||
+         t == "k8s.io.apimachinery.pkg.api.resource.Quantity" ||
+         t == "k8s.io.apimachinery.pkg.util.intstr.IntOrString" ||
+         t == "k8s.io.apimachinery.pkg.runtime.RawExtension" ||
+         t == "k8s.io.apimachinery.pkg.apis.meta.v1.FieldsV1";
+}
+
+// Finds the field named `name` in `desc`, looking through inline-embedded messages.
+const FieldDesc* FindField(const Schema& schema, const MessageDesc& desc, std::string_view name,
+                           int depth = 0) {
+  for (const auto& [num, f] : desc.fields) {
+    if (f.name == name && !Inline(f)) return &f;
+  }
+  if (depth > 4) return nullptr;
+  for (const auto& [num, f] : desc.fields) {
+    if (!Inline(f)) continue;
+    auto it = schema.find(f.message);
+    if (it == schema.end()) continue;
+    if (const FieldDesc* inner = FindField(schema, it->second, name, depth + 1)) return inner;
+  }
+  return nullptr;
+}
+
+void PruneValue(const Schema& schema, const FieldDesc& f, Json& v, const std::string& path,
+                std::vector<std::string>* unknown, int depth);
+
+void PruneObject(const Schema& schema, const std::string& type, Json& obj, const std::string& path,
+                 std::vector<std::string>* unknown, int depth) {
+  if (depth > 64 || !obj.IsObject() || OpaqueType(type)) return;
+  auto it = schema.find(type);
+  if (it == schema.end()) return;
+  const MessageDesc& desc = it->second;
+  for (auto m = obj.MemberBegin(); m != obj.MemberEnd();) {
+    const std::string name(View(m->name));
+    const std::string child = path.empty() ? name : path + "." + name;
+    if (depth == 0 && (name == "apiVersion" || name == "kind")) {
+      ++m;
+      continue;
+    }
+    const FieldDesc* f = FindField(schema, desc, name);
+    if (f == nullptr) {
+      if (unknown != nullptr) unknown->push_back(child);
+      m = obj.EraseMember(m);
+      continue;
+    }
+    PruneValue(schema, *f, m->value, child, unknown, depth + 1);
+    ++m;
+  }
+}
+
+void PruneValue(const Schema& schema, const FieldDesc& f, Json& v, const std::string& path,
+                std::vector<std::string>* unknown, int depth) {
+  if (f.type != 11 || v.IsNull()) return;
+  auto mit = schema.find(f.message);
+  if (mit == schema.end()) return;
+  if (mit->second.map_entry) {
+    // map<string, T>: values of message type are checked.
+    auto vf = mit->second.fields.find(2);
+    if (vf == mit->second.fields.end() || vf->second.type != 11 || !v.IsObject()) return;
+    for (auto m = v.MemberBegin(); m != v.MemberEnd(); ++m) {
+      PruneObject(schema, vf->second.message, m->value, path + "." + std::string(View(m->name)),
+                  unknown, depth + 1);
+    }
+    return;
+  }
+  if (f.repeated && v.IsArray()) {
+    for (rapidjson::SizeType i = 0; i < v.Size(); ++i) {
+      PruneObject(schema, f.message, v[i], path + "[" + std::to_string(i) + "]", unknown,
+                  depth + 1);
+    }
+    return;
+  }
+  PruneObject(schema, f.message, v, path, unknown, depth);
+}
+
+}  // namespace
+
+void PruneBuiltinUnknownFields(std::string_view api_version, std::string_view kind, Json& obj,
+                               std::vector<std::string>* unknown) {
+  const std::string type = PackageFor(std::string(api_version)) + "." + std::string(kind);
+  const Schema& schema = GetSchema();
+  if (schema.find(type) == schema.end()) return;
+  PruneObject(schema, type, obj, "", unknown, 0);
+}
+
+bool HasBuiltinSchema(std::string_view api_version, std::string_view kind) {
+  const std::string type = PackageFor(std::string(api_version)) + "." + std::string(kind);
+  return GetSchema().count(type) > 0;
+}
 
 StatusOr<std::string> KubeProtobufToJson(std::string_view body) {
   static constexpr std::string_view kMagic("k8s\0", 4);

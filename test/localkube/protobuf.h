@@ -16,4 +16,7 @@ namespace kai::localkube {
 // 415 UnsupportedMediaType for an unknown kind, 400 BadRequest for malformed bytes.
 StatusOr<std::string> KubeProtobufToJson(std::string_view body);
 
+// True when a protobuf schema exists for apiVersion/kind (built-in kinds).
+bool HasBuiltinSchema(std::string_view api_version, std::string_view kind);
+
 }  // namespace kai::localkube

@@ -5,6 +5,7 @@
 
 #include "kube/base/time.h"
 #include "test/localkube/admission.h"
+#include "test/localkube/builtin_schema.h"
 #include "test/localkube/errors.h"
 #include "test/localkube/gc.h"
 #include "test/localkube/json.h"
@@ -498,9 +499,15 @@ namespace {
 
 Status RunSchema(const ResourceInfo& r, Json& obj, JsonAlloc& a, const WriteOptions& opts,
                  std::vector<StatusCause>* errs) {
-  if (!r.hooks || !r.hooks->schema) return Status::OK();
   std::vector<std::string> unknown;
-  r.hooks->schema(obj, a, &unknown, errs);
+  if (!r.hooks || !r.hooks->schema) {
+    // Built-in kinds: fields their Go types lack are dropped and reported (skipped for trusted
+    // in-process writers that ask for fieldValidation=Ignore).
+    if (opts.field_validation == "Ignore" || !r.crd_name.empty()) return Status::OK();
+    PruneBuiltinUnknownFields(r.api_version(), r.kind, obj, &unknown);
+  } else {
+    r.hooks->schema(obj, a, &unknown, errs);
+  }
   if (!unknown.empty()) {
     if (opts.field_validation == "Strict") {
       std::string msg = "strict decoding error: ";
