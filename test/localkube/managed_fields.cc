@@ -433,30 +433,135 @@ std::string ManagerFromUserAgent(std::string_view user_agent) {
   return m;
 }
 
+namespace {
+
+void DiffObject(const Json& ov, const Json& nv, const Cursor& c, const std::string& prefix,
+                FieldSet* changed, FieldSet* removed, bool meta);
+
+// The field paths that changed (added or with a new value) and were removed between the old
+// and new value of member `k`, without building the full sets (writes are hot).
+void DiffMember(std::string_view k, const Json* ov, const Json* nv, const Cursor& parent,
+                const std::string& prefix, FieldSet* changed, FieldSet* removed) {
+  if (ov == nullptr) {
+    if (nv != nullptr) CollectMember(k, *nv, parent, prefix, changed);
+    return;
+  }
+  if (nv == nullptr) {
+    CollectMember(k, *ov, parent, prefix, removed);
+    return;
+  }
+  if (*ov == *nv) return;
+  const std::string path =
+      prefix.empty() ? "f:" + std::string(k) : prefix + kSep + "f:" + std::string(k);
+  const Cursor child = Child(parent, k);
+  if (ov->IsObject() && nv->IsObject() && ov->MemberCount() > 0 && nv->MemberCount() > 0) {
+    DiffObject(*ov, *nv, child, path, changed, removed, false);
+    return;
+  }
+  if (ov->IsArray() && nv->IsArray() && !ov->Empty() && !nv->Empty()) {
+    const ListStrategy s = ListAt(parent, k);
+    const Cursor elem =
+        Elem(child.schema ? child : Cursor{child.type, SchemaProp(parent.schema, k)});
+    bool objects = true;
+    for (const Json& e : ov->GetArray()) objects = objects && e.IsObject();
+    for (const Json& e : nv->GetArray()) objects = objects && e.IsObject();
+    if (s.map_list && !s.keys.empty() && objects) {
+      std::map<std::string, const Json*> old_by_key;
+      for (const Json& e : ov->GetArray()) old_by_key[KeyElement(e, s.keys)] = &e;
+      std::set<std::string> seen;
+      for (const Json& e : nv->GetArray()) {
+        const std::string key = KeyElement(e, s.keys);
+        seen.insert(key);
+        const std::string ep = path + kSep + key;
+        auto it = old_by_key.find(key);
+        if (it == old_by_key.end()) {
+          changed->insert(ep + kSep + ".");
+          Collect(e, elem, ep, changed);
+        } else if (!(*it->second == e)) {
+          DiffObject(*it->second, e, elem, ep, changed, removed, false);
+        }
+      }
+      for (const auto& [key, e] : old_by_key) {
+        if (seen.count(key)) continue;
+        const std::string ep = path + kSep + key;
+        removed->insert(ep + kSep + ".");
+        Collect(*e, elem, ep, removed);
+      }
+      return;
+    }
+    if (s.merge && s.merge_key.empty()) {
+      std::set<std::string> olds, news;
+      for (const Json& e : ov->GetArray()) olds.insert(path + kSep + "v:" + Serialize(e));
+      for (const Json& e : nv->GetArray()) news.insert(path + kSep + "v:" + Serialize(e));
+      for (const auto& x : news) {
+        if (!olds.count(x)) changed->insert(x);
+      }
+      for (const auto& x : olds) {
+        if (!news.count(x)) removed->insert(x);
+      }
+      return;
+    }
+  }
+  // Shape changed or an atomic value changed: everything new is changed, the rest removed.
+  FieldSet before, after;
+  CollectMember(k, *ov, parent, prefix, &before);
+  CollectMember(k, *nv, parent, prefix, &after);
+  changed->insert(after.begin(), after.end());
+  for (const auto& x : before) {
+    if (!after.count(x)) removed->insert(x);
+  }
+}
+
+void DiffObject(const Json& ov, const Json& nv, const Cursor& c, const std::string& prefix,
+                FieldSet* changed, FieldSet* removed, bool meta) {
+  for (auto it = nv.MemberBegin(); it != nv.MemberEnd(); ++it) {
+    const std::string_view k = View(it->name);
+    if (meta && SkipMeta(k)) continue;
+    DiffMember(k, Member(ov, k), &it->value, c, prefix, changed, removed);
+  }
+  for (auto it = ov.MemberBegin(); it != ov.MemberEnd(); ++it) {
+    const std::string_view k = View(it->name);
+    if (meta && SkipMeta(k)) continue;
+    if (Member(nv, k) == nullptr) CollectMember(k, it->value, c, prefix, removed);
+  }
+}
+
+}  // namespace
+
 void RecordUpdate(const ResourceInfo& r, const Json* old_obj, Json& obj, JsonAlloc& a,
                   std::string_view manager, std::string_view subresource, WallTime now) {
   std::string_view sub = subresource;
   if (sub != "status") sub = "";
-  const FieldSet now_set = SetOf(r, obj, sub);
   FieldSet changed;
   FieldSet removed;
   if (old_obj == nullptr) {
-    changed = now_set;
+    changed = SetOf(r, obj, sub);
   } else {
-    const FieldSet old_set = SetOf(r, *old_obj, sub);
-    for (const std::string& p : now_set) {
-      const auto parts = Split(p);
-      if (!old_set.count(p)) {
-        changed.insert(p);
-        continue;
+    const Cursor root = RootCursor(r);
+    static const Json kEmpty(rapidjson::kObjectType);
+    auto included = [&](std::string_view k) {
+      if (SkipTopLevel(k)) return false;
+      if (r.has_status()) {
+        if (sub == "status") return k == "status";
+        return k != "status";
       }
-      if (parts.back() == ".") continue;
-      const Json* nv = ValueAt(obj, parts);
-      const Json* ov = ValueAt(*old_obj, parts);
-      if (nv == nullptr || ov == nullptr || !(*nv == *ov)) changed.insert(p);
+      return true;
+    };
+    auto visit = [&](std::string_view k, const Json* ov, const Json* nv) {
+      if (!included(k)) return;
+      if (k == "metadata") {
+        const Json& om = (ov && ov->IsObject()) ? *ov : kEmpty;
+        const Json& nm = (nv && nv->IsObject()) ? *nv : kEmpty;
+        DiffObject(om, nm, Child(root, "metadata"), "f:metadata", &changed, &removed, true);
+        return;
+      }
+      DiffMember(k, ov, nv, root, "", &changed, &removed);
+    };
+    for (auto it = obj.MemberBegin(); it != obj.MemberEnd(); ++it) {
+      visit(View(it->name), Member(*old_obj, View(it->name)), &it->value);
     }
-    for (const std::string& p : old_set) {
-      if (!now_set.count(p)) removed.insert(p);
+    for (auto it = old_obj->MemberBegin(); it != old_obj->MemberEnd(); ++it) {
+      if (Member(obj, View(it->name)) == nullptr) visit(View(it->name), &it->value, nullptr);
     }
   }
   std::vector<Entry> entries = ReadEntries(obj);

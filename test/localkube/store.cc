@@ -415,6 +415,10 @@ void Store::NotifyGc(const ObjectPtr& old, const ObjectPtr& now, const GroupReso
 namespace {
 
 Status DecodeObject(const ResourceInfo& r, std::string_view json, JsonDoc* doc) {
+  if (!JsonDepthWithin(json, 1000)) {
+    return ErrBadRequest("the object provided is unrecognized (must be of type " + r.kind +
+                         "): JSON nests deeper than 1000 levels");
+  }
   Status s = api::ParseJson(json, doc);
   if (!s.ok()) {
     return ErrBadRequest("the object provided is unrecognized (must be of type " + r.kind +
@@ -921,6 +925,9 @@ StatusOr<ObjectPtr> Store::Patch(const GroupVersionResource& gvr, std::string_vi
                                  const PatchOptions& opts) {
   KAI_ASSIGN_OR_RETURN(ResourcePtr r, Resolve(gvr));
   JsonDoc p;
+  if (!JsonDepthWithin(patch, 1000)) {
+    return ErrBadRequest("error decoding patch: JSON nests deeper than 1000 levels");
+  }
   Status ps = api::ParseJson(patch, &p);
   if (!ps.ok()) return ErrBadRequest("error decoding patch: " + std::string(ps.message()));
   if (type == PatchType::kStrategic && (!r->hooks || r->hooks->smp_type.empty())) {
@@ -1104,7 +1111,7 @@ StatusOr<ObjectPtr> Store::UpdateImpl(
       }
     }
     std::vector<StatusCause> errs;
-    if (!status_only) {
+    if (!status_only && opts.subresource != "binding") {
       KAI_RETURN_IF_ERROR(RunSchema(*storage, newdoc, na, opts, &errs));
     } else if (storage->hooks && storage->hooks->schema) {
       std::vector<std::string> unknown;
