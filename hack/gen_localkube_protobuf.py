@@ -115,7 +115,13 @@ def main():
     for full, map_entry, flds in sorted(out):
         print('M %s %d' % (full, 1 if map_entry else 0))
         for f in flds:
-            print('F %d %s %d %d %s' % (f['number'], f.get('json', f['name']), f['type'],
+            name = f.get('json', f['name'])
+            # A few proto fields are capitalized although their JSON tags are not
+            # (MutatingWebhookConfiguration.Webhooks -> "webhooks"); DaemonEndpoint.Port really
+            # is "Port" in JSON.
+            if name[:1].isupper() and not full.endswith('.DaemonEndpoint'):
+                name = name[:1].lower() + name[1:]
+            print('F %d %s %d %d %s' % (f['number'], name, f['type'],
                                         f.get('label', 1), f.get('type_name', '-')))
     print(')LKPB"')
 
