@@ -173,6 +173,8 @@ PendingObject ObjectBuilder::Build(const Json& doc,
 ObjectPtr ObjectBuilder::Seal(PendingObject pending, uint64_t rv) {
   Object* o = pending.object.get();
   o->json_.insert(pending.rv_offset, std::to_string(rv));
+  // Objects live long (100k pods): do not keep the growth slack of the serialization buffer.
+  o->json_.shrink_to_fit();
   o->rv_ = rv;
   return std::move(pending.object);
 }
