@@ -1,0 +1,1744 @@
+#include "test/localkube/store.h"
+
+#include <algorithm>
+#include <chrono>
+
+#include "kube/base/time.h"
+#include "test/localkube/admission.h"
+#include "test/localkube/builtin_schema.h"
+#include "test/localkube/errors.h"
+#include "test/localkube/gc.h"
+#include "test/localkube/json.h"
+#include "test/localkube/managed_fields.h"
+#include "test/localkube/mutable_object.h"
+#include "test/localkube/object_builder.h"
+#include "test/localkube/patch.h"
+#include "test/localkube/store_internal.h"
+#include "test/localkube/types.h"
+
+namespace kai::localkube {
+namespace {
+
+constexpr int kMaxRetries = 64;
+const GroupResource kNamespaces{"", "namespaces"};
+
+std::string Base64UrlEncode(std::string_view in) {
+  static constexpr char kChars[] =
+      "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_";
+  std::string out;
+  size_t i = 0;
+  for (; i + 2 < in.size(); i += 3) {
+    const uint32_t v = (uint8_t(in[i]) << 16) | (uint8_t(in[i + 1]) << 8) | uint8_t(in[i + 2]);
+    out += kChars[(v >> 18) & 63];
+    out += kChars[(v >> 12) & 63];
+    out += kChars[(v >> 6) & 63];
+    out += kChars[v & 63];
+  }
+  if (i + 1 == in.size()) {
+    const uint32_t v = uint8_t(in[i]) << 16;
+    out += kChars[(v >> 18) & 63];
+    out += kChars[(v >> 12) & 63];
+  } else if (i + 2 == in.size()) {
+    const uint32_t v = (uint8_t(in[i]) << 16) | (uint8_t(in[i + 1]) << 8);
+    out += kChars[(v >> 18) & 63];
+    out += kChars[(v >> 12) & 63];
+    out += kChars[(v >> 6) & 63];
+  }
+  return out;
+}
+
+bool Base64UrlDecode(std::string_view in, std::string* out) {
+  auto val = [](char c) -> int {
+    if (c >= 'A' && c <= 'Z') return c - 'A';
+    if (c >= 'a' && c <= 'z') return c - 'a' + 26;
+    if (c >= '0' && c <= '9') return c - '0' + 52;
+    if (c == '-' || c == '+') return 62;
+    if (c == '_' || c == '/') return 63;
+    return -1;
+  };
+  uint32_t buf = 0;
+  int bits = 0;
+  for (char c : in) {
+    if (c == '=') break;
+    const int v = val(c);
+    if (v < 0) return false;
+    buf = (buf << 6) | static_cast<uint32_t>(v);
+    bits += 6;
+    if (bits >= 8) {
+      bits -= 8;
+      out->push_back(static_cast<char>((buf >> bits) & 0xFF));
+    }
+  }
+  return true;
+}
+
+bool ParseUint(std::string_view s, uint64_t* out) {
+  if (s.empty() || s.size() > 19) return false;
+  uint64_t v = 0;
+  for (char c : s) {
+    if (c < '0' || c > '9') return false;
+    v = v * 10 + static_cast<uint64_t>(c - '0');
+  }
+  *out = v;
+  return true;
+}
+
+std::string QuoteJson(std::string_view s) {
+  std::string out;
+  AppendQuoted(&out, s);
+  return out;
+}
+
+Status StatusFromCauses(const ResourceInfo& r, std::string_view name,
+                        std::vector<StatusCause> errs) {
+  return ErrInvalid(QualifiedKind(r), name, std::move(errs));
+}
+
+// Keys of fields clients may not change through the main resource / status subresource.
+void CopyMember(const Json& from, Json& to, std::string_view name, JsonAlloc& a) {
+  const Json* v = Member(from, name);
+  if (v == nullptr) {
+    RemoveMember(to, name);
+  } else {
+    Json copy(*v, a);
+    SetMember(to, name, std::move(copy), a);
+  }
+}
+
+// True when obj and old differ outside metadata (and status when the type has a status
+// subresource): the change that bumps metadata.generation.
+bool SpecChanged(const ResourceInfo& r, const Json& old_obj, const Json& obj) {
+  auto count = [&](const Json& o) {
+    size_t n = 0;
+    for (auto it = o.MemberBegin(); it != o.MemberEnd(); ++it) {
+      const std::string_view k = View(it->name);
+      if (k == "metadata" || k == "apiVersion" || k == "kind" ||
+          (r.has_status() && k == "status")) {
+        continue;
+      }
+      ++n;
+    }
+    return n;
+  };
+  if (count(old_obj) != count(obj)) return true;
+  for (auto it = obj.MemberBegin(); it != obj.MemberEnd(); ++it) {
+    const std::string_view k = View(it->name);
+    if (k == "metadata" || k == "apiVersion" || k == "kind" || (r.has_status() && k == "status")) {
+      continue;
+    }
+    const Json* o = Member(old_obj, k);
+    if (o == nullptr || !(*o == it->value)) return true;
+  }
+  return false;
+}
+
+// Generic server-managed metadata on create.
+void InitMetadata(Json& obj, JsonAlloc& a, const ResourceInfo& r, std::string_view ns,
+                  Random* random, WallTime now) {
+  Json& meta = EnsureObject(obj, "metadata", a);
+  SetString(meta, "uid", random->Uuid(), a);
+  SetString(meta, "creationTimestamp", FormatRfc3339(now), a);
+  RemoveMember(meta, "resourceVersion");
+  RemoveMember(meta, "deletionTimestamp");
+  RemoveMember(meta, "deletionGracePeriodSeconds");
+  RemoveMember(meta, "selfLink");
+  if (r.track_generation) {
+    SetInt(meta, "generation", 1, a);
+  } else {
+    RemoveMember(meta, "generation");
+  }
+  if (r.namespaced) {
+    SetString(meta, "namespace", ns, a);
+  } else {
+    RemoveMember(meta, "namespace");
+  }
+  // Empty maps and lists are dropped like omitempty does.
+  for (std::string_view k : {"labels", "annotations", "finalizers", "ownerReferences"}) {
+    const Json* v = Member(meta, k);
+    if (v != nullptr &&
+        ((v->IsObject() && v->MemberCount() == 0) || (v->IsArray() && v->Empty()) || v->IsNull())) {
+      RemoveMember(meta, k);
+    }
+  }
+}
+
+}  // namespace
+
+std::string_view EventTypeName(EventType t) {
+  switch (t) {
+    case EventType::kAdded:
+      return "ADDED";
+    case EventType::kModified:
+      return "MODIFIED";
+    case EventType::kDeleted:
+      return "DELETED";
+    case EventType::kBookmark:
+      return "BOOKMARK";
+    case EventType::kError:
+      return "ERROR";
+  }
+  return "ERROR";
+}
+
+std::string WatchFrame(EventType type, std::string_view object_json) {
+  std::string f;
+  f.reserve(object_json.size() + 32);
+  f += "{\"type\":\"";
+  f += EventTypeName(type);
+  f += "\",\"object\":";
+  f += object_json;
+  f += "}\n";
+  return f;
+}
+
+ObjectPtr WithResourceVersion(const ObjectPtr& obj, uint64_t rv) {
+  return ObjectBuilder::WithRv(obj, rv);
+}
+
+// ---------------------------------------------------------------------------------------------
+
+struct Store::Commit {
+  enum class Kind { kCreate, kUpdate, kRemove } kind = Kind::kUpdate;
+  PendingObject pending;
+  std::string ns;  // create: namespace that must exist
+};
+
+Store::Store(ResourceRegistry* registry, Clock* clock, Random* random, StoreOptions options)
+    : registry_(registry), clock_(clock), random_(random), options_(options) {
+  for (const ResourcePtr& r : registry_->All()) EnsureTable(r);
+  gc_ = std::make_unique<GarbageCollector>(this);
+}
+
+Store::~Store() { Shutdown(); }
+
+void Store::Start() { gc_->Start(); }
+
+void Store::AddObserver(ChangeObserver observer) { gc_->AddObserver(std::move(observer)); }
+
+void Store::WaitForGarbageCollector() { gc_->WaitIdle(); }
+
+void Store::Shutdown() {
+  if (gc_) gc_->Stop();
+  DropWatches();
+}
+
+void Store::EnsureTable(const ResourcePtr& r) {
+  std::lock_guard l(mu_);
+  auto& t = tables_[r->storage];
+  if (!t) {
+    t = std::make_unique<Table>();
+    t->compacted_rv = rv_;
+  }
+  if (!t->info || (r->version == r->storage_version && r->gr() == r->storage)) t->info = r;
+}
+
+void Store::DropTable(const GroupResource& storage) {
+  std::lock_guard l(mu_);
+  auto it = tables_.find(storage);
+  if (it == tables_.end()) return;
+  it->second->dropped = true;
+  it->second->cv.notify_all();
+  for (const auto& [key, obj] : it->second->objects) {
+    by_uid_.erase(obj->uid());
+  }
+  // Watchers still hold a raw pointer until they notice `dropped`; keep the table alive by
+  // parking it (tables are few; CRD deletions are rare).
+  static std::vector<std::unique_ptr<Table>>* const graveyard =
+      new std::vector<std::unique_ptr<Table>>();
+  graveyard->push_back(std::move(it->second));
+  tables_.erase(it);
+}
+
+Store::Table* Store::FindTable(const GroupResource& gr) const {
+  auto it = tables_.find(gr);
+  return it == tables_.end() ? nullptr : it->second.get();
+}
+
+StatusOr<ResourcePtr> Store::Resolve(const GroupVersionResource& gvr) const {
+  ResourcePtr r = registry_->Find(gvr);
+  if (!r) {
+    return ErrNotFound("the server could not find the requested resource", "").WithPrefix("");
+  }
+  return r;
+}
+
+uint64_t Store::CurrentResourceVersion() const {
+  std::lock_guard l(mu_);
+  return rv_;
+}
+
+size_t Store::Count(const GroupResource& storage) const {
+  std::lock_guard l(mu_);
+  Table* t = FindTable(storage);
+  return t ? t->objects.size() : 0;
+}
+
+size_t Store::ApproximateBytes() const {
+  std::lock_guard l(mu_);
+  size_t n = 0;
+  for (const auto& [gr, t] : tables_) {
+    for (const auto& [k, o] : t->objects) n += o->ByteSize() + k.capacity() + 64;
+  }
+  return n;
+}
+
+ObjectPtr Store::FindByUid(std::string_view uid, GroupResource* storage) const {
+  std::lock_guard l(mu_);
+  auto it = by_uid_.find(std::string(uid));
+  if (it == by_uid_.end()) return nullptr;
+  Table* t = FindTable(it->second.storage);
+  if (t == nullptr) return nullptr;
+  auto oit = t->objects.find(it->second.key);
+  if (oit == t->objects.end()) return nullptr;
+  if (storage) *storage = it->second.storage;
+  return oit->second;
+}
+
+std::vector<std::pair<GroupResource, ObjectPtr>> Store::Dependents(
+    std::string_view owner_uid) const {
+  std::lock_guard l(mu_);
+  std::vector<std::pair<GroupResource, ObjectPtr>> out;
+  auto range = dependents_.equal_range(std::string(owner_uid));
+  for (auto it = range.first; it != range.second; ++it) {
+    Table* t = FindTable(it->second.storage);
+    if (t == nullptr) continue;
+    auto oit = t->objects.find(it->second.key);
+    if (oit != t->objects.end()) out.emplace_back(it->second.storage, oit->second);
+  }
+  std::sort(out.begin(), out.end(), [](const auto& a, const auto& b) {
+    return std::tie(a.first, a.second->namespace_(), a.second->name()) <
+           std::tie(b.first, b.second->namespace_(), b.second->name());
+  });
+  return out;
+}
+
+void Store::IndexLocked(const GroupResource& gr, const ObjectPtr& old, const ObjectPtr& now) {
+  if (old) {
+    if (!now || now->uid() != old->uid()) by_uid_.erase(old->uid());
+    for (const OwnerReference& o : old->owner_references()) {
+      auto range = dependents_.equal_range(o.uid);
+      for (auto it = range.first; it != range.second; ++it) {
+        if (it->second.storage == gr && it->second.key == old->Key()) {
+          dependents_.erase(it);
+          break;
+        }
+      }
+    }
+  }
+  if (now) {
+    by_uid_[now->uid()] = ObjectLocation{gr, now->Key()};
+    for (const OwnerReference& o : now->owner_references()) {
+      dependents_.emplace(o.uid, ObjectLocation{gr, now->Key()});
+    }
+  }
+}
+
+void Store::AppendEventLocked(Table* t, EventType type, const ObjectPtr& obj,
+                              const ObjectPtr& prev) {
+  auto ev = std::make_shared<StoredEvent>();
+  ev->type = type;
+  ev->rv = obj->resource_version();
+  ev->obj = obj;
+  ev->prev = prev;
+  if (t->watchers > 0) {
+    ev->frame = std::make_shared<const std::string>(WatchFrame(type, obj->json()));
+  }
+  t->ring.push_back(std::move(ev));
+  while (t->ring.size() > std::max<size_t>(options_.watch_history, 1)) {
+    t->compacted_rv = t->ring.front()->rv;
+    t->ring.pop_front();
+    ++t->first_seq;
+  }
+  t->cv.notify_all();
+}
+
+StatusOr<ObjectPtr> Store::CommitLocked(Table* t, const std::string& key,
+                                        const ObjectPtr& expected_old, Commit&& c) {
+  auto it = t->objects.find(key);
+  const ObjectPtr current = it == t->objects.end() ? nullptr : it->second;
+  const ResourceInfo& r = *t->info;
+  if (c.kind == Commit::Kind::kCreate) {
+    if (current) {
+      return ErrAlreadyExists(ResourceWhat(r), current->name());
+    }
+    if (r.namespaced) {
+      Table* nst = FindTable(kNamespaces);
+      const ObjectPtr ns_obj = [&]() -> ObjectPtr {
+        if (nst == nullptr) return nullptr;
+        auto nit = nst->objects.find(c.ns);
+        return nit == nst->objects.end() ? nullptr : nit->second;
+      }();
+      if (!ns_obj) return ErrNotFound("namespaces", c.ns);
+      if (ns_obj->deleting()) {
+        Status s = ErrForbidden(c.pending.object->name().empty()
+                                    ? "unable to create new content in namespace " + c.ns +
+                                          " because it is being terminated"
+                                    : ResourceWhat(r) + " \"" + c.pending.object->name() +
+                                          "\" is forbidden: unable to create new content in "
+                                          "namespace " +
+                                          c.ns + " because it is being terminated");
+        s.AddCause({"NamespaceTerminating", "metadata.namespace", "namespace is being terminated"});
+        return s;
+      }
+    }
+  } else {
+    if (current != expected_old) {
+      return ErrStaleConflict(ResourceWhat(r), expected_old ? expected_old->name() : key);
+    }
+  }
+  const uint64_t rv = ++rv_;
+  if (c.kind == Commit::Kind::kRemove) {
+    ObjectPtr gone = WithResourceVersion(current, rv);
+    t->objects.erase(it);
+    IndexLocked(t->info->storage, current, nullptr);
+    AppendEventLocked(t, EventType::kDeleted, gone, current);
+    return gone;
+  }
+  ObjectPtr now = ObjectBuilder::Seal(std::move(c.pending), rv);
+  if (current) {
+    it->second = now;
+  } else {
+    t->objects.emplace(key, now);
+  }
+  IndexLocked(t->info->storage, current, now);
+  AppendEventLocked(t, current ? EventType::kModified : EventType::kAdded, now, current);
+  return now;
+}
+
+void Store::NotifyGc(const ObjectPtr& old, const ObjectPtr& now, const GroupResource& gr) {
+  if (gc_) gc_->Observe(gr, old, now);
+}
+
+// ---------------------------------------------------------------------------------------------
+// Decoding.
+
+namespace {
+
+Status DecodeObject(const ResourceInfo& r, std::string_view json, JsonDoc* doc) {
+  if (!JsonDepthWithin(json, 1000)) {
+    return ErrBadRequest("the object provided is unrecognized (must be of type " + r.kind +
+                         "): JSON nests deeper than 1000 levels");
+  }
+  Status s = api::ParseJson(json, doc);
+  if (!s.ok()) {
+    return ErrBadRequest("the object provided is unrecognized (must be of type " + r.kind +
+                         "): " + std::string(s.message()));
+  }
+  if (!doc->IsObject()) {
+    return ErrBadRequest("the object provided is unrecognized (must be of type " + r.kind +
+                         "): couldn't get version/kind; json parse error: cannot unmarshal " +
+                         "into Go value of type struct");
+  }
+  JsonAlloc& a = doc->GetAllocator();
+  const std::string api_version = GetStr(*doc, {"apiVersion"});
+  const std::string kind = GetStr(*doc, {"kind"});
+  if (!api_version.empty() && api_version != r.api_version()) {
+    return ErrBadRequest("the API version in the data (" + api_version +
+                         ") does not match the expected API version (" + r.api_version() + ")");
+  }
+  if (!kind.empty() && kind != r.kind) {
+    return ErrBadRequest("the kind in the data (" + kind + ") does not match the expected kind (" +
+                         r.kind + ")");
+  }
+  if (const Json* m = Member(*doc, "metadata"); m != nullptr && !m->IsObject() && !m->IsNull()) {
+    return ErrBadRequest("the object provided is unrecognized (must be of type " + r.kind +
+                         "): metadata must be an object");
+  }
+  // apiVersion and kind first, as the real server serializes them.
+  JsonDoc out;
+  out.SetObject();
+  JsonAlloc& oa = out.GetAllocator();
+  out.AddMember("apiVersion", Str(r.api_version(), oa), oa);
+  out.AddMember("kind", Str(r.kind, oa), oa);
+  for (auto it = doc->MemberBegin(); it != doc->MemberEnd(); ++it) {
+    const std::string_view k = View(it->name);
+    if (k == "apiVersion" || k == "kind") continue;
+    out.AddMember(Json(it->name, oa), Json(it->value, oa), oa);
+  }
+  (void)a;
+  doc->Swap(out);
+  return Status::OK();
+}
+
+// Converts a decoded object from the request's version to the storage version.
+Status ToStorage(const ResourceInfo& r, Json& obj, JsonAlloc& a, const ResourceRegistry& reg) {
+  if (r.version == r.storage_version && r.gr() == r.storage) return Status::OK();
+  ResourcePtr storage = reg.Find(r.storage.group, r.storage_version, r.storage.resource);
+  if (!storage) return ErrInternal("no storage version for " + ResourceWhat(r));
+  if (r.hooks && r.hooks->convert) {
+    KAI_RETURN_IF_ERROR(r.hooks->convert(obj, a, r.api_version(), storage->api_version()));
+  }
+  SetString(obj, "apiVersion", storage->api_version(), a);
+  SetString(obj, "kind", storage->kind, a);
+  return Status::OK();
+}
+
+}  // namespace
+
+StatusOr<std::string> Store::ConvertToVersion(const ObjectPtr& obj,
+                                              const GroupVersionResource& gvr) const {
+  ResourcePtr r = registry_->Find(gvr);
+  if (!r || (r->version == r->storage_version && r->gr() == r->storage)) return obj->json();
+  KAI_ASSIGN_OR_RETURN(JsonDoc doc, Parse(obj->json()));
+  ResourcePtr storage = registry_->Find(r->storage.group, r->storage_version, r->storage.resource);
+  if (r->hooks && r->hooks->convert && storage) {
+    KAI_RETURN_IF_ERROR(
+        r->hooks->convert(doc, doc.GetAllocator(), storage->api_version(), r->api_version()));
+  }
+  JsonAlloc& a = doc.GetAllocator();
+  SetString(doc, "apiVersion", r->api_version(), a);
+  SetString(doc, "kind", r->kind, a);
+  return ObjectBuilder::Rebuild(doc, {}, obj->resource_version())->json();
+}
+
+// ---------------------------------------------------------------------------------------------
+// Validation / admission pipeline shared by create and update.
+
+struct Store::WriteContext {
+  const ResourceInfo* r;
+  ResourcePtr storage;
+};
+
+namespace {
+
+Status RunSchema(const ResourceInfo& r, Json& obj, JsonAlloc& a, const WriteOptions& opts,
+                 std::vector<StatusCause>* errs) {
+  std::vector<std::string> unknown;
+  if (!r.hooks || !r.hooks->schema) {
+    // Built-in kinds: fields their Go types lack are dropped and reported (skipped for trusted
+    // in-process writers that ask for fieldValidation=Ignore).
+    if (opts.field_validation == "Ignore" || !r.crd_name.empty()) return Status::OK();
+    PruneBuiltinUnknownFields(r.api_version(), r.kind, obj, &unknown);
+  } else {
+    r.hooks->schema(obj, a, &unknown, errs);
+  }
+  if (!unknown.empty()) {
+    if (opts.field_validation == "Strict") {
+      std::string msg = "strict decoding error: ";
+      for (size_t i = 0; i < unknown.size(); ++i) {
+        if (i > 0) msg += ", ";
+        msg += "unknown field \"" + unknown[i] + "\"";
+      }
+      return ErrBadRequest(msg);
+    }
+    if (opts.field_validation == "Warn" && opts.warnings != nullptr) {
+      for (const auto& u : unknown) opts.warnings->push_back("unknown field \"" + u + "\"");
+    }
+  }
+  return Status::OK();
+}
+
+}  // namespace
+
+// ---------------------------------------------------------------------------------------------
+// Create.
+
+StatusOr<ObjectPtr> Store::Create(const GroupVersionResource& gvr, std::string_view ns,
+                                  std::string_view json, const WriteOptions& opts) {
+  KAI_ASSIGN_OR_RETURN(ResourcePtr r, Resolve(gvr));
+  MutableObject obj;
+  KAI_RETURN_IF_ERROR(DecodeObject(*r, json, &obj.doc()));
+  return CreateImpl(r, ns, obj, opts);
+}
+
+StatusOr<ObjectPtr> Store::CreateImpl(const ResourcePtr& r, std::string_view ns_in,
+                                      MutableObject& obj, const WriteOptions& opts) {
+  JsonAlloc& a = obj.alloc();
+  Json& doc = obj.doc();
+  std::string ns(ns_in);
+  const std::string body_ns = obj.namespace_();
+  if (r->namespaced) {
+    if (ns.empty()) ns = body_ns;
+    if (!body_ns.empty() && body_ns != ns) {
+      return ErrBadRequest(
+          "the namespace of the provided object does not match the namespace "
+          "sent on the request");
+    }
+    if (ns.empty()) {
+      return ErrBadRequest("an empty namespace may not be set during creation");
+    }
+  }
+  const WallTime now = clock_->Now();
+  InitMetadata(doc, a, *r, ns, random_, now);
+  if (r->has_status() && !(r->hooks && r->hooks->keep_status_on_create)) {
+    RemoveMember(doc, "status");
+  }
+  if (r->hooks && r->hooks->prepare_create) r->hooks->prepare_create(doc, a);
+  KAI_RETURN_IF_ERROR(ToStorage(*r, doc, a, *registry_));
+  ResourcePtr storage = r;
+  if (r->version != r->storage_version || r->gr() != r->storage) {
+    storage = registry_->Find(r->storage.group, r->storage_version, r->storage.resource);
+    if (!storage) return ErrInternal("no storage version for " + ResourceWhat(*r));
+  }
+  std::vector<StatusCause> errs;
+  KAI_RETURN_IF_ERROR(RunSchema(*storage, doc, a, opts, &errs));
+  if (storage->hooks && storage->hooks->defaults) storage->hooks->defaults(doc, a);
+
+  const std::string generate_name = GetStr(doc, {"metadata", "generateName"});
+  const bool generated = obj.name().empty() && !generate_name.empty();
+
+  // The Priority admission plugin: resolve priorityClassName (or the global default class).
+  if (storage->storage == GroupResource{"", "pods"}) {
+    Json& spec = EnsureObject(doc, "spec", a);
+    std::string pc_name = GetStr(spec, {"priorityClassName"});
+    const GroupVersionResource pcs{"scheduling.k8s.io", "v1", "priorityclasses"};
+    ObjectPtr pc;
+    if (!pc_name.empty()) {
+      auto got = Get(pcs, "", pc_name);
+      if (!got.ok()) {
+        return ErrForbidden("pods \"" + (obj.name().empty() ? generate_name : obj.name()) +
+                            "\" is forbidden: no PriorityClass with name " + pc_name +
+                            " was found");
+      }
+      pc = *got;
+    } else {
+      auto all = List(pcs, "", {});
+      if (all.ok()) {
+        for (const ObjectPtr& c : all->items) {
+          auto cd = Parse(c->json());
+          if (cd.ok() && GetBool(*cd, {"globalDefault"}, false)) pc = c;
+        }
+      }
+    }
+    if (pc) {
+      auto cd = Parse(pc->json());
+      if (cd.ok()) {
+        const int64_t value = GetInt(*cd, {"value"}).value_or(0);
+        if (auto want = GetInt(spec, {"priority"}); want && *want != value && !pc_name.empty()) {
+          return ErrForbidden("pods \"" + obj.name() +
+                              "\" is forbidden: the integer value of priority (" +
+                              std::to_string(*want) +
+                              ") must not be provided in pod spec; priority admission controller "
+                              "computed " +
+                              std::to_string(value) + " from the given PriorityClass name");
+        }
+        SetString(spec, "priorityClassName", pc->name(), a);
+        SetInt(spec, "priority", value, a);
+        const std::string policy = GetStr(*cd, {"preemptionPolicy"});
+        SetString(spec, "preemptionPolicy", policy.empty() ? "PreemptLowerPriority" : policy, a);
+      }
+    } else {
+      if (Member(spec, "priority") == nullptr) SetInt(spec, "priority", 0, a);
+      if (Member(spec, "preemptionPolicy") == nullptr) {
+        SetString(spec, "preemptionPolicy", "PreemptLowerPriority", a);
+      }
+    }
+  }
+
+  if (admission_ != nullptr && admission_->Enabled()) {
+    AdmissionAttributes attrs;
+    attrs.resource = storage.get();
+    attrs.operation = "CREATE";
+    attrs.ns = ns;
+    attrs.name = obj.name();
+    attrs.user = &opts.user;
+    attrs.dry_run = opts.dry_run;
+    attrs.options_kind = "CreateOptions";
+    attrs.field_manager = opts.field_manager;
+    attrs.warnings = opts.warnings;
+    KAI_RETURN_IF_ERROR(admission_->Mutate(attrs, &obj.doc()));
+  }
+
+  for (int attempt = 0; attempt < 8; ++attempt) {
+    if (generated) {
+      static constexpr char kAlphabet[] = "bcdfghjklmnpqrstvwxz2456789";
+      std::string suffix;
+      for (int i = 0; i < 5; ++i) suffix += kAlphabet[random_->Uniform(sizeof(kAlphabet) - 1)];
+      std::string base = generate_name;
+      if (base.size() > 58) base.resize(58);
+      SetString(EnsureObject(doc, "metadata", a), "name", base + suffix, a);
+    }
+    const std::string name = obj.name();
+    errs.clear();
+    KAI_RETURN_IF_ERROR(RunSchema(*storage, doc, a, opts, &errs));
+    ValidateObjectMeta(*storage, doc, nullptr, &errs);
+    if (storage->hooks && storage->hooks->validate)
+      storage->hooks->validate(doc, nullptr, "", &errs);
+    if (!errs.empty()) return StatusFromCauses(*storage, name.empty() ? generate_name : name, errs);
+    if (admission_ != nullptr && admission_->Enabled()) {
+      AdmissionAttributes attrs;
+      attrs.resource = storage.get();
+      attrs.operation = "CREATE";
+      attrs.ns = ns;
+      attrs.name = name;
+      attrs.user = &opts.user;
+      attrs.dry_run = opts.dry_run;
+      attrs.options_kind = "CreateOptions";
+      attrs.field_manager = opts.field_manager;
+      attrs.warnings = opts.warnings;
+      KAI_RETURN_IF_ERROR(admission_->Validate(attrs, &doc));
+    }
+    const std::string manager =
+        opts.field_manager.empty() ? ManagerFromUserAgent(opts.user_agent) : opts.field_manager;
+    if (Member(EnsureObject(doc, "metadata", a), "managedFields") == nullptr) {
+      RecordUpdate(*storage, nullptr, doc, a, manager, "", now);
+    }
+    PendingObject pending = ObjectBuilder::Build(doc, storage->selectable_fields);
+    const std::string key = r->namespaced ? ns + "/" + name : name;
+    if (opts.dry_run) {
+      std::lock_guard l(mu_);
+      Table* t = FindTable(storage->storage);
+      if (t == nullptr) return ErrNotFound(ResourceWhat(*r), name);
+      if (t->objects.count(key)) {
+        if (generated) continue;
+        return ErrAlreadyExists(ResourceWhat(*r), name);
+      }
+      return ObjectBuilder::Seal(std::move(pending), 0);
+    }
+    Commit c;
+    c.kind = Commit::Kind::kCreate;
+    c.pending = std::move(pending);
+    c.ns = ns;
+    StatusOr<ObjectPtr> result;
+    {
+      std::lock_guard l(mu_);
+      Table* t = FindTable(storage->storage);
+      if (t == nullptr) return ErrNotFound(ResourceWhat(*r), name);
+      result = CommitLocked(t, key, nullptr, std::move(c));
+    }
+    if (!result.ok()) {
+      if (generated && result.status().reason() == "AlreadyExists") continue;
+      return result.status();
+    }
+    NotifyGc(nullptr, *result, storage->storage);
+    return result;
+  }
+  return ErrAlreadyExists(ResourceWhat(*r), generate_name);
+}
+
+// ---------------------------------------------------------------------------------------------
+// Reads.
+
+StatusOr<ObjectPtr> Store::Get(const GroupVersionResource& gvr, std::string_view ns,
+                               std::string_view name) const {
+  KAI_ASSIGN_OR_RETURN(ResourcePtr r, Resolve(gvr));
+  const std::string key =
+      r->namespaced ? std::string(ns) + "/" + std::string(name) : std::string(name);
+  std::lock_guard l(mu_);
+  Table* t = FindTable(r->storage);
+  if (t != nullptr) {
+    auto it = t->objects.find(key);
+    if (it != t->objects.end()) return it->second;
+  }
+  return ErrNotFound(ResourceWhat(*r), name);
+}
+
+namespace {
+
+Status CheckFieldSelector(const ResourceInfo& r, const FieldSelector& fs) {
+  for (const FieldRequirement& req : fs.requirements()) {
+    if (req.field == "metadata.name" || req.field == "metadata.namespace") continue;
+    if (std::find(r.selectable_fields.begin(), r.selectable_fields.end(), req.field) !=
+        r.selectable_fields.end()) {
+      continue;
+    }
+    if (!r.crd_name.empty()) {
+      std::string allowed = "\"metadata.name\", \"metadata.namespace\"";
+      for (const auto& f : r.selectable_fields) allowed += ", \"" + f + "\"";
+      return ErrBadRequest("\"" + req.field + "\" is not a known field selector: only " + allowed);
+    }
+    return ErrBadRequest("field label not supported: " + req.field);
+  }
+  return Status::OK();
+}
+
+bool Matches(const ObjectPtr& o, const LabelSelector& ls, const FieldSelector& fs) {
+  if (!ls.Empty() && !ls.Matches(o->labels())) return false;
+  if (!fs.Empty() && !fs.Matches([&](const std::string& f) { return o->Field(f); })) return false;
+  return true;
+}
+
+std::string ContinueToken(uint64_t rv, std::string_view start, uint64_t snap, size_t offset) {
+  std::string json = "{\"v\":\"meta.k8s.io/v1\",\"rv\":" + std::to_string(rv) + ",\"start\":";
+  AppendQuoted(&json, start);
+  json += ",\"snap\":" + std::to_string(snap) + ",\"off\":" + std::to_string(offset) + "}";
+  return Base64UrlEncode(json);
+}
+
+constexpr std::string_view kContinueExpired =
+    "The provided continue parameter is too old to display a consistent list result. You can "
+    "start a new list without the continue parameter, or use the continue token in this "
+    "response to retrieve the remainder of the results. Continuing with the provided token "
+    "results in an inconsistent list - objects that were created, modified, or deleted between "
+    "the time the first chunk was returned and now may show up in the list.";
+
+}  // namespace
+
+StatusOr<ListResult> Store::List(const GroupVersionResource& gvr, std::string_view ns,
+                                 const ListOptions& opts) const {
+  KAI_ASSIGN_OR_RETURN(ResourcePtr r, Resolve(gvr));
+  KAI_ASSIGN_OR_RETURN(LabelSelector ls, LabelSelector::Parse(opts.label_selector));
+  KAI_ASSIGN_OR_RETURN(FieldSelector fs, FieldSelector::Parse(opts.field_selector));
+  KAI_RETURN_IF_ERROR(CheckFieldSelector(*r, fs));
+  if (opts.limit < 0) return ErrBadRequest("limit must be non-negative");
+  if (!r->namespaced) ns = "";
+
+  ListResult out;
+  std::shared_ptr<const std::vector<ObjectPtr>> items;
+  size_t offset = 0;
+  uint64_t snap_id = 0;
+
+  if (!opts.continue_token.empty()) {
+    if (!opts.resource_version.empty() && opts.resource_version != "0") {
+      return ErrBadRequest("specifying resource version is not allowed when using continue");
+    }
+    std::string decoded;
+    if (!Base64UrlDecode(opts.continue_token, &decoded)) {
+      return ErrBadRequest("continue key is not valid: illegal base64 data");
+    }
+    auto doc = Parse(decoded);
+    if (!doc.ok() || !doc->IsObject()) {
+      return ErrBadRequest("continue key is not valid: invalid character in token");
+    }
+    const auto snap = GetInt(*doc, {"snap"});
+    const auto off = GetInt(*doc, {"off"});
+    if (!snap || !off || *off < 0) return ErrBadRequest("continue key is not valid");
+    std::lock_guard cl(continue_mu_);
+    auto it = continue_snapshots_.find(static_cast<uint64_t>(*snap));
+    if (it == continue_snapshots_.end() || clock_->NowMonotonic() > it->second.expires) {
+      if (it != continue_snapshots_.end()) continue_snapshots_.erase(it);
+      return ErrExpired(kContinueExpired);
+    }
+    items = it->second.items;
+    out.resource_version = it->second.rv;
+    offset = static_cast<size_t>(*off);
+    snap_id = it->first;
+    if (offset > items->size()) return ErrBadRequest("continue key is not valid");
+  } else {
+    uint64_t want = 0;
+    const bool has_rv = !opts.resource_version.empty() && opts.resource_version != "0";
+    if (has_rv && !ParseUint(opts.resource_version, &want)) {
+      return ErrBadRequest("invalid resource version \"" + opts.resource_version + "\"");
+    }
+    if (!opts.resource_version_match.empty() && opts.resource_version_match != "NotOlderThan" &&
+        opts.resource_version_match != "Exact") {
+      return ErrBadRequest("resourceVersionMatch: Unsupported value: \"" +
+                           opts.resource_version_match +
+                           "\": supported values: \"Exact\", \"NotOlderThan\"");
+    }
+    if (!opts.resource_version_match.empty() && opts.resource_version.empty()) {
+      return ErrBadRequest("resourceVersionMatch is forbidden unless resourceVersion is provided");
+    }
+    std::unique_lock l(mu_);
+    if (has_rv && want > rv_) {
+      // The real server waits a few seconds for a future RV, then times out.
+      const MonoTime deadline = clock_->NowMonotonic() + std::chrono::seconds(3);
+      Table* t = FindTable(r->storage);
+      while (t != nullptr && want > rv_ && !clock_->WaitUntil(t->cv, l, deadline)) {
+      }
+      if (want > rv_) {
+        Status s = ErrTimeout("Too large resource version: " + std::to_string(want) +
+                              ", current: " + std::to_string(rv_));
+        s.AddCause({"ResourceVersionTooLarge", "", "Too large resource version"});
+        s.SetRetryAfterSeconds(1);
+        return s;
+      }
+    }
+    if (has_rv && opts.resource_version_match == "Exact" && want != rv_) {
+      return ErrExpired("too old resource version: " + std::to_string(want) + " (" +
+                        std::to_string(rv_) + ")");
+    }
+    Table* t = FindTable(r->storage);
+    auto vec = std::make_shared<std::vector<ObjectPtr>>();
+    if (t != nullptr) {
+      auto it = ns.empty() ? t->objects.begin() : t->objects.lower_bound(std::string(ns) + "/");
+      const std::string prefix = ns.empty() ? "" : std::string(ns) + "/";
+      for (; it != t->objects.end(); ++it) {
+        if (!prefix.empty() && it->first.compare(0, prefix.size(), prefix) != 0) break;
+        if (Matches(it->second, ls, fs)) vec->push_back(it->second);
+      }
+    }
+    out.resource_version = rv_;
+    items = std::move(vec);
+  }
+
+  const size_t total = items->size();
+  size_t end = total;
+  if (opts.limit > 0 && offset + static_cast<size_t>(opts.limit) < total) {
+    end = offset + static_cast<size_t>(opts.limit);
+  }
+  out.items.assign(items->begin() + static_cast<std::ptrdiff_t>(offset),
+                   items->begin() + static_cast<std::ptrdiff_t>(end));
+  if (end < total) {
+    std::lock_guard cl(continue_mu_);
+    if (snap_id == 0) {
+      snap_id = next_snapshot_id_++;
+      continue_snapshots_[snap_id] = ContinueSnapshot{
+          items, out.resource_version, clock_->NowMonotonic() + options_.continue_ttl};
+      while (continue_snapshots_.size() > options_.max_continue_snapshots) {
+        continue_snapshots_.erase(continue_snapshots_.begin());
+      }
+    }
+    out.continue_token =
+        ContinueToken(out.resource_version, (*items)[end - 1]->Key(), snap_id, end);
+    if (ls.Empty() && fs.Empty()) out.remaining_item_count = static_cast<int64_t>(total - end);
+  } else if (snap_id != 0) {
+    std::lock_guard cl(continue_mu_);
+    continue_snapshots_.erase(snap_id);
+  }
+  return out;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Update, patch, mutate.
+
+StatusOr<ObjectPtr> Store::Update(const GroupVersionResource& gvr, std::string_view ns,
+                                  std::string_view name, std::string_view json,
+                                  const WriteOptions& opts) {
+  KAI_ASSIGN_OR_RETURN(ResourcePtr r, Resolve(gvr));
+  JsonDoc body;
+  KAI_RETURN_IF_ERROR(DecodeObject(*r, json, &body));
+  const std::string body_name = GetStr(body, {"metadata", "name"});
+  if (!body_name.empty() && body_name != name) {
+    return ErrBadRequest("the name of the object (" + body_name +
+                         ") does not match the name on the URL (" + std::string(name) + ")");
+  }
+  if (r->namespaced) {
+    const std::string body_ns = GetStr(body, {"metadata", "namespace"});
+    if (!body_ns.empty() && body_ns != ns) {
+      return ErrBadRequest(
+          "the namespace of the provided object does not match the namespace "
+          "sent on the request");
+    }
+  }
+  KAI_RETURN_IF_ERROR(ToStorage(*r, body, body.GetAllocator(), *registry_));
+  const std::string body_rv = GetStr(body, {"metadata", "resourceVersion"});
+  const std::string body_uid = GetStr(body, {"metadata", "uid"});
+  auto fn = [&](const ObjectPtr& old, MutableObject& obj) -> Status {
+    if (!body_rv.empty() && body_rv != std::to_string(old->resource_version())) {
+      return ErrStaleConflict(ResourceWhat(*r), name);
+    }
+    if (!body_uid.empty() && body_uid != old->uid()) {
+      return ErrConflict(ResourceWhat(*r), name,
+                         "Precondition failed: UID in precondition: " + body_uid +
+                             ", UID in object meta: " + old->uid());
+    }
+    obj.doc().CopyFrom(body, obj.alloc());
+    return Status::OK();
+  };
+  return UpdateImpl(r, ns, name, fn, opts, /*retry_on_conflict=*/body_rv.empty(),
+                    /*allow_create=*/false, false);
+}
+
+StatusOr<ObjectPtr> Store::Patch(const GroupVersionResource& gvr, std::string_view ns,
+                                 std::string_view name, PatchType type, std::string_view patch,
+                                 const PatchOptions& opts) {
+  KAI_ASSIGN_OR_RETURN(ResourcePtr r, Resolve(gvr));
+  JsonDoc p;
+  if (!JsonDepthWithin(patch, 1000)) {
+    return ErrBadRequest("error decoding patch: JSON nests deeper than 1000 levels");
+  }
+  Status ps = api::ParseJson(patch, &p);
+  if (!ps.ok()) return ErrBadRequest("error decoding patch: " + std::string(ps.message()));
+  if (type == PatchType::kStrategic && (!r->hooks || r->hooks->smp_type.empty())) {
+    return ErrUnsupportedMediaType(
+        "the body of the request was in an unknown format - accepted media types include: "
+        "application/json-patch+json, application/merge-patch+json, application/apply-patch+yaml");
+  }
+  if (type == PatchType::kJson && !p.IsArray()) {
+    return ErrBadRequest("json: cannot unmarshal object into Go value of type jsonpatch.Patch");
+  }
+  if (type != PatchType::kJson && !p.IsObject()) {
+    return ErrBadRequest("error decoding patch: the patch must be a JSON object");
+  }
+  if (type == PatchType::kApply) {
+    if (opts.field_manager.empty()) {
+      return ErrBadRequest(
+          "PatchOptions.meta.k8s.io \"\" is invalid: fieldManager: Required "
+          "value: is required for apply patch");
+    }
+    JsonDoc applied;
+    applied.CopyFrom(p, applied.GetAllocator());
+    KAI_RETURN_IF_ERROR(DecodeObject(*r, Serialize(p), &applied));
+    const std::string body_name = GetStr(applied, {"metadata", "name"});
+    if (!body_name.empty() && body_name != name) {
+      return ErrBadRequest("the name of the object (" + body_name +
+                           ") does not match the name on the URL (" + std::string(name) + ")");
+    }
+  }
+  // A resourceVersion inside the patch is an optimistic-concurrency precondition.
+  const Json* prv = type == PatchType::kJson ? nullptr : Path(p, {"metadata", "resourceVersion"});
+  const bool has_precondition = prv != nullptr && prv->IsString();
+  auto fn = [&](const ObjectPtr& old, MutableObject& obj) -> Status {
+    if (type == PatchType::kApply) {
+      Status s = ServerSideApply(*r, obj.doc(), p, obj.alloc(), opts.field_manager, opts.force,
+                                 opts.subresource, clock_->Now());
+      return s;
+    }
+    if (old == nullptr) return ErrNotFound(ResourceWhat(*r), name);
+    Status s;
+    switch (type) {
+      case PatchType::kMerge:
+        s = ApplyMergePatch(obj.doc(), p, obj.alloc());
+        break;
+      case PatchType::kJson:
+        s = ApplyJsonPatch(obj.doc(), p, obj.alloc());
+        break;
+      case PatchType::kStrategic:
+        s = ApplyStrategicMergePatch(obj.doc(), p, r->hooks->smp_type, obj.alloc());
+        break;
+      case PatchType::kApply:
+        break;
+    }
+    if (!s.ok()) return s;
+    if (!obj.doc().IsObject()) return ErrBadRequest("the patch produced a non-object");
+    if (has_precondition) {
+      const std::string want = GetStr(obj.doc(), {"metadata", "resourceVersion"});
+      if (want != std::to_string(old->resource_version())) {
+        return ErrStaleConflict(ResourceWhat(*r), name);
+      }
+    }
+    return Status::OK();
+  };
+  return UpdateImpl(r, ns, name, fn, opts, /*retry_on_conflict=*/!has_precondition,
+                    /*allow_create=*/type == PatchType::kApply && opts.subresource.empty(),
+                    opts.force);
+}
+
+StatusOr<ObjectPtr> Store::Mutate(const GroupVersionResource& gvr, std::string_view ns,
+                                  std::string_view name,
+                                  const std::function<Status(MutableObject&)>& fn,
+                                  const WriteOptions& opts) {
+  KAI_ASSIGN_OR_RETURN(ResourcePtr r, Resolve(gvr));
+  auto wrapped = [&](const ObjectPtr& old, MutableObject& obj) -> Status {
+    if (old == nullptr) return ErrNotFound(ResourceWhat(*r), name);
+    return fn(obj);
+  };
+  return UpdateImpl(r, ns, name, wrapped, opts, true, false, false);
+}
+
+StatusOr<ObjectPtr> Store::UpdateImpl(
+    const ResourcePtr& r, std::string_view ns_in, std::string_view name,
+    const std::function<Status(const ObjectPtr& old, MutableObject& obj)>& fn,
+    const WriteOptions& opts, bool retry_on_conflict, bool allow_create, bool force_apply) {
+  (void)force_apply;
+  const std::string ns = r->namespaced ? std::string(ns_in) : "";
+  const std::string key = r->namespaced ? ns + "/" + std::string(name) : std::string(name);
+  ResourcePtr storage = r;
+  if (r->version != r->storage_version || r->gr() != r->storage) {
+    storage = registry_->Find(r->storage.group, r->storage_version, r->storage.resource);
+    if (!storage) return ErrInternal("no storage version for " + ResourceWhat(*r));
+  }
+  const bool status_only = opts.subresource == "status";
+  for (int attempt = 0; attempt < kMaxRetries; ++attempt) {
+    ObjectPtr old;
+    {
+      std::lock_guard l(mu_);
+      Table* t = FindTable(storage->storage);
+      if (t == nullptr) return ErrNotFound(ResourceWhat(*r), name);
+      auto it = t->objects.find(key);
+      if (it != t->objects.end()) old = it->second;
+    }
+    if (!old) {
+      if (!allow_create) return ErrNotFound(ResourceWhat(*r), name);
+      MutableObject obj;
+      SetString(obj.doc(), "apiVersion", r->api_version(), obj.alloc());
+      SetString(obj.doc(), "kind", r->kind, obj.alloc());
+      Json& meta = obj.metadata();
+      SetString(meta, "name", name, obj.alloc());
+      if (r->namespaced) SetString(meta, "namespace", ns, obj.alloc());
+      KAI_RETURN_IF_ERROR(fn(nullptr, obj));
+      auto created = CreateImpl(r, ns, obj, opts);
+      if (!created.ok() && created.status().reason() == "AlreadyExists" && retry_on_conflict) {
+        continue;
+      }
+      return created;
+    }
+    KAI_ASSIGN_OR_RETURN(JsonDoc old_doc, Parse(old->json()));
+    MutableObject obj(Clone(old_doc));
+    JsonAlloc& a = obj.alloc();
+    if (r != storage && r->hooks && r->hooks->convert) {
+      // Present the object in the requested version to patches and to `fn`.
+      KAI_RETURN_IF_ERROR(
+          r->hooks->convert(obj.doc(), a, storage->api_version(), r->api_version()));
+      SetString(obj.doc(), "apiVersion", r->api_version(), a);
+      SetString(obj.doc(), "kind", r->kind, a);
+    }
+    Status fs = fn(old, obj);
+    if (!fs.ok()) return fs;
+    Json& doc = obj.doc();
+    if (!doc.IsObject()) return ErrBadRequest("object must be a JSON object");
+    // apiVersion/kind may not be changed by an update.
+    if (GetStr(doc, {"apiVersion"}) != r->api_version() && !GetStr(doc, {"apiVersion"}).empty()) {
+      return ErrBadRequest("the API version in the data (" + GetStr(doc, {"apiVersion"}) +
+                           ") does not match the expected API version (" + r->api_version() + ")");
+    }
+    if (GetStr(doc, {"kind"}) != r->kind && !GetStr(doc, {"kind"}).empty()) {
+      return ErrBadRequest("the kind in the data (" + GetStr(doc, {"kind"}) +
+                           ") does not match the expected kind (" + r->kind + ")");
+    }
+    SetString(doc, "apiVersion", r->api_version(), a);
+    SetString(doc, "kind", r->kind, a);
+    if (r != storage) KAI_RETURN_IF_ERROR(ToStorage(*r, doc, a, *registry_));
+    if (const Json* m = Member(doc, "metadata"); m == nullptr || !m->IsObject()) {
+      SetMember(doc, "metadata", Json(rapidjson::kObjectType), a);
+    }
+    // Subresource semantics.
+    if (status_only) {
+      JsonDoc merged = Clone(old_doc);
+      JsonAlloc& ma = merged.GetAllocator();
+      CopyMember(doc, merged, "status", ma);
+      // managedFields follow the request (apply on /status tracks status fields).
+      CopyMember(*Member(doc, "metadata"), EnsureObject(merged, "metadata", ma), "managedFields",
+                 ma);
+      obj.doc().Swap(merged);
+    } else if (storage->has_status()) {
+      CopyMember(old_doc, doc, "status", a);
+    }
+    Json& newdoc = obj.doc();
+    JsonAlloc& na = obj.alloc();
+    Json& meta = EnsureObject(newdoc, "metadata", na);
+    const Json& old_meta = *Member(old_doc, "metadata");
+    // Server-managed metadata cannot be changed by clients.
+    if (GetStr(meta, {"name"}) != old->name()) {
+      if (!GetStr(meta, {"name"}).empty()) {
+        return ErrBadRequest("the name of the object (" + GetStr(meta, {"name"}) +
+                             ") does not match the name on the URL (" + std::string(name) + ")");
+      }
+    }
+    for (std::string_view k : {"name", "namespace", "uid", "creationTimestamp", "deletionTimestamp",
+                               "deletionGracePeriodSeconds", "generation", "generateName"}) {
+      if (k == "generateName" && Member(meta, k) != nullptr) continue;
+      CopyMember(old_meta, meta, k, na);
+    }
+    RemoveMember(meta, "resourceVersion");
+    RemoveMember(meta, "selfLink");
+    for (std::string_view k : {"labels", "annotations", "finalizers", "ownerReferences"}) {
+      const Json* v = Member(meta, k);
+      if (v != nullptr && ((v->IsObject() && v->MemberCount() == 0) ||
+                           (v->IsArray() && v->Empty()) || v->IsNull())) {
+        RemoveMember(meta, k);
+      }
+    }
+    std::vector<StatusCause> errs;
+    if (!status_only && opts.subresource != "binding") {
+      KAI_RETURN_IF_ERROR(RunSchema(*storage, newdoc, na, opts, &errs));
+    } else if (storage->hooks && storage->hooks->schema) {
+      std::vector<std::string> unknown;
+      storage->hooks->schema(newdoc, na, &unknown, &errs);
+    }
+    if (storage->hooks && storage->hooks->defaults) storage->hooks->defaults(newdoc, na);
+    if (admission_ != nullptr && admission_->Enabled()) {
+      AdmissionAttributes attrs;
+      attrs.resource = storage.get();
+      attrs.operation = "UPDATE";
+      attrs.subresource = opts.subresource;
+      attrs.ns = ns;
+      attrs.name = std::string(name);
+      attrs.old_object = &old_doc;
+      attrs.user = &opts.user;
+      attrs.dry_run = opts.dry_run;
+      attrs.options_kind = "UpdateOptions";
+      attrs.field_manager = opts.field_manager;
+      attrs.warnings = opts.warnings;
+      KAI_RETURN_IF_ERROR(admission_->Mutate(attrs, &obj.doc()));
+    }
+    Json& d2 = obj.doc();
+    ValidateObjectMeta(*storage, d2, &old_doc, &errs);
+    if (storage->hooks && storage->hooks->validate)
+      storage->hooks->validate(d2, &old_doc, opts.subresource, &errs);
+    if (!errs.empty()) return StatusFromCauses(*storage, name, errs);
+    if (admission_ != nullptr && admission_->Enabled()) {
+      AdmissionAttributes attrs;
+      attrs.resource = storage.get();
+      attrs.operation = "UPDATE";
+      attrs.subresource = opts.subresource;
+      attrs.ns = ns;
+      attrs.name = std::string(name);
+      attrs.old_object = &old_doc;
+      attrs.user = &opts.user;
+      attrs.dry_run = opts.dry_run;
+      attrs.options_kind = "UpdateOptions";
+      attrs.field_manager = opts.field_manager;
+      attrs.warnings = opts.warnings;
+      KAI_RETURN_IF_ERROR(admission_->Validate(attrs, &d2));
+    }
+    // Generation.
+    Json& m2 = EnsureObject(d2, "metadata", na);
+    if (storage->track_generation && SpecChanged(*storage, old_doc, d2)) {
+      SetInt(m2, "generation", GetInt(old_meta, {"generation"}).value_or(0) + 1, na);
+    }
+    // managedFields: a request that sets them replaces them; otherwise the manager gains the
+    // fields it changed. A no-op write changes nothing (no new resourceVersion, no event).
+    const Json* req_mf = Member(m2, "managedFields");
+    const Json* old_mf = Member(old_meta, "managedFields");
+    const bool mf_from_request = req_mf != nullptr && !(old_mf != nullptr && *req_mf == *old_mf);
+    {
+      JsonDoc cmp = Clone(d2);
+      Json& cm = EnsureObject(cmp, "metadata", cmp.GetAllocator());
+      CopyMember(old_meta, cm, "managedFields", cmp.GetAllocator());
+      CopyMember(old_meta, cm, "resourceVersion", cmp.GetAllocator());
+      if (cmp == old_doc && !mf_from_request) return old;
+    }
+    if (!mf_from_request && opts.field_manager != "\x01keep") {
+      const std::string manager =
+          opts.field_manager.empty() ? ManagerFromUserAgent(opts.user_agent) : opts.field_manager;
+      if (req_mf == nullptr) CopyMember(old_meta, m2, "managedFields", na);
+      RecordUpdate(*storage, &old_doc, d2, na, manager, opts.subresource, clock_->Now());
+    } else if (req_mf != nullptr && req_mf->IsArray() && req_mf->Empty()) {
+      RemoveMember(m2, "managedFields");
+    }
+    // Finalization: a deleting object whose finalizers are all gone is removed.
+    const bool deleting =
+        Member(m2, "deletionTimestamp") != nullptr && !Member(m2, "deletionTimestamp")->IsNull();
+    const Json* fin = Member(m2, "finalizers");
+    const bool no_finalizers = fin == nullptr || !fin->IsArray() || fin->Empty();
+    const int64_t grace = GetInt(m2, {"deletionGracePeriodSeconds"}).value_or(0);
+    Commit c;
+    c.kind =
+        (deleting && no_finalizers && grace == 0) ? Commit::Kind::kRemove : Commit::Kind::kUpdate;
+    c.pending = ObjectBuilder::Build(d2, storage->selectable_fields);
+    if (opts.dry_run) return ObjectBuilder::Seal(std::move(c.pending), old->resource_version());
+    StatusOr<ObjectPtr> result;
+    {
+      std::lock_guard l(mu_);
+      Table* t = FindTable(storage->storage);
+      if (t == nullptr) return ErrNotFound(ResourceWhat(*r), name);
+      result = CommitLocked(t, key, old, std::move(c));
+    }
+    if (!result.ok()) {
+      if (result.status().reason() == "Conflict" && retry_on_conflict) continue;
+      return result;
+    }
+    if (c.kind == Commit::Kind::kRemove) {
+      NotifyGc(old, nullptr, storage->storage);
+    } else {
+      NotifyGc(old, *result, storage->storage);
+    }
+    return result;
+  }
+  return ErrStaleConflict(ResourceWhat(*r), name);
+}
+
+// ---------------------------------------------------------------------------------------------
+// Delete.
+
+StatusOr<DeleteResult> Store::Delete(const GroupVersionResource& gvr, std::string_view ns,
+                                     std::string_view name, const DeleteOptions& opts) {
+  KAI_ASSIGN_OR_RETURN(ResourcePtr r, Resolve(gvr));
+  return DeleteImpl(r, ns, name, opts);
+}
+
+StatusOr<DeleteResult> Store::DeleteImpl(const ResourcePtr& r, std::string_view ns_in,
+                                         std::string_view name, const DeleteOptions& opts) {
+  const std::string ns = r->namespaced ? std::string(ns_in) : "";
+  const std::string key = r->namespaced ? ns + "/" + std::string(name) : std::string(name);
+  ResourcePtr storage = r;
+  if (r->version != r->storage_version || r->gr() != r->storage) {
+    storage = registry_->Find(r->storage.group, r->storage_version, r->storage.resource);
+    if (!storage) return ErrInternal("no storage version for " + ResourceWhat(*r));
+  }
+  if (!opts.propagation_policy.empty() && opts.propagation_policy != "Background" &&
+      opts.propagation_policy != "Foreground" && opts.propagation_policy != "Orphan") {
+    return ErrInvalid("DeleteOptions.meta.k8s.io", "",
+                      {FieldNotSupported("propagationPolicy", QuoteJson(opts.propagation_policy),
+                                         {"Foreground", "Background", "Orphan", "nil"})});
+  }
+  if (opts.grace_period_seconds && *opts.grace_period_seconds < 0) {
+    return ErrInvalid(
+        "DeleteOptions.meta.k8s.io", "",
+        {FieldInvalid("gracePeriodSeconds", std::to_string(*opts.grace_period_seconds),
+                      "must be greater than or equal to 0")});
+  }
+  for (int attempt = 0; attempt < kMaxRetries; ++attempt) {
+    ObjectPtr old;
+    {
+      std::lock_guard l(mu_);
+      Table* t = FindTable(storage->storage);
+      if (t != nullptr) {
+        auto it = t->objects.find(key);
+        if (it != t->objects.end()) old = it->second;
+      }
+    }
+    if (!old) return ErrNotFound(ResourceWhat(*r), name);
+    if (opts.precondition_uid && *opts.precondition_uid != old->uid()) {
+      return ErrConflict(ResourceWhat(*r), name,
+                         "Precondition failed: UID in precondition: " + *opts.precondition_uid +
+                             ", UID in object meta: " + old->uid());
+    }
+    if (opts.precondition_resource_version &&
+        *opts.precondition_resource_version != std::to_string(old->resource_version())) {
+      return ErrConflict(
+          ResourceWhat(*r), name,
+          "Precondition failed: ResourceVersion in precondition: " +
+              *opts.precondition_resource_version +
+              ", ResourceVersion in object meta: " + std::to_string(old->resource_version()));
+    }
+    if (admission_ != nullptr && admission_->Enabled()) {
+      KAI_ASSIGN_OR_RETURN(JsonDoc old_doc, Parse(old->json()));
+      AdmissionAttributes attrs;
+      attrs.resource = storage.get();
+      attrs.operation = "DELETE";
+      attrs.ns = ns;
+      attrs.name = std::string(name);
+      attrs.old_object = &old_doc;
+      attrs.user = &opts.user;
+      attrs.dry_run = opts.dry_run;
+      attrs.options_kind = "DeleteOptions";
+      KAI_RETURN_IF_ERROR(admission_->Validate(attrs, nullptr));
+    }
+    // Which finalizers deletion adds, and whether a grace period applies.
+    std::string policy = opts.propagation_policy;
+    if (policy.empty()) {
+      if (old->HasFinalizer("orphan")) {
+        policy = "Orphan";
+      } else if (old->HasFinalizer("foregroundDeletion")) {
+        policy = "Foreground";
+      } else {
+        policy = storage->default_propagation;
+      }
+    }
+    const bool has_dependents = !Dependents(old->uid()).empty();
+    std::vector<std::string> add_finalizers;
+    std::vector<std::string> remove_finalizers;
+    if (policy == "Orphan") {
+      if (has_dependents) add_finalizers.push_back("orphan");
+      remove_finalizers.push_back("foregroundDeletion");
+    } else if (policy == "Foreground") {
+      if (has_dependents) add_finalizers.push_back("foregroundDeletion");
+      remove_finalizers.push_back("orphan");
+    } else if (!opts.propagation_policy.empty()) {
+      remove_finalizers = {"orphan", "foregroundDeletion"};
+    }
+    // Namespaces and CRDs are finalized by their controllers.
+    const bool is_namespace = storage->storage == kNamespaces;
+    const bool is_crd =
+        storage->storage == GroupResource{"apiextensions.k8s.io", "customresourcedefinitions"};
+    int64_t grace = 0;
+    if (storage->storage == GroupResource{"", "pods"}) {
+      KAI_ASSIGN_OR_RETURN(JsonDoc pd, Parse(old->json()));
+      const std::string node = GetStr(pd, {"spec", "nodeName"});
+      const std::string phase = GetStr(pd, {"status", "phase"});
+      grace = opts.grace_period_seconds.value_or(
+          GetInt(pd, {"spec", "terminationGracePeriodSeconds"}).value_or(30));
+      if (node.empty() || phase == "Succeeded" || phase == "Failed") grace = 0;
+      if (old->deleting()) {
+        const int64_t cur = GetInt(pd, {"metadata", "deletionGracePeriodSeconds"}).value_or(0);
+        grace = std::min(grace, cur);
+      }
+    }
+    std::vector<std::string> finalizers = old->finalizers();
+    bool fin_changed = false;
+    for (const auto& f : remove_finalizers) {
+      auto it = std::find(finalizers.begin(), finalizers.end(), f);
+      if (it != finalizers.end()) {
+        finalizers.erase(it);
+        fin_changed = true;
+      }
+    }
+    for (const auto& f : add_finalizers) {
+      if (std::find(finalizers.begin(), finalizers.end(), f) == finalizers.end()) {
+        finalizers.push_back(f);
+        fin_changed = true;
+      }
+    }
+    if (is_namespace && !old->deleting()) fin_changed = true;
+    if (is_crd && !old->deleting()) {
+      if (std::find(finalizers.begin(), finalizers.end(),
+                    "customresourcecleanup.apiextensions.k8s.io") == finalizers.end()) {
+        finalizers.push_back("customresourcecleanup.apiextensions.k8s.io");
+      }
+      fin_changed = true;
+    }
+    bool namespace_pending = false;
+    if (is_namespace) {
+      KAI_ASSIGN_OR_RETURN(JsonDoc nd, Parse(old->json()));
+      const Json* sf = Path(nd, {"spec", "finalizers"});
+      namespace_pending = (sf != nullptr && sf->IsArray() && !sf->Empty()) || !old->deleting();
+    }
+    const bool pending = !finalizers.empty() || grace > 0 || namespace_pending;
+    if (!pending) {
+      if (opts.dry_run) return DeleteResult{old, true};
+      Commit c;
+      c.kind = Commit::Kind::kRemove;
+      StatusOr<ObjectPtr> result;
+      {
+        std::lock_guard l(mu_);
+        Table* t = FindTable(storage->storage);
+        if (t == nullptr) return ErrNotFound(ResourceWhat(*r), name);
+        result = CommitLocked(t, key, old, std::move(c));
+      }
+      if (!result.ok()) {
+        if (result.status().reason() == "Conflict") continue;
+        return result.status();
+      }
+      NotifyGc(old, nullptr, storage->storage);
+      return DeleteResult{*result, true};
+    }
+    // Graceful: set deletionTimestamp (once), update finalizers and grace.
+    KAI_ASSIGN_OR_RETURN(JsonDoc doc, Parse(old->json()));
+    JsonAlloc& a = doc.GetAllocator();
+    Json& meta = EnsureObject(doc, "metadata", a);
+    bool changed = fin_changed;
+    const WallTime now = clock_->Now();
+    if (!old->deleting()) {
+      SetString(meta, "deletionTimestamp", FormatRfc3339(now + std::chrono::seconds(grace)), a);
+      SetInt(meta, "deletionGracePeriodSeconds", grace, a);
+      if (storage->track_generation && GetInt(meta, {"generation"}).value_or(0) > 0) {
+        SetInt(meta, "generation", GetInt(meta, {"generation"}).value_or(0) + 1, a);
+      }
+      if (is_namespace) {
+        Json& st = EnsureObject(doc, "status", a);
+        SetString(st, "phase", "Terminating", a);
+      }
+      changed = true;
+    } else if (grace < GetInt(meta, {"deletionGracePeriodSeconds"}).value_or(0)) {
+      SetString(meta, "deletionTimestamp", FormatRfc3339(now + std::chrono::seconds(grace)), a);
+      SetInt(meta, "deletionGracePeriodSeconds", grace, a);
+      changed = true;
+    }
+    if (!changed) return DeleteResult{old, false};
+    Json fl(rapidjson::kArrayType);
+    for (const auto& f : finalizers) fl.PushBack(Str(f, a), a);
+    if (finalizers.empty()) {
+      RemoveMember(meta, "finalizers");
+    } else {
+      SetMember(meta, "finalizers", std::move(fl), a);
+    }
+    Commit c;
+    c.kind = (finalizers.empty() && grace == 0 && !namespace_pending) ? Commit::Kind::kRemove
+                                                                      : Commit::Kind::kUpdate;
+    c.pending = ObjectBuilder::Build(doc, storage->selectable_fields);
+    if (opts.dry_run) {
+      return DeleteResult{ObjectBuilder::Seal(std::move(c.pending), old->resource_version()),
+                          false};
+    }
+    StatusOr<ObjectPtr> result;
+    {
+      std::lock_guard l(mu_);
+      Table* t = FindTable(storage->storage);
+      if (t == nullptr) return ErrNotFound(ResourceWhat(*r), name);
+      result = CommitLocked(t, key, old, std::move(c));
+    }
+    if (!result.ok()) {
+      if (result.status().reason() == "Conflict") continue;
+      return result.status();
+    }
+    NotifyGc(old, c.kind == Commit::Kind::kRemove ? nullptr : *result, storage->storage);
+    return DeleteResult{*result, c.kind == Commit::Kind::kRemove};
+  }
+  return ErrStaleConflict(ResourceWhat(*r), name);
+}
+
+StatusOr<std::vector<ObjectPtr>> Store::DeleteCollection(const GroupVersionResource& gvr,
+                                                         std::string_view ns,
+                                                         const ListOptions& list_opts,
+                                                         const DeleteOptions& opts) {
+  KAI_ASSIGN_OR_RETURN(ResourcePtr r, Resolve(gvr));
+  ListOptions lo = list_opts;
+  lo.limit = 0;
+  lo.continue_token.clear();
+  KAI_ASSIGN_OR_RETURN(ListResult list, List(gvr, ns, lo));
+  std::vector<ObjectPtr> out;
+  for (const ObjectPtr& o : list.items) {
+    auto res = DeleteImpl(r, o->namespace_(), o->name(), opts);
+    if (res.ok()) {
+      out.push_back(res->object);
+    } else if (!IsNotFound(res.status())) {
+      return res.status();
+    }
+  }
+  return out;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Binding.
+
+StatusOr<ObjectPtr> Store::Bind(std::string_view ns, std::string_view pod, std::string_view node,
+                                const WriteOptions& opts) {
+  const GroupVersionResource gvr{"", "v1", "pods"};
+  KAI_ASSIGN_OR_RETURN(ResourcePtr r, Resolve(gvr));
+  if (node.empty()) {
+    return ErrInvalid("Binding", pod, {FieldRequired("target.name")});
+  }
+  auto fn = [&](const ObjectPtr& old, MutableObject& obj) -> Status {
+    if (old == nullptr) return ErrNotFound("pods", pod);
+    if (old->deleting()) {
+      return ErrConflict(
+          "pods/binding", pod,
+          "pod " + std::string(pod) + " is being deleted, cannot be assigned to a host");
+    }
+    JsonAlloc& a = obj.alloc();
+    Json& spec = EnsureObject(obj.doc(), "spec", a);
+    const std::string cur = GetStr(spec, {"nodeName"});
+    if (!cur.empty()) {
+      return ErrConflict(
+          "pods/binding", pod,
+          "pod " + std::string(pod) + " is already assigned to node \"" + cur + "\"");
+    }
+    SetString(spec, "nodeName", node, a);
+    // The real binding registry also records the PodScheduled condition.
+    Json& status = EnsureObject(obj.doc(), "status", a);
+    Json* conds = Member(status, "conditions");
+    if (conds == nullptr || !conds->IsArray()) {
+      SetMember(status, "conditions", Json(rapidjson::kArrayType), a);
+      conds = Member(status, "conditions");
+    }
+    Json* found = nullptr;
+    for (Json& c : conds->GetArray()) {
+      if (GetStr(c, {"type"}) == "PodScheduled") found = &c;
+    }
+    if (found == nullptr) {
+      conds->PushBack(Json(rapidjson::kObjectType), a);
+      found = &(*conds)[conds->Size() - 1];
+      SetString(*found, "type", "PodScheduled", a);
+    }
+    SetString(*found, "status", "True", a);
+    SetMember(*found, "lastProbeTime", Json(), a);
+    SetString(*found, "lastTransitionTime", FormatRfc3339(clock_->Now()), a);
+    RemoveMember(*found, "reason");
+    RemoveMember(*found, "message");
+    return Status::OK();
+  };
+  // Binding writes status too; go through the main resource but keep status edits.
+  WriteOptions wo = opts;
+  wo.subresource = "binding";
+  ResourcePtr binding_view = std::make_shared<ResourceInfo>([&] {
+    ResourceInfo copy = *r;
+    copy.subresources.erase(
+        std::remove(copy.subresources.begin(), copy.subresources.end(), "status"),
+        copy.subresources.end());
+    return copy;
+  }());
+  // The copy above serves only to let status changes through; storage is the same table.
+  return UpdateImpl(binding_view, ns, pod, fn, wo, true, false, false);
+}
+
+// ---------------------------------------------------------------------------------------------
+// Watch.
+
+class StoreWatch : public Watch {
+ public:
+  StoreWatch(Store* store, Store::Table* table, std::string ns, LabelSelector ls, FieldSelector fs,
+             const WatchOptions& opts)
+      : store_(store),
+        table_(table),
+        ns_(std::move(ns)),
+        ls_(std::move(ls)),
+        fs_(std::move(fs)),
+        opts_(opts),
+        epoch_(store->drop_epoch_.load()) {
+    const MonoTime now = store->clock_->NowMonotonic();
+    if (opts.timeout) deadline_ = now + *opts.timeout;
+    next_bookmark_ = now + opts.bookmark_interval;
+  }
+
+  ~StoreWatch() override {
+    std::lock_guard l(store_->mu_);
+    --table_->watchers;
+    --store_->active_watches_;
+  }
+
+  // Called under the store lock at creation.
+  void InitLocked(bool initial, uint64_t start_rv, bool expired, uint64_t compacted) {
+    ++table_->watchers;
+    ++store_->active_watches_;
+    if (expired) {
+      expired_ = true;
+      Status s = ErrExpired("too old resource version: " + std::to_string(start_rv) + " (" +
+                            std::to_string(compacted) + ")");
+      pending_.push_back(WatchEvent{EventType::kError, nullptr, 0, false, s, nullptr});
+      return;
+    }
+    if (initial) {
+      const std::string prefix = ns_.empty() ? "" : ns_ + "/";
+      auto it = prefix.empty() ? table_->objects.begin() : table_->objects.lower_bound(prefix);
+      for (; it != table_->objects.end(); ++it) {
+        if (!prefix.empty() && it->first.compare(0, prefix.size(), prefix) != 0) break;
+        if (Match(it->second)) {
+          pending_.push_back(WatchEvent{EventType::kAdded, it->second, 0, false, {}, nullptr});
+        }
+      }
+      if (opts_.send_initial_events && opts_.allow_bookmarks) {
+        WatchEvent b;
+        b.type = EventType::kBookmark;
+        b.resource_version = store_->rv_;
+        b.initial_events_end = true;
+        pending_.push_back(std::move(b));
+      }
+      next_seq_ = table_->first_seq + table_->ring.size();
+      return;
+    }
+    // First event with rv > start_rv.
+    auto pos = std::upper_bound(
+        table_->ring.begin(), table_->ring.end(), start_rv,
+        [](uint64_t rv, const std::shared_ptr<const StoredEvent>& e) { return rv < e->rv; });
+    next_seq_ = table_->first_seq + static_cast<uint64_t>(pos - table_->ring.begin());
+  }
+
+  bool Next(MonoTime deadline, std::vector<WatchEvent>* out) override {
+    if (ended_) return false;
+    if (!pending_.empty()) {
+      const size_t n = std::min<size_t>(pending_.size(), 1000);
+      for (size_t i = 0; i < n; ++i) {
+        out->push_back(std::move(pending_.front()));
+        pending_.pop_front();
+      }
+      if (expired_) {
+        ended_ = true;
+        return false;
+      }
+      return true;
+    }
+    std::vector<std::shared_ptr<const StoredEvent>> batch;
+    std::unique_lock l(store_->mu_);
+    while (true) {
+      if (stopped_ || table_->dropped || store_->drop_epoch_.load() != epoch_) {
+        ended_ = true;
+        return false;
+      }
+      if (next_seq_ < table_->first_seq) {
+        // Fell behind the bounded history (a slow watcher): the real server ends it and the
+        // client's re-watch from its last resourceVersion is answered with 410.
+        ended_ = true;
+        const uint64_t compacted = table_->compacted_rv;
+        l.unlock();
+        Status s = ErrExpired("too old resource version: " + std::to_string(last_rv_) + " (" +
+                              std::to_string(compacted) + ")");
+        out->push_back(WatchEvent{EventType::kError, nullptr, 0, false, s, nullptr});
+        return false;
+      }
+      const uint64_t end_seq = table_->first_seq + table_->ring.size();
+      if (next_seq_ < end_seq) {
+        const size_t start = static_cast<size_t>(next_seq_ - table_->first_seq);
+        const size_t n = std::min<size_t>(end_seq - next_seq_, 1000);
+        batch.assign(table_->ring.begin() + static_cast<std::ptrdiff_t>(start),
+                     table_->ring.begin() + static_cast<std::ptrdiff_t>(start + n));
+        next_seq_ += n;
+        l.unlock();
+        const size_t before = out->size();
+        for (const auto& ev : batch) Filter(*ev, out);
+        if (!batch.empty()) last_rv_ = batch.back()->rv;
+        if (out->size() > before) return true;
+        batch.clear();
+        l.lock();
+        continue;
+      }
+      const MonoTime now = store_->clock_->NowMonotonic();
+      if (deadline_ && now >= *deadline_) {
+        ended_ = true;
+        return false;
+      }
+      if (opts_.allow_bookmarks && now >= next_bookmark_) {
+        WatchEvent b;
+        b.type = EventType::kBookmark;
+        b.resource_version = store_->rv_;
+        next_bookmark_ = now + opts_.bookmark_interval;
+        out->push_back(std::move(b));
+        return true;
+      }
+      if (now >= deadline) return true;
+      MonoTime wake = deadline;
+      if (deadline_) wake = std::min(wake, *deadline_);
+      if (opts_.allow_bookmarks) wake = std::min(wake, next_bookmark_);
+      store_->clock_->WaitUntil(table_->cv, l, wake);
+    }
+  }
+
+  void Stop() override {
+    std::lock_guard l(store_->mu_);
+    stopped_ = true;
+    table_->cv.notify_all();
+  }
+
+ private:
+  bool Match(const ObjectPtr& o) const {
+    if (!ns_.empty() && o->namespace_() != ns_) return false;
+    return Matches(o, ls_, fs_);
+  }
+
+  void Filter(const StoredEvent& ev, std::vector<WatchEvent>* out) {
+    if (!ns_.empty() && ev.obj->namespace_() != ns_) return;
+    const bool simple = ls_.Empty() && fs_.Empty();
+    const bool cur = simple || Matches(ev.obj, ls_, fs_);
+    if (ev.type == EventType::kModified && !simple) {
+      const bool prev = ev.prev && Matches(ev.prev, ls_, fs_);
+      if (cur && !prev) {
+        out->push_back(WatchEvent{EventType::kAdded, ev.obj, ev.rv, false, {}, nullptr});
+        return;
+      }
+      if (!cur && prev) {
+        out->push_back(WatchEvent{
+            EventType::kDeleted, WithResourceVersion(ev.prev, ev.rv), ev.rv, false, {}, nullptr});
+        return;
+      }
+    }
+    if (!cur) return;
+    out->push_back(WatchEvent{ev.type, ev.obj, ev.rv, false, {}, ev.frame});
+  }
+
+  Store* store_;
+  Store::Table* table_;
+  std::string ns_;
+  LabelSelector ls_;
+  FieldSelector fs_;
+  WatchOptions opts_;
+  uint64_t epoch_;
+  uint64_t next_seq_ = 0;
+  uint64_t last_rv_ = 0;
+  std::optional<MonoTime> deadline_;
+  MonoTime next_bookmark_;
+  std::deque<WatchEvent> pending_;
+  bool ended_ = false;
+  bool expired_ = false;
+  bool stopped_ = false;
+};
+
+StatusOr<std::unique_ptr<Watch>> Store::StartWatch(const GroupVersionResource& gvr,
+                                                   std::string_view ns_in,
+                                                   const WatchOptions& opts) {
+  KAI_ASSIGN_OR_RETURN(ResourcePtr r, Resolve(gvr));
+  KAI_ASSIGN_OR_RETURN(LabelSelector ls, LabelSelector::Parse(opts.label_selector));
+  KAI_ASSIGN_OR_RETURN(FieldSelector fs, FieldSelector::Parse(opts.field_selector));
+  KAI_RETURN_IF_ERROR(CheckFieldSelector(*r, fs));
+  const std::string ns = r->namespaced ? std::string(ns_in) : "";
+  uint64_t start = 0;
+  const bool has_rv = !opts.resource_version.empty() && opts.resource_version != "0";
+  if (has_rv && !ParseUint(opts.resource_version, &start)) {
+    return ErrBadRequest("invalid resource version \"" + opts.resource_version + "\"");
+  }
+  if (opts.send_initial_events) {
+    if (opts.resource_version_match != "NotOlderThan") {
+      return ErrInvalid("ListOptions.meta.k8s.io", "",
+                        {FieldForbidden("resourceVersionMatch",
+                                        "sendInitialEvents requires setting resourceVersionMatch "
+                                        "to NotOlderThan")});
+    }
+    if (!opts.allow_bookmarks) {
+      return ErrInvalid("ListOptions.meta.k8s.io", "",
+                        {FieldForbidden("allowWatchBookmarks",
+                                        "sendInitialEvents requires setting allowWatchBookmarks "
+                                        "to true")});
+    }
+  }
+  std::lock_guard l(mu_);
+  Table* t = FindTable(r->storage);
+  if (t == nullptr) return ErrNotFound(ResourceWhat(*r), "");
+  auto w = std::make_unique<StoreWatch>(this, t, ns, std::move(ls), std::move(fs), opts);
+  const bool initial = !has_rv || opts.send_initial_events;
+  const bool expired = has_rv && !opts.send_initial_events && start < t->compacted_rv;
+  w->InitLocked(initial, start, expired, t->compacted_rv);
+  return std::unique_ptr<Watch>(std::move(w));
+}
+
+void Store::CompactHistory() {
+  std::lock_guard l(mu_);
+  for (auto& [gr, t] : tables_) {
+    t->first_seq += t->ring.size();
+    t->ring.clear();
+    t->compacted_rv = rv_;
+    t->cv.notify_all();
+  }
+  std::lock_guard cl(continue_mu_);
+  continue_snapshots_.clear();
+}
+
+void Store::DropWatches() {
+  std::lock_guard l(mu_);
+  ++drop_epoch_;
+  for (auto& [gr, t] : tables_) t->cv.notify_all();
+}
+
+size_t Store::ActiveWatches() const { return active_watches_.load(); }
+
+}  // namespace kai::localkube

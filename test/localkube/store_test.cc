@@ -1,0 +1,341 @@
+// Unit tests of the in-process storage API (no network).
+#include "test/localkube/store.h"
+
+#include <gtest/gtest.h>
+
+#include "kube/base/fake_clock.h"
+#include "test/localkube/crd.h"
+#include "test/localkube/json.h"
+#include "test/localkube/mutable_object.h"
+#include "test/localkube/patch.h"
+#include "test/localkube/selector.h"
+#include "test/localkube/types.h"
+
+namespace kai::localkube {
+namespace {
+
+const GroupVersionResource kPods{"", "v1", "pods"};
+const GroupVersionResource kCms{"", "v1", "configmaps"};
+const GroupVersionResource kDeploys{"apps", "v1", "deployments"};
+const GroupVersionResource kNs{"", "v1", "namespaces"};
+
+class StoreTest : public ::testing::Test {
+ protected:
+  StoreTest() : random_(42) {
+    RegisterBuiltins(&registry_);
+    CrdController::RegisterCrdResource(&registry_);
+    StoreOptions o;
+    o.watch_history = 5;
+    store_ = std::make_unique<Store>(&registry_, &clock_, &random_, o);
+    store_->Start();
+    EXPECT_TRUE(store_->Create(kNs, "", R"({"metadata":{"name":"default"}})").ok());
+  }
+  ~StoreTest() override { store_->Shutdown(); }
+
+  ObjectPtr MustCreate(const GroupVersionResource& gvr, const std::string& json) {
+    auto r = store_->Create(gvr, "default", json);
+    EXPECT_TRUE(r.ok()) << r.status();
+    return r.ok() ? *r : nullptr;
+  }
+  std::vector<WatchEvent> Drain(Watch& w) {
+    std::vector<WatchEvent> out;
+    while (w.Next(clock_.NowMonotonic(), &out) && !out.empty()) {
+      std::vector<WatchEvent> more;
+      if (!w.Next(clock_.NowMonotonic(), &more) || more.empty()) break;
+      out.insert(out.end(), more.begin(), more.end());
+    }
+    return out;
+  }
+
+  FakeClock clock_;
+  SeededRandom random_;
+  ResourceRegistry registry_;
+  std::unique_ptr<Store> store_;
+};
+
+TEST_F(StoreTest, CreateAssignsMetadataAndDefaults) {
+  ObjectPtr p = MustCreate(
+      kPods, R"({"metadata":{"name":"p"},"spec":{"containers":[{"name":"c","image":"i"}]}})");
+  ASSERT_NE(p, nullptr);
+  EXPECT_FALSE(p->uid().empty());
+  EXPECT_GT(p->resource_version(), 0u);
+  auto doc = Parse(p->json());
+  ASSERT_TRUE(doc.ok());
+  EXPECT_EQ(GetStr(*doc, {"apiVersion"}), "v1");
+  EXPECT_EQ(GetStr(*doc, {"kind"}), "Pod");
+  EXPECT_EQ(GetStr(*doc, {"spec", "schedulerName"}), "default-scheduler");
+  EXPECT_EQ(GetStr(*doc, {"status", "phase"}), "Pending");
+  EXPECT_EQ(GetStr(*doc, {"metadata", "resourceVersion"}), std::to_string(p->resource_version()));
+  auto dup = store_->Create(
+      kPods, "default",
+      R"({"metadata":{"name":"p"},"spec":{"containers":[{"name":"c","image":"i"}]}})");
+  EXPECT_EQ(dup.status().reason(), "AlreadyExists");
+  auto bad = store_->Create(kPods, "default", R"({"metadata":{"name":"q"},"spec":{}})");
+  EXPECT_EQ(bad.status().reason(), "Invalid");
+  ASSERT_FALSE(bad.status().causes().empty());
+  EXPECT_EQ(bad.status().causes()[0].field, "spec.containers");
+  auto nons = store_->Create(kCms, "nope", R"({"metadata":{"name":"x"}})");
+  EXPECT_EQ(nons.status().reason(), "NotFound");
+}
+
+TEST_F(StoreTest, UpdateConflictsAndNoOpWrites) {
+  ObjectPtr c = MustCreate(kCms, R"({"metadata":{"name":"c"},"data":{"a":"1"}})");
+  const std::string rv = std::to_string(c->resource_version());
+  auto u = store_->Update(
+      kCms, "default", "c",
+      R"({"metadata":{"name":"c","resourceVersion":")" + rv + R"("},"data":{"a":"2"}})");
+  ASSERT_TRUE(u.ok()) << u.status();
+  auto stale = store_->Update(
+      kCms, "default", "c",
+      R"({"metadata":{"name":"c","resourceVersion":")" + rv + R"("},"data":{"a":"3"}})");
+  EXPECT_EQ(stale.status().reason(), "Conflict");
+  EXPECT_EQ(stale.status().http_code(), 409);
+  // Writing the same content is a no-op: same object, same resourceVersion.
+  auto same = store_->Patch(kCms, "default", "c", PatchType::kMerge, R"({"data":{"a":"2"}})");
+  ASSERT_TRUE(same.ok());
+  EXPECT_EQ((*same)->resource_version(), (*u)->resource_version());
+}
+
+TEST_F(StoreTest, GenerationAndStatusSubresource) {
+  ObjectPtr d = MustCreate(
+      kDeploys,
+      R"({"metadata":{"name":"d"},"spec":{"selector":{"matchLabels":{"a":"b"}},"template":{"metadata":{"labels":{"a":"b"}},"spec":{"containers":[{"name":"c","image":"i"}]}}}})");
+  ASSERT_NE(d, nullptr);
+  EXPECT_EQ(d->generation(), 1);
+  // Status through the main resource is ignored; through /status everything else is.
+  auto m =
+      store_->Patch(kDeploys, "default", "d", PatchType::kMerge, R"({"status":{"replicas":7}})");
+  ASSERT_TRUE(m.ok());
+  EXPECT_EQ((*m)->json().find("\"replicas\":7"), std::string::npos);
+  PatchOptions so;
+  so.subresource = "status";
+  auto s = store_->Patch(kDeploys, "default", "d", PatchType::kMerge,
+                         R"({"status":{"replicas":7},"spec":{"replicas":9}})", so);
+  ASSERT_TRUE(s.ok()) << s.status();
+  EXPECT_NE((*s)->json().find("\"replicas\":7"), std::string::npos);
+  EXPECT_EQ((*s)->json().find("\"replicas\":9"), std::string::npos);
+  EXPECT_EQ((*s)->generation(), 1);
+  auto g = store_->Patch(kDeploys, "default", "d", PatchType::kMerge, R"({"spec":{"replicas":4}})");
+  ASSERT_TRUE(g.ok());
+  EXPECT_EQ((*g)->generation(), 2);
+  auto l = store_->Patch(kDeploys, "default", "d", PatchType::kMerge,
+                         R"({"metadata":{"labels":{"x":"y"}}})");
+  ASSERT_TRUE(l.ok());
+  EXPECT_EQ((*l)->generation(), 2);
+}
+
+TEST_F(StoreTest, ListSelectorsAndPagination) {
+  for (int i = 0; i < 6; ++i) {
+    MustCreate(kCms, R"({"metadata":{"name":"c)" + std::to_string(i) + R"(","labels":{"i":")" +
+                         std::to_string(i % 2) + R"("}}})");
+  }
+  ListOptions lo;
+  lo.label_selector = "i=1";
+  auto l = store_->List(kCms, "default", lo);
+  ASSERT_TRUE(l.ok());
+  EXPECT_EQ(l->items.size(), 3u);
+  lo.label_selector = "";
+  lo.field_selector = "metadata.name!=c0";
+  l = store_->List(kCms, "default", lo);
+  EXPECT_EQ(l->items.size(), 5u);
+  lo.field_selector = "spec.nodeName=x";
+  EXPECT_EQ(store_->List(kCms, "default", lo).status().reason(), "BadRequest");
+  lo = {};
+  lo.limit = 4;
+  l = store_->List(kCms, "default", lo);
+  ASSERT_TRUE(l.ok());
+  EXPECT_EQ(l->items.size(), 4u);
+  ASSERT_FALSE(l->continue_token.empty());
+  EXPECT_EQ(l->remaining_item_count.value_or(-1), 2);
+  const uint64_t rv = l->resource_version;
+  MustCreate(kCms, R"({"metadata":{"name":"c9"}})");  // not in the snapshot
+  lo.continue_token = l->continue_token;
+  auto l2 = store_->List(kCms, "default", lo);
+  ASSERT_TRUE(l2.ok());
+  EXPECT_EQ(l2->items.size(), 2u);
+  EXPECT_EQ(l2->resource_version, rv);
+  EXPECT_TRUE(l2->continue_token.empty());
+  clock_.Advance(std::chrono::minutes(10));
+  lo.limit = 1;
+  lo.continue_token = "";
+  auto l3 = store_->List(kCms, "default", lo);
+  clock_.Advance(std::chrono::minutes(10));
+  lo.continue_token = l3->continue_token;
+  EXPECT_EQ(store_->List(kCms, "default", lo).status().reason(), "Expired");
+}
+
+TEST_F(StoreTest, WatchFromResourceVersionAndSelectorTransitions) {
+  const uint64_t rv0 = store_->CurrentResourceVersion();
+  MustCreate(kCms, R"({"metadata":{"name":"w","labels":{"a":"1"}}})");
+  store_->Patch(kCms, "default", "w", PatchType::kMerge, R"({"metadata":{"labels":{"a":"2"}}})")
+      .status()
+      .IgnoreError();
+  store_->Patch(kCms, "default", "w", PatchType::kMerge, R"({"metadata":{"labels":{"a":"1"}}})")
+      .status()
+      .IgnoreError();
+  store_->Delete(kCms, "default", "w").status().IgnoreError();
+  WatchOptions wo;
+  wo.resource_version = std::to_string(rv0);
+  wo.label_selector = "a=1";
+  auto w = store_->StartWatch(kCms, "default", wo);
+  ASSERT_TRUE(w.ok()) << w.status();
+  std::vector<WatchEvent> ev;
+  ASSERT_TRUE((*w)->Next(clock_.NowMonotonic(), &ev));
+  ASSERT_EQ(ev.size(), 4u);
+  EXPECT_EQ(ev[0].type, EventType::kAdded);
+  EXPECT_EQ(ev[1].type, EventType::kDeleted);
+  EXPECT_EQ(ev[2].type, EventType::kAdded);
+  EXPECT_EQ(ev[3].type, EventType::kDeleted);
+  // The DELETED for leaving the selector carries the old labels at the event's RV.
+  EXPECT_NE(ev[1].object->json().find("\"a\":\"1\""), std::string::npos);
+  EXPECT_EQ(ev[1].object->resource_version(), ev[1].resource_version);
+}
+
+TEST_F(StoreTest, HistoryCompactionGivesExpired) {
+  const uint64_t rv0 = store_->CurrentResourceVersion();
+  for (int i = 0; i < 8; ++i)
+    MustCreate(kCms, R"({"metadata":{"name":"h)" + std::to_string(i) + R"("}})");
+  WatchOptions wo;
+  wo.resource_version = std::to_string(rv0);
+  auto w = store_->StartWatch(kCms, "default", wo);
+  ASSERT_TRUE(w.ok());
+  std::vector<WatchEvent> ev;
+  EXPECT_FALSE((*w)->Next(clock_.NowMonotonic(), &ev));
+  ASSERT_EQ(ev.size(), 1u);
+  EXPECT_EQ(ev[0].type, EventType::kError);
+  EXPECT_EQ(ev[0].error.http_code(), 410);
+  EXPECT_EQ(ev[0].error.reason(), "Expired");
+  // Initial events (no resourceVersion) then a bookmark closing them.
+  WatchOptions init;
+  init.send_initial_events = true;
+  init.allow_bookmarks = true;
+  init.resource_version_match = "NotOlderThan";
+  auto w2 = store_->StartWatch(kCms, "default", init);
+  ASSERT_TRUE(w2.ok()) << w2.status();
+  ev.clear();
+  ASSERT_TRUE((*w2)->Next(clock_.NowMonotonic(), &ev));
+  ASSERT_EQ(ev.size(), 9u);  // 8 + kube-root-ca.crt? no: 8 objects and the bookmark
+  EXPECT_EQ(ev.back().type, EventType::kBookmark);
+  EXPECT_TRUE(ev.back().initial_events_end);
+}
+
+TEST_F(StoreTest, FinalizersAndGarbageCollection) {
+  ObjectPtr owner = MustCreate(kCms, R"({"metadata":{"name":"owner"}})");
+  MustCreate(
+      kCms,
+      R"({"metadata":{"name":"dep","ownerReferences":[{"apiVersion":"v1","kind":"ConfigMap","name":"owner","uid":")" +
+          owner->uid() + R"("}]}})");
+  MustCreate(kCms, R"({"metadata":{"name":"held","finalizers":["x.io/f"]}})");
+  auto d = store_->Delete(kCms, "default", "held");
+  ASSERT_TRUE(d.ok());
+  EXPECT_FALSE(d->deleted);
+  EXPECT_TRUE(d->object->deleting());
+  auto add = store_->Patch(kCms, "default", "held", PatchType::kMerge,
+                           R"({"metadata":{"finalizers":["x.io/f","x.io/g"]}})");
+  EXPECT_EQ(add.status().reason(), "Invalid");
+  ASSERT_TRUE(
+      store_
+          ->Patch(kCms, "default", "held", PatchType::kMerge, R"({"metadata":{"finalizers":null}})")
+          .ok());
+  EXPECT_TRUE(IsNotFound(store_->Get(kCms, "default", "held").status()));
+  ASSERT_TRUE(store_->Delete(kCms, "default", "owner").ok());
+  store_->WaitForGarbageCollector();
+  EXPECT_TRUE(IsNotFound(store_->Get(kCms, "default", "dep").status()));
+}
+
+TEST_F(StoreTest, BindingSetsNodeOnce) {
+  MustCreate(kPods,
+             R"({"metadata":{"name":"b"},"spec":{"containers":[{"name":"c","image":"i"}]}})");
+  auto b = store_->Bind("default", "b", "n1");
+  ASSERT_TRUE(b.ok()) << b.status();
+  EXPECT_NE((*b)->json().find("\"nodeName\":\"n1\""), std::string::npos);
+  EXPECT_EQ((*b)->Field("spec.nodeName"), "n1");
+  auto again = store_->Bind("default", "b", "n2");
+  EXPECT_EQ(again.status().reason(), "Conflict");
+  // A bound pod is deleted gracefully; without a kubelet the store completes it.
+  auto d = store_->Delete(kPods, "default", "b");
+  ASSERT_TRUE(d.ok());
+  EXPECT_FALSE(d->deleted);
+  clock_.Advance(std::chrono::seconds(31));
+  for (int i = 0; i < 200 && store_->Get(kPods, "default", "b").ok(); ++i) {
+    store_->WaitForGarbageCollector();
+    clock_.Advance(std::chrono::seconds(1));
+  }
+  EXPECT_TRUE(IsNotFound(store_->Get(kPods, "default", "b").status()));
+}
+
+TEST_F(StoreTest, MutateRetriesAndSeesCurrentObject) {
+  MustCreate(kCms, R"({"metadata":{"name":"m"},"data":{"n":"0"}})");
+  for (int i = 1; i <= 3; ++i) {
+    auto r = store_->Mutate(kCms, "default", "m", [&](MutableObject& o) -> Status {
+      SetString(EnsureObject(o.doc(), "data", o.alloc()), "n", std::to_string(i), o.alloc());
+      return Status::OK();
+    });
+    ASSERT_TRUE(r.ok()) << r.status();
+  }
+  EXPECT_NE((*store_->Get(kCms, "default", "m"))->json().find("\"n\":\"3\""), std::string::npos);
+}
+
+// ---- patches and selectors
+
+JsonDoc J(const char* s) { return *Parse(s); }
+
+TEST(PatchTest, StrategicMergeByKeysAndDirectives) {
+  JsonDoc pod = J(
+      R"({"spec":{"containers":[{"name":"a","image":"1","env":[{"name":"X","value":"1"}]},{"name":"b","image":"2"}]},"metadata":{"finalizers":["f1"]}})");
+  JsonDoc patch = J(
+      R"({"spec":{"containers":[{"name":"a","env":[{"name":"Y","value":"2"}]},{"name":"b","$patch":"delete"},{"name":"c","image":"3"}]},"metadata":{"finalizers":["f2"]}})");
+  ASSERT_TRUE(ApplyStrategicMergePatch(pod, patch, "Pod", pod.GetAllocator()).ok());
+  EXPECT_EQ(
+      Serialize(pod),
+      R"({"spec":{"containers":[{"name":"a","image":"1","env":[{"name":"X","value":"1"},{"name":"Y","value":"2"}]},{"name":"c","image":"3"}]},"metadata":{"finalizers":["f1","f2"]}})");
+  JsonDoc order = J(
+      R"({"spec":{"$setElementOrder/containers":[{"name":"c"},{"name":"a"}],"containers":[{"name":"c","image":"4"}]}})");
+  ASSERT_TRUE(ApplyStrategicMergePatch(pod, order, "Pod", pod.GetAllocator()).ok());
+  EXPECT_EQ(GetStr(pod["spec"]["containers"][0], {"name"}), "c");
+  JsonDoc del = J(R"({"metadata":{"$deleteFromPrimitiveList/finalizers":["f1"]}})");
+  ASSERT_TRUE(ApplyStrategicMergePatch(pod, del, "Pod", pod.GetAllocator()).ok());
+  EXPECT_EQ(Serialize(pod["metadata"]), R"({"finalizers":["f2"]})");
+  JsonDoc tol = J(R"({"spec":{"tolerations":[{"key":"a"}]}})");
+  JsonDoc tol2 = J(R"({"spec":{"tolerations":[{"key":"b"}]}})");
+  ASSERT_TRUE(ApplyStrategicMergePatch(tol, tol2, "Pod", tol.GetAllocator()).ok());
+  EXPECT_EQ(Serialize(tol), R"({"spec":{"tolerations":[{"key":"b"}]}})");  // atomic list
+}
+
+TEST(PatchTest, MergeAndJsonPatch) {
+  JsonDoc d = J(R"({"a":{"b":1,"c":[1,2]},"x":1})");
+  ASSERT_TRUE(ApplyMergePatch(d, J(R"({"a":{"b":null,"c":[3]},"y":2})"), d.GetAllocator()).ok());
+  EXPECT_EQ(Serialize(d), R"({"a":{"c":[3]},"x":1,"y":2})");
+  ASSERT_TRUE(
+      ApplyJsonPatch(
+          d,
+          J(R"([{"op":"add","path":"/a/c/0","value":9},{"op":"move","from":"/x","path":"/z"},{"op":"test","path":"/z","value":1}])"),
+          d.GetAllocator())
+          .ok());
+  EXPECT_EQ(Serialize(d), R"({"a":{"c":[9,3]},"y":2,"z":1})");
+  Status s = ApplyJsonPatch(d, J(R"([{"op":"test","path":"/y","value":3}])"), d.GetAllocator());
+  EXPECT_EQ(s.http_code(), 422);
+  s = ApplyJsonPatch(d, J(R"([{"op":"remove","path":"/nope"}])"), d.GetAllocator());
+  EXPECT_FALSE(s.ok());
+}
+
+TEST(SelectorTest, LabelGrammar) {
+  auto s = LabelSelector::Parse("a=1, b!=2,c in (x, y),d notin (z),e,!f");
+  ASSERT_TRUE(s.ok()) << s.status();
+  std::map<std::string, std::string> l = {{"a", "1"}, {"c", "x"}, {"d", "w"}, {"e", ""}};
+  EXPECT_TRUE(s->Matches(l));
+  l["f"] = "1";
+  EXPECT_FALSE(s->Matches(l));
+  EXPECT_EQ(s->ToString(), "a=1,b!=2,c in (x,y),d notin (z),e,!f");
+  EXPECT_FALSE(LabelSelector::Parse("a in x").ok());
+  EXPECT_FALSE(LabelSelector::Parse("bad key=1").ok());
+  EXPECT_FALSE(LabelSelector::Parse("a=-bad-").ok());
+  auto f = FieldSelector::Parse("metadata.name=a\\,b,spec.nodeName!=");
+  ASSERT_TRUE(f.ok());
+  ASSERT_EQ(f->requirements().size(), 2u);
+  EXPECT_EQ(f->requirements()[0].value, "a,b");
+  EXPECT_FALSE(f->requirements()[1].equals);
+}
+
+}  // namespace
+}  // namespace kai::localkube
