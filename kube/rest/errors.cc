@@ -157,8 +157,6 @@ bool FromStatusValue(const rapidjson::Value& doc, int http_code, Status* out) {
 
 }  // namespace
 
-bool IsNotFound(const Status& s) { return HasReasonOrCode(s, kReasonNotFound, 404); }
-bool IsAlreadyExists(const Status& s) { return !s.ok() && s.reason() == kReasonAlreadyExists; }
 bool IsConflict(const Status& s) { return HasReasonOrCode(s, kReasonConflict, 409); }
 bool IsResourceExpired(const Status& s) {
   return !s.ok() && (s.reason() == kReasonExpired || s.reason() == kReasonGone ||

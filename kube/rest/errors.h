@@ -36,8 +36,10 @@ inline constexpr char kReasonUnsupportedMediaType[] = "UnsupportedMediaType";
 inline constexpr char kReasonRequestEntityTooLarge[] = "RequestEntityTooLarge";
 inline constexpr char kReasonNotAcceptable[] = "NotAcceptable";
 
-bool IsNotFound(const Status& s);         // 404 / NotFound
-bool IsAlreadyExists(const Status& s);    // 409 / AlreadyExists
+// 404 NotFound and 409 AlreadyExists map to kNotFound / kAlreadyExists, so kube/base's
+// predicates serve (re-declared here so both spellings name the same function).
+using ::kai::IsAlreadyExists;
+using ::kai::IsNotFound;
 bool IsConflict(const Status& s);         // 409 / Conflict (stale resourceVersion, preconditions)
 bool IsResourceExpired(const Status& s);  // 410 Expired or Gone (client-go isExpiredError)
 bool IsGone(const Status& s);             // 410 / Gone

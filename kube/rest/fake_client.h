@@ -71,8 +71,11 @@ class FakeClient final : public Client {
   std::string resource_version() const;
   // Ends every open watch cleanly (clients re-watch from their last RV).
   void DropWatches();
-  // Forgets the watch history: watches from any RV before now get 410 Expired.
+  // Forgets the watch history: watches from any RV before now get 410 Expired (open ones get an
+  // ERROR event as soon as they read past the compacted point).
   void CompactHistory();
+  // Sends a BOOKMARK at the current resourceVersion to every watch that allows bookmarks.
+  void Bookmark();
   // Number of open watches.
   int open_watches() const;
 
