@@ -6,6 +6,7 @@
 
 #include <atomic>
 #include <cerrno>
+#include <cstdio>
 #include <thread>
 
 namespace kai::app {
@@ -83,6 +84,13 @@ bool ShutdownSignal::WaitUntil(Clock* clock, MonoTime deadline) {
     if (clock->WaitUntil(cv_, l, deadline)) return triggered_;
   }
   return true;
+}
+
+void ExitProcess(int code) {
+  google::FlushLogFiles(google::GLOG_INFO);
+  std::fflush(stdout);
+  std::fflush(stderr);
+  _exit(code);
 }
 
 }  // namespace kai::app

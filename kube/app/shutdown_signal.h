@@ -40,4 +40,9 @@ class ShutdownSignal {
   std::string reason_;
 };
 
+// Flushes the logs and ends the process with `code` without running static destructors or
+// joining threads: after a shutdown that overran its timeout a worker may still be stuck in a
+// reconcile, and the process must exit anyway. Every main() ends with it.
+[[noreturn]] void ExitProcess(int code);
+
 }  // namespace kai::app
