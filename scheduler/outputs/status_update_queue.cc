@@ -59,16 +59,39 @@ std::string StatusUpdate::Key() const {
 }
 
 void StatusUpdateQueue::Push(StatusUpdate update) {
-  std::lock_guard<std::mutex> lock(mu_);
-  std::string key = update.Key();
-  auto it = pending_.find(key);
-  if (it != pending_.end()) {
-    it->second.update = std::move(update);  // keeps its place
-    return;
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    std::string key = update.Key();
+    auto it = pending_.find(key);
+    if (it != pending_.end()) {
+      it->second.update = std::move(update);  // keeps its place
+      return;
+    }
+    uint64_t seq = next_seq_++;
+    order_[seq] = key;
+    pending_.emplace(key, Entry{seq, std::move(update)});
   }
-  uint64_t seq = next_seq_++;
-  order_[seq] = key;
-  pending_.emplace(key, Entry{seq, std::move(update)});
+  cv_.notify_one();
+}
+
+std::optional<StatusUpdate> StatusUpdateQueue::PopWait(Clock* clock, Duration timeout) {
+  {
+    std::unique_lock<std::mutex> lock(mu_);
+    MonoTime deadline = clock->NowMonotonic() + timeout;
+    while (order_.empty() && !closed_ && clock->NowMonotonic() < deadline) {
+      clock->WaitUntil(cv_, lock, deadline);
+    }
+    if (order_.empty()) return std::nullopt;
+  }
+  return Pop();
+}
+
+void StatusUpdateQueue::Close() {
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    closed_ = true;
+  }
+  cv_.notify_all();
 }
 
 void StatusUpdateQueue::PreBind(const std::string& ns, const std::string& name,
@@ -124,6 +147,7 @@ void StatusUpdateQueue::Done(const StatusUpdate& u, const Status& result,
   uint64_t seq = next_seq_++;
   order_[seq] = key;
   pending_.emplace(key, Entry{seq, u});
+  cv_.notify_one();
 }
 
 void StatusUpdateQueue::Perform(const StatusUpdate& u, SchedulerWriter* writer) {

@@ -13,6 +13,7 @@
 // SchedulerWriter (Perform), and report the outcome with Done. Thread-safe.
 #pragma once
 
+#include <condition_variable>
 #include <cstdint>
 #include <map>
 #include <memory>
@@ -21,6 +22,7 @@
 #include <string>
 
 #include "api/podgroup.h"
+#include "kube/base/clock.h"
 #include "scheduler/outputs/scheduler_writer.h"
 
 namespace kai::scheduler {
@@ -50,6 +52,10 @@ class StatusUpdateQueue {
   void PreBind(const std::string& ns, const std::string& name, const std::string& uid);
   // The oldest queued update (it leaves the queue); nullopt when empty.
   std::optional<StatusUpdate> Pop();
+  // Pop, waiting on `clock` up to `timeout` for an update; nullopt on timeout or Close().
+  std::optional<StatusUpdate> PopWait(Clock* clock, Duration timeout);
+  // Wakes every PopWait (shutdown).
+  void Close();
   // Reports the outcome of a popped update. `resource_version` is the PodGroup's version after
   // a successful write.
   void Done(const StatusUpdate& update, const Status& result,
@@ -79,6 +85,8 @@ class StatusUpdateQueue {
     std::string resource_version;
   };
   mutable std::mutex mu_;
+  std::condition_variable cv_;
+  bool closed_ = false;
   uint64_t next_seq_ = 0;
   std::map<std::string, Entry> pending_;    // by key
   std::map<uint64_t, std::string> order_;   // seq -> key
