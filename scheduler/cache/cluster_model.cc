@@ -339,7 +339,9 @@ std::unique_ptr<ClusterInfo> ClusterModel::Snapshot(const SchedulerParams& param
   for (const auto& t : c->tasks) {
     if (!t->job().empty()) pods_by_job[t->job()].push_back(t.get());
   }
-  for (const auto& [key, pg] : podgroups_) {
+  for (const auto& [key, observed] : podgroups_) {
+    std::shared_ptr<const api::PodGroup> pg =
+        podgroup_overlay_ ? podgroup_overlay_(observed) : observed;
     if (!InPartition(pg->metadata, params)) continue;
     int32_t priority = global_default.value_or(kDefaultPodGroupPriority);
     if (!pg->spec.priority_class_name.empty()) {

@@ -321,7 +321,7 @@ Status Session::Evict(PodInfo* task, const std::string& message, const EvictionM
   }
   NodeInfo* node = cluster_->FindNode(task->node_name);
   if (node == nullptr) return NotFoundError("node " + task->node_name + " of " + task->key());
-  KAI_RETURN_IF_ERROR(sink_->Evict(EvictDecision{task->key(), job->uid(), message, meta}));
+  KAI_RETURN_IF_ERROR(sink_->Evict(EvictDecision{task->key(), job->uid(), message, meta, task}));
   task->status = PodStatus::kReleasing;
   node->UpdateTask(task);
   FireDeallocate(*task);

@@ -317,6 +317,7 @@ Status Statement::CommitAllocate(PodInfo* task) {
   d.gpu_portion = portion;
   if (task->IsFractionAllocation()) d.gpu_groups = task->gpu_groups;
   d.annotations = ssn_->MutateBindRequestAnnotations(*task, task->node_name);
+  d.task = task;
   if (NodeInfo* node = ssn_->cluster().FindNode(task->node_name)) {
     if (task->IsFractionAllocation()) {
       for (const auto& g : task->gpu_groups) node->used_shared_gpus_memory.try_emplace(g, 0);
@@ -346,7 +347,7 @@ Status Statement::Commit() {
       case Kind::kEvict: {
         PodGroupInfo* job = ssn_->cluster().FindJob(task->job());
         Status s = ssn_->sink()->Evict(
-            EvictDecision{task->key(), job ? job->uid() : task->job(), op.message, op.meta});
+            EvictDecision{task->key(), job ? job->uid() : task->job(), op.message, op.meta, task});
         if (!s.ok()) {
           LOG(ERROR) << "failed to evict " << task->key() << ": " << s;
           ReverseEvict(op);
@@ -356,7 +357,7 @@ Status Statement::Commit() {
         break;
       }
       case Kind::kPipeline:
-        ssn_->sink()->Pipelined(PipelineDecision{task->key(), op.node, op.message});
+        ssn_->sink()->Pipelined(PipelineDecision{task->key(), op.node, op.message, task});
         break;
       case Kind::kAllocate: {
         Status s = CommitAllocate(task);
