@@ -67,7 +67,9 @@ void GarbageCollector::Stop() {
 
 void GarbageCollector::AddObserver(Observer o) {
   std::lock_guard l(observers_mu_);
-  observers_.push_back(std::move(o));
+  auto next = std::make_shared<std::vector<Observer>>(*observers_);
+  next->push_back(std::move(o));
+  observers_ = std::move(next);
 }
 
 void GarbageCollector::WaitIdle() {
@@ -95,12 +97,12 @@ void GarbageCollector::EnqueueAfter(Item item, MonoTime when) {
 
 void GarbageCollector::Observe(const GroupResource& gr, const ObjectPtr& old,
                                const ObjectPtr& now) {
-  std::vector<Observer> observers;
+  std::shared_ptr<const std::vector<Observer>> observers;
   {
     std::lock_guard l(observers_mu_);
     observers = observers_;
   }
-  for (const Observer& o : observers) o(gr, old, now);
+  for (const Observer& o : *observers) o(gr, old, now);
 
   if (!now) {
     // Removed: its dependents may now be orphaned, and owners waiting in foreground deletion

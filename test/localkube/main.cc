@@ -53,6 +53,8 @@ DEFINE_string(node_status_interval, "1m",
               "how often the simulated kubelet refreshes a node's Ready heartbeat");
 DEFINE_string(node_lease_interval, "10s",
               "how often the simulated kubelet renews a node's lease in kube-node-lease");
+DEFINE_bool(controllers, true,
+            "run the Deployment, ReplicaSet and Job controllers (kube-controller-manager's part)");
 DEFINE_string(resource_reservation_namespace, "kai-resource-reservation",
               "namespace of KAI's GPU reservation pods (they get run.ai/reserve_for_gpu_index)");
 
@@ -153,6 +155,7 @@ int main(int argc, char** argv) {
     *out = *d;
   }
   o.simulation.kubelet.reservation_namespace = FLAGS_resource_reservation_namespace;
+  o.simulation.controllers = FLAGS_controllers;
 
   signal(SIGPIPE, SIG_IGN);
   kai::localkube::LocalKube server(o);

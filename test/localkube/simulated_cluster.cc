@@ -2,11 +2,14 @@
 
 #include "test/localkube/errors.h"
 #include "test/localkube/store.h"
+#include "test/localkube/workload_controllers.h"
 
 namespace kai::localkube {
 
 SimulatedCluster::SimulatedCluster(Store* store, SimulationOptions options)
-    : store_(store), options_(std::move(options)), kubelet_(store, options_.kubelet) {}
+    : store_(store), options_(std::move(options)), kubelet_(store, options_.kubelet) {
+  if (options_.controllers) controllers_ = std::make_unique<WorkloadControllers>(store);
+}
 
 SimulatedCluster::~SimulatedCluster() { Stop(); }
 
@@ -25,20 +28,28 @@ Status SimulatedCluster::Start() {
     }
   }
   KAI_RETURN_IF_ERROR(kubelet_.Start());
+  if (controllers_) KAI_RETURN_IF_ERROR(controllers_->Start());
   return Status::OK();
 }
 
-void SimulatedCluster::Stop() { kubelet_.Stop(); }
+void SimulatedCluster::Stop() {
+  if (controllers_) controllers_->Stop();
+  kubelet_.Stop();
+}
 
 void SimulatedCluster::WaitIdle() {
   // Work moves between loops and the garbage collector, so wait until a full pass finds
   // everything idle.
+  auto count = [&] {
+    return kubelet_.reconciled() + (controllers_ ? controllers_->reconciled() : 0);
+  };
   for (;;) {
-    const uint64_t before = kubelet_.reconciled();
+    const uint64_t before = count();
     kubelet_.WaitIdle();
+    if (controllers_) controllers_->WaitIdle();
     store_->WaitForGarbageCollector();
     kubelet_.WaitIdle();
-    if (before == kubelet_.reconciled()) return;
+    if (before == count()) return;
   }
 }
 

@@ -14,6 +14,7 @@
 namespace kai::localkube {
 
 class Store;
+class WorkloadControllers;
 
 struct SimulationOptions {
   // Nodes created at start when missing (existing nodes, e.g. reloaded from --data-dir, are
@@ -42,6 +43,7 @@ class SimulatedCluster {
   Store* store_;
   SimulationOptions options_;
   SimulatedKubelet kubelet_;
+  std::unique_ptr<WorkloadControllers> controllers_;
 };
 
 }  // namespace kai::localkube

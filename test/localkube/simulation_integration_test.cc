@@ -50,6 +50,26 @@ class SimulatedClusterTest : public ::testing::Test {
              "apiVersion: v1\nkind: Binding\nmetadata: {name: " + pod +
                  "}\ntarget: {apiVersion: v1, kind: Node, name: " + node + "}\n");
   }
+  // Binds every unbound pending pod of `ns` (what a scheduler would do); returns how many.
+  static int BindPending(const std::string& ns) {
+    CommandResult r = K({"get", "pods", "-n", ns, "--field-selector=spec.nodeName=", "-o",
+                         "jsonpath={.items[*].metadata.name}"});
+    int n = 0;
+    for (const std::string& pod : StrSplit(r.out, ' ')) {
+      if (pod.empty()) continue;
+      EXPECT_TRUE(Bind(ns, pod, "node-" + std::to_string(n++ % 4)).ok());
+    }
+    return n;
+  }
+  // Binds pending pods until `args` succeeds (at most ~30 s).
+  static bool BindUntil(const std::string& ns, const std::vector<std::string>& args) {
+    for (int i = 0; i < 60; ++i) {
+      BindPending(ns);
+      if (K(args).ok()) return true;
+      std::this_thread::sleep_for(std::chrono::milliseconds(500));
+    }
+    return false;
+  }
   static LocalKubeProcess* kube_;
 };
 LocalKubeProcess* SimulatedClusterTest::kube_ = nullptr;
@@ -180,6 +200,92 @@ spec:
   EXPECT_EQ(r.out.rfind("Running GPU-node-0-", 0), 0u) << r.out;
 }
 
+TEST_F(SimulatedClusterTest, DeploymentScalesAndRollsOut) {
+  const std::string ns = Ns("deploy1");
+  CommandResult r = K({"apply", "-n", ns, "-f", "-"}, R"(apiVersion: apps/v1
+kind: Deployment
+metadata: {name: web}
+spec:
+  replicas: 3
+  selector: {matchLabels: {app: web}}
+  template:
+    metadata: {labels: {app: web}}
+    spec:
+      schedulerName: default-scheduler
+      terminationGracePeriodSeconds: 1
+      containers: [{name: nginx, image: "nginx:1.25"}]
+)");
+  ASSERT_TRUE(r.ok()) << r.err;
+  r = K({"get", "pods", "-n", ns, "-l", "app=web", "-o",
+         "jsonpath={range .items[*]}{.metadata.ownerReferences[0].kind} "
+         "{.metadata.ownerReferences[0].controller} {.spec.schedulerName} {.status.phase};{end}"});
+  EXPECT_EQ(r.out,
+            "ReplicaSet true default-scheduler Pending;ReplicaSet true default-scheduler "
+            "Pending;ReplicaSet true default-scheduler Pending;");
+  EXPECT_TRUE(BindUntil(ns, {"rollout", "status", "deploy/web", "-n", ns, "--timeout=1s"}));
+  r = K({"get", "deploy", "web", "-n", ns});
+  EXPECT_NE(r.out.find("3/3     3            3"), std::string::npos) << r.out;
+
+  r = K({"scale", "deploy/web", "-n", ns, "--replicas=5"});
+  ASSERT_TRUE(r.ok()) << r.err;
+  EXPECT_TRUE(BindUntil(ns, {"wait", "--for=jsonpath={.status.availableReplicas}=5", "deploy/web",
+                             "-n", ns, "--timeout=1s"}));
+  r = K({"set", "image", "deploy/web", "-n", ns, "nginx=nginx:1.26"});
+  ASSERT_TRUE(r.ok()) << r.err;
+  EXPECT_TRUE(BindUntil(ns, {"rollout", "status", "deploy/web", "-n", ns, "--timeout=1s"}));
+  r = K({"get", "rs", "-n", ns, "-o",
+         "jsonpath={range .items[*]}{.spec.replicas}/{.metadata.annotations.deployment\\.kubernetes"
+         "\\.io/revision} {end}"});
+  EXPECT_TRUE(r.out == "0/1 5/2 " || r.out == "5/2 0/1 ") << r.out;
+  r = K({"rollout", "history", "deploy/web", "-n", ns});
+  EXPECT_NE(r.out.find("REVISION"), std::string::npos) << r.out << r.err;
+  r = K({"get", "pods", "-n", ns, "-l", "app=web", "--field-selector=status.phase=Running", "-o",
+         "jsonpath={.items[*].spec.containers[0].image}"});
+  EXPECT_EQ(r.out, "nginx:1.26 nginx:1.26 nginx:1.26 nginx:1.26 nginx:1.26");
+  // Deleting the deployment deletes its ReplicaSets and pods.
+  r = K({"delete", "deploy", "web", "-n", ns, "--wait=true"});
+  ASSERT_TRUE(r.ok()) << r.err;
+  r = K({"wait", "--for=delete", "pods", "-l", "app=web", "-n", ns, "--timeout=20s"});
+  EXPECT_TRUE(r.ok()) << r.err;
+  EXPECT_EQ(K({"get", "rs", "-n", ns, "-o", "name"}).out, "");
+}
+
+TEST_F(SimulatedClusterTest, JobRunsToCompletion) {
+  const std::string ns = Ns("job1");
+  CommandResult r = K({"apply", "-n", ns, "-f", "-"}, R"(apiVersion: batch/v1
+kind: Job
+metadata: {name: train}
+spec:
+  completions: 3
+  parallelism: 2
+  template:
+    metadata:
+      annotations: {localkube.kai.scheduler/run-duration: 1s}
+    spec:
+      restartPolicy: Never
+      containers:
+      - name: train
+        image: busybox
+        resources: {limits: {nvidia.com/gpu: 1}}
+)");
+  ASSERT_TRUE(r.ok()) << r.err;
+  r = K({"get", "pods", "-n", ns, "-l", "job-name=train", "-o", "name"});
+  EXPECT_EQ(Lines(r.out).size(), 2u) << r.out;
+  EXPECT_TRUE(
+      BindUntil(ns, {"wait", "--for=condition=complete", "job/train", "-n", ns, "--timeout=1s"}));
+  r = K({"get", "job", "train", "-n", ns});
+  EXPECT_NE(r.out.find("Complete"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("3/3"), std::string::npos) << r.out;
+  r = K({"get", "job", "train", "-n", ns, "-o",
+         "jsonpath={.status.succeeded} {.status.failed} {.status.active}"});
+  EXPECT_EQ(r.out, "3  ");
+  r = K({"get", "pods", "-n", ns, "-l", "batch.kubernetes.io/job-name=train", "-o",
+         "jsonpath={.items[*].status.phase}"});
+  EXPECT_EQ(r.out, "Succeeded Succeeded Succeeded");
+  r = K({"describe", "job", "train", "-n", ns});
+  EXPECT_NE(r.out.find("3 Succeeded"), std::string::npos) << r.out;
+}
+
 TEST(SimulatedClusterFlagsTest, NodePoolFileAndBadFlags) {
   char tmpl[] = "/tmp/lk-pools-XXXXXX";
   ASSERT_NE(mkdtemp(tmpl), nullptr);
@@ -229,6 +335,14 @@ TEST(SimulatedClusterFlagsTest, NodePoolFileAndBadFlags) {
       << bad.status();
   ::unlink(file.c_str());
   ::rmdir(tmpl);
+
+  // --controllers=false: an API server without kube-controller-manager.
+  auto bare = LocalKubeProcess::Start({.args = {"--controllers=false"}});
+  ASSERT_TRUE(bare.ok()) << bare.status();
+  r = (*bare)->Kubectl({"create", "deployment", "d", "--image=nginx"});
+  ASSERT_TRUE(r.ok()) << r.err;
+  std::this_thread::sleep_for(std::chrono::milliseconds(300));
+  EXPECT_EQ((*bare)->Kubectl({"get", "rs,pods", "-o", "name"}).out, "");
 }
 
 }  // namespace
