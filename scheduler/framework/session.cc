@@ -280,10 +280,7 @@ bool Session::FittingNode(const PodInfo& task, const NodeInfo& node, bool record
 }
 
 std::vector<std::string> Session::FittingGpus(const NodeInfo& node, const PodInfo& task) const {
-  std::vector<std::string> filtered;
-  for (const auto& [group, mem] : node.used_shared_gpus_memory) {
-    if (node.IsTaskFitOnGpuGroup(task, group)) filtered.push_back(group);
-  }
+  std::vector<std::string> filtered = node.FittingGpuGroups(task);
   int whole = static_cast<int>(node.idle.gpu()) + static_cast<int>(node.releasing.gpu());
   if (node.idle.gpu() > 0 || node.releasing.gpu() > 0) {
     for (int i = 0; i < whole; ++i) filtered.emplace_back(kWholeGpuIndicator);
