@@ -268,8 +268,8 @@ class JobAllocator {
       real_job->AddTaskFitErrors(*task, e);
       return false;
     }
-    NodeSet ordered = ssn_->OrderedNodesByTask(nodes, *task);
-    for (NodeInfo* node : ordered) {
+    Session::NodeOrder ordered = ssn_->LazyOrderedNodesByTask(nodes, *task);
+    for (NodeInfo* node = ordered.Next(); node != nullptr; node = ordered.Next()) {
       if (!ssn_->FittingNode(*task, *node, !pipeline_only_)) continue;
       if (AllocateTaskToNode(task, node)) return true;
     }
