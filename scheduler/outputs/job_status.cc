@@ -117,26 +117,6 @@ EventTarget PodTarget(const api::Pod& pod) {
                      pod.metadata.resource_version};
 }
 
-std::string JobFitErrorsToMessage(const std::vector<JobFitError>& errors) {
-  std::map<std::string, int> histogram;
-  for (const auto& e : errors) histogram[e.message]++;
-  std::vector<std::string> parts;
-  for (const auto& [msg, count] : histogram) {
-    parts.push_back(count > 1 ? std::to_string(count) + " " + msg : msg);
-  }
-  std::sort(parts.begin(), parts.end());
-  std::string out = errors.size() == 1 ? errors[0].reason : std::string(kDefaultPodGroupError);
-  if (!parts.empty()) {
-    out += ": ";
-    for (size_t i = 0; i < parts.size(); ++i) {
-      if (i > 0) out += ". \n";
-      out += parts[i];
-    }
-    out += ".";
-  }
-  return out;
-}
-
 std::string JobFitErrorsToDetailedMessage(const std::vector<JobFitError>& errors) {
   std::string reason = errors.size() == 1 ? errors[0].reason : std::string(kDefaultPodGroupError);
   std::vector<std::string> parts;

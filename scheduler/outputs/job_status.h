@@ -11,6 +11,7 @@
 
 #include "api/podgroup.h"
 #include "kube/base/clock.h"
+#include "scheduler/api/fit_errors.h"
 #include "scheduler/api/podgroup_info.h"
 #include "scheduler/outputs/scheduler_writer.h"
 
@@ -48,10 +49,6 @@ struct JobStatusWrites {
 JobStatusWrites ComputeJobStatusWrites(const PodGroupInfo& job, const JobStatusOptions& options,
                                        WallTime now);
 
-// KAI common_info.JobFitErrorsToMessage: the single error's reason (or "Unable to schedule
-// podgroup" for zero or several errors), then ": " and the sorted histogram of messages
-// ("2 <msg>" for repeats) joined by ". \n", closed by ".".
-std::string JobFitErrorsToMessage(const std::vector<JobFitError>& errors);
 // JobFitErrorsToDetailedMessage (--detailed-fit-errors).
 std::string JobFitErrorsToDetailedMessage(const std::vector<JobFitError>& errors);
 // The PodGroup status form of a job fit error (queue details as resource lists).
