@@ -224,6 +224,12 @@ int PodGroupInfo::NumAllocated() const { return CountTasks(tasks_, IsAllocatedSt
 int PodGroupInfo::NumPending() const {
   return CountTasks(tasks_, [](PodStatus s) { return s == PodStatus::kPending; });
 }
+bool PodGroupInfo::HasPendingTasks() const {
+  for (const PodInfo* t : tasks_) {
+    if (t->status == PodStatus::kPending) return true;
+  }
+  return false;
+}
 int PodGroupInfo::NumGated() const {
   return CountTasks(tasks_, [](PodStatus s) { return s == PodStatus::kGated; });
 }

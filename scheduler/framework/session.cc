@@ -17,7 +17,13 @@ Session::Session(std::string id, std::unique_ptr<ClusterInfo> cluster,
       params_(params),
       sink_(sink),
       clock_(clock),
-      random_(random) {}
+      random_(random) {
+  for (const auto& [id, job] : cluster_->jobs) {
+    if (job->HasPendingTasks()) cluster_->jobs_pending_at_open.push_back(job.get());
+  }
+  cluster_->jobs_pending_at_open_set = true;
+  cluster_->num_jobs_at_open = cluster_->jobs.size();
+}
 
 Session::~Session() = default;
 
