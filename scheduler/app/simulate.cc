@@ -15,6 +15,7 @@
 #include "kube/base/strings.h"
 #include "kube/base/time.h"
 #include "scheduler/actions/actions.h"
+#include "scheduler/app/snapshot_references.h"
 #include "scheduler/cache/cluster_model.h"
 #include "scheduler/framework/session.h"
 #include "scheduler/framework/statement.h"
@@ -216,6 +217,7 @@ StatusOr<SimulationResult> RunSimulation(const SimulateOptions& opts, Clock* clo
   SchedulerConfiguration conf;
   SchedulerParams params;
   KAI_RETURN_IF_ERROR(Configure(objects, opts, &conf, &params));
+  KAI_RETURN_IF_ERROR(CheckSnapshotReferences(objects, params));
 
   ClusterModel model;
   model.AddAll(objects);
