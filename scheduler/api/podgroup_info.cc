@@ -321,6 +321,10 @@ void PodGroupInfo::AddJobFitError(std::string reason, std::string message,
   job_fit_errors.push_back(JobFitError{std::move(reason), std::move(message), std::move(details)});
 }
 
+void PodGroupInfo::AddTaskNodeError(const PodInfo& task, const NodeFitError& error) {
+  task_fit_errors[task.uid()].AddNodeError(error);
+}
+
 void PodGroupInfo::AddTaskFitErrors(const PodInfo& task, const TaskFitErrors& errors) {
   auto it = task_fit_errors.find(task.uid());
   if (it == task_fit_errors.end()) {

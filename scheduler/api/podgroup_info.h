@@ -178,6 +178,9 @@ class PodGroupInfo {
   void AddJobFitError(std::string reason, std::string message,
                       std::optional<QueueDetails> details = std::nullopt);
   void AddTaskFitErrors(const PodInfo& task, const TaskFitErrors& errors);
+  // The same as AddTaskFitErrors with one node's error, without a temporary TaskFitErrors (this
+  // runs for every node a task that fits nowhere is tried on).
+  void AddTaskNodeError(const PodInfo& task, const NodeFitError& error);
 
  private:
   void IndexPodSets();

@@ -301,20 +301,15 @@ bool Session::FittingNode(const PodInfo& task, const NodeInfo& node, bool record
   if (!node.IsTaskAllocatableOnReleasingOrIdle(task)) {
     if (record_fit_errors && !node.IsTaskAllocatable(task)) {
       if (auto fe = node.FittingError(task, job->tasks().size() > 1)) {
-        TaskFitErrors errors;
-        errors.AddNodeError(*fe);
-        job->AddTaskFitErrors(task, errors);
+        job->AddTaskNodeError(task, *fe);
       }
     }
     return false;
   }
   std::vector<std::string> reasons = Predicate(task, *job, node);
   if (!reasons.empty()) {
-    if (record_fit_errors) {
-      TaskFitErrors errors;
-      errors.AddNodeError(NodeFitError{node.name(), std::move(reasons)});
-      job->AddTaskFitErrors(task, errors);
-    }
+    if (record_fit_errors)
+      job->AddTaskNodeError(task, NodeFitError{node.name(), std::move(reasons)});
     return false;
   }
   return true;
