@@ -324,11 +324,14 @@ void NodeInfo::RemoveEntryResources(const Entry& e) {
 
 bool NodeInfo::AddTask(PodInfo* task) {
   SetAcceptedResources(task);
-  if (tasks_.count(task->key()) > 0) return false;
+  // One search: the position found is the insertion hint (snapshots add tasks in key order, so
+  // it is usually the end).
+  auto pos = tasks_.lower_bound(task->key());
+  if (pos != tasks_.end() && pos->first == task->key()) return false;
   Entry e = MakeEntry(*task);
   if (task->is_legacy_mig) legacy_mig_tasks[task->uid()] = task->key();
   AddEntryResources(e);
-  tasks_.emplace(task->key(), std::move(e));
+  tasks_.emplace_hint(pos, task->key(), std::move(e));
   return true;
 }
 

@@ -15,6 +15,7 @@
 #include "kube/base/strings.h"
 #include "kube/base/time.h"
 #include "scheduler/actions/actions.h"
+#include "scheduler/app/snapshot_references.h"
 #include "scheduler/cache/cluster_model.h"
 #include "scheduler/framework/job_status.h"
 #include "scheduler/framework/session.h"
@@ -217,6 +218,7 @@ StatusOr<SimulationResult> RunSimulation(const SimulateOptions& opts, Clock* clo
   SchedulerConfiguration conf;
   SchedulerParams params;
   KAI_RETURN_IF_ERROR(Configure(objects, opts, &conf, &params));
+  KAI_RETURN_IF_ERROR(CheckSnapshotReferences(objects, params));
 
   ClusterModel model;
   model.AddAll(objects);
@@ -271,6 +273,8 @@ StatusOr<SimulationResult> RunSimulation(const SimulateOptions& opts, Clock* clo
     }
 
     // Report the last cycle.
+    result.cycle = cycle;
+    result.cycles = opts.cycles;
     result.warnings = warnings;
     for (const auto& t : c.tasks) {
       SimPod p;
@@ -504,55 +508,6 @@ std::string FormatYaml(const SimulationResult& r) {
   if (!r.warnings.empty()) {
     o += "warnings:\n";
     for (const auto& w : r.warnings) o += "- " + YamlString(w) + "\n";
-  }
-  return o;
-}
-
-std::string FormatTable(const SimulationResult& r) {
-  std::string o;
-  char line[512];
-  o += "PODS\n";
-  std::snprintf(line, sizeof(line), "%-40s %-20s %-10s %-10s %-20s %s\n", "NAMESPACE/NAME", "QUEUE",
-                "BEFORE", "AFTER", "NODE", "GPU");
-  o += line;
-  for (const auto& p : r.pods) {
-    std::string gpu;
-    if (p.gpu_fraction > 0) gpu = Num(p.gpu_fraction) + " ";
-    for (size_t i = 0; i < p.gpu_groups.size(); ++i) gpu += (i ? "," : "") + p.gpu_groups[i];
-    std::snprintf(line, sizeof(line), "%-40s %-20s %-10s %-10s %-20s %s\n",
-                  (p.namespace_ + "/" + p.name).c_str(), p.queue.c_str(), p.before.c_str(),
-                  p.after.c_str(), p.node.c_str(), gpu.c_str());
-    o += line;
-  }
-  o += "\nQUEUES (gpu / cpu millicores / memory GB)\n";
-  std::snprintf(line, sizeof(line), "%-24s %-16s %-26s %-26s %s\n", "NAME", "PARENT", "FAIR SHARE",
-                "ALLOCATED", "REQUESTED");
-  o += line;
-  auto triple = [](const std::map<std::string, double>& m) {
-    auto get = [&](const char* k) {
-      auto it = m.find(k);
-      return it == m.end() ? 0.0 : it->second;
-    };
-    return Num(get("gpu")) + " / " + Num(get("cpu")) + " / " + Num(get("memory") / 1e9);
-  };
-  for (const auto& q : r.queues) {
-    std::snprintf(line, sizeof(line), "%-24s %-16s %-26s %-26s %s\n", q.name.c_str(),
-                  q.parent.c_str(), triple(q.fair_share).c_str(), triple(q.allocated).c_str(),
-                  triple(q.requested).c_str());
-    o += line;
-  }
-  o += "\nPENDING PODGROUPS\n";
-  bool any = false;
-  for (const auto& g : r.podgroups) {
-    if (g.unschedulable_reason.empty()) continue;
-    any = true;
-    o += g.namespace_ + "/" + g.name + ":\n";
-    for (const auto& part : StrSplit(g.unschedulable_reason, '\n')) o += "    " + part + "\n";
-  }
-  if (!any) o += "(none)\n";
-  if (!r.warnings.empty()) {
-    o += "\nWARNINGS\n";
-    for (const auto& w : r.warnings) o += "  " + w + "\n";
   }
   return o;
 }

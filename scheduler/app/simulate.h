@@ -47,6 +47,7 @@ struct SimQueue {
 };
 
 struct SimulationResult {
+  int cycle = 1, cycles = 1;  // the reported cycle (the last one) and how many ran
   std::vector<SimPod> pods;
   std::vector<SimPodGroup> podgroups;
   std::vector<SimQueue> queues;

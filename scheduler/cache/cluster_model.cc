@@ -252,7 +252,8 @@ std::unique_ptr<ClusterInfo> ClusterModel::Snapshot(const SchedulerParams& param
     task->is_reservation =
         app != m.labels.end() && app->second == params.resource_reservation_app_label;
     PodInfo* raw = task.get();
-    c->tasks_by_key[key] = raw;
+    // Keys arrive in order (two sorted runs): the end is the right hint almost always.
+    c->tasks_by_key.insert_or_assign(c->tasks_by_key.end(), key, raw);
     c->tasks.push_back(std::move(task));
     if (IsActiveUsedStatus(raw->status) && !raw->node_name.empty()) {
       if (NodeInfo* node = c->FindNode(raw->node_name)) node->AddTask(raw);
@@ -336,8 +337,16 @@ std::unique_ptr<ClusterInfo> ClusterModel::Snapshot(const SchedulerParams& param
   }
   // Jobs.
   std::map<std::string, std::vector<PodInfo*>> pods_by_job;
+  std::vector<PodInfo*>* last = nullptr;
+  const std::string* last_job = nullptr;
   for (const auto& t : c->tasks) {
-    if (!t->job().empty()) pods_by_job[t->job()].push_back(t.get());
+    if (t->job().empty()) continue;
+    // Pods of one job are usually adjacent in key order: skip the map lookup for them.
+    if (last_job == nullptr || *last_job != t->job()) {
+      last = &pods_by_job[t->job()];
+      last_job = &t->job();
+    }
+    last->push_back(t.get());
   }
   for (const auto& [key, observed] : podgroups_) {
     std::shared_ptr<const api::PodGroup> pg =

@@ -1,0 +1,63 @@
+#include "scheduler/app/snapshot_references.h"
+
+#include <set>
+#include <string>
+
+#include "api/well_known.h"
+
+namespace kai::scheduler {
+
+namespace {
+
+std::string Key(const api::ObjectMeta& m) { return m.namespace_ + "/" + m.name; }
+
+}  // namespace
+
+Status CheckSnapshotReferences(const LoadedObjects& objects, const SchedulerParams& params) {
+  std::set<std::string> queues, podgroups;
+  for (const auto& q : objects.queues) queues.insert(q->metadata.name);
+  for (const auto& pg : objects.podgroups) podgroups.insert(Key(pg->metadata));
+
+  for (const auto& q : objects.queues) {
+    const std::string& parent = q->spec.parent_queue;
+    if (!parent.empty() && queues.count(parent) == 0) {
+      return InvalidArgumentError("Queue " + q->metadata.name + ": spec.parentQueue: Queue \"" +
+                                  parent + "\" does not exist in the snapshot");
+    }
+  }
+  for (const auto& pg : objects.podgroups) {
+    const std::string& queue = pg->spec.queue;
+    if (queue.empty()) {
+      return InvalidArgumentError("PodGroup " + Key(pg->metadata) + ": spec.queue: required");
+    }
+    if (queues.count(queue) == 0) {
+      return InvalidArgumentError("PodGroup " + Key(pg->metadata) + ": spec.queue: Queue \"" +
+                                  queue + "\" does not exist in the snapshot");
+    }
+  }
+  const std::string pg_annotation(api::kPodGroupNameAnnotation);
+  for (const auto& lp : objects.pods) {
+    const api::Pod& pod = *lp.pod;
+    if (pod.spec.scheduler_name != params.scheduler_name) continue;  // foreign: only consumes
+    const auto& ann = pod.metadata.annotations;
+    if (auto it = ann.find(pg_annotation); it != ann.end() && !it->second.empty()) {
+      std::string target = pod.metadata.namespace_ + "/" + it->second;
+      if (podgroups.count(target) == 0) {
+        return InvalidArgumentError("Pod " + Key(pod.metadata) + ": metadata.annotations." +
+                                    pg_annotation + ": PodGroup \"" + target +
+                                    "\" does not exist in the snapshot");
+      }
+    }
+    const auto& labels = pod.metadata.labels;
+    if (auto it = labels.find(params.queue_label_key); it != labels.end() && !it->second.empty()) {
+      if (queues.count(it->second) == 0) {
+        return InvalidArgumentError("Pod " + Key(pod.metadata) + ": metadata.labels." +
+                                    params.queue_label_key + ": Queue \"" + it->second +
+                                    "\" does not exist in the snapshot");
+      }
+    }
+  }
+  return Status::OK();
+}
+
+}  // namespace kai::scheduler
