@@ -548,7 +548,13 @@ class CurlWatcher final : public Watcher {
         return;
       }
     }
-    curl_multi_poll(multi_, nullptr, 0, poll_ms, nullptr);
+    // Respect libcurl's own schedule: it asks for an immediate call when it holds data already
+    // read from the socket (e.g. decrypted TLS records) that polling the socket would not
+    // reveal.
+    long curl_ms = -1;
+    curl_multi_timeout(multi_, &curl_ms);
+    const int wait = curl_ms >= 0 && curl_ms < poll_ms ? static_cast<int>(curl_ms) : poll_ms;
+    if (wait > 0) curl_multi_poll(multi_, nullptr, 0, wait, nullptr);
   }
 
   static size_t OnData(char* ptr, size_t size, size_t n, void* user) {
