@@ -224,7 +224,8 @@ Status Reflector::List() {
   }
   ListOptions opts{.label_selector = options_.label_selector,
                    .field_selector = options_.field_selector,
-                   .resource_version = rv};
+                   .resource_version = rv,
+                   .cancel = &stopped_};
   std::string list_rv;
   int64_t decode_errors = 0;
   StatusOr<std::vector<ObjectPtr>> objects = ListDecoded(opts, &list_rv, &decode_errors);
@@ -289,7 +290,8 @@ Status Reflector::WatchOnce() {
                                                          .field_selector = options_.field_selector,
                                                          .resource_version = rv,
                                                          .allow_bookmarks = true,
-                                                         .timeout_seconds = timeout});
+                                                         .timeout_seconds = timeout,
+                                                         .cancel = &stopped_});
   if (!w.ok()) {
     if (NeedsFreshList(w.status())) {
       std::lock_guard<std::mutex> l(mu_);
