@@ -413,6 +413,9 @@ class RestClient::Impl {
         long code = 0;
         curl_easy_getinfo(h, CURLINFO_RESPONSE_CODE, &code);
         resp.code = static_cast<int>(code);
+        long connects = 0;
+        curl_easy_getinfo(h, CURLINFO_NUM_CONNECTS, &connects);
+        stats_connections_ += connects;
         Release(h);
       }
       if (rc != CURLE_OK) {
@@ -463,6 +466,7 @@ class RestClient::Impl {
   std::atomic<int64_t> stats_retries_{0};
   std::atomic<int64_t> stats_throttled_{0};
   std::atomic<int64_t> stats_unauthorized_{0};
+  std::atomic<int64_t> stats_connections_{0};
 };
 
 namespace {
@@ -815,6 +819,7 @@ RestClientStats RestClient::stats() const {
   s.retries = impl_->stats_retries_.load();
   s.throttled = impl_->stats_throttled_.load();
   s.unauthorized = impl_->stats_unauthorized_.load();
+  s.connections = impl_->stats_connections_.load();
   if (auto* exec = dynamic_cast<ExecCredentialSource*>(impl_->credentials_.get())) {
     s.exec_runs = exec->runs();
   }
