@@ -28,7 +28,7 @@ namespace {
 
 constexpr const char* kUsage =
     "usage: kai-scheduler simulate --snapshot FILE [--actions LIST] [--cycles N] "
-    "[-o json|yaml|table]";
+    "[-o json|yaml|table] [--strict]";
 
 const std::set<std::string>& KnownActions() {
   static const auto* s = new std::set<std::string>{"allocate", "consolidation", "reclaim",
@@ -193,6 +193,8 @@ StatusOr<SimulateOptions> ParseSimulateArgs(const std::vector<std::string>& args
       if (o.output != "json" && o.output != "yaml" && o.output != "table") {
         return InvalidArgumentError("-o: expected json, yaml or table, got \"" + o.output + "\"");
       }
+    } else if (a == "--strict") {
+      o.strict = true;
     } else if (a == "--seed") {
       KAI_ASSIGN_OR_RETURN(std::string v, next());
       o.seed = std::strtoull(v.c_str(), nullptr, 10);
@@ -218,7 +220,13 @@ StatusOr<SimulationResult> RunSimulation(const SimulateOptions& opts, Clock* clo
   SchedulerConfiguration conf;
   SchedulerParams params;
   KAI_RETURN_IF_ERROR(Configure(objects, opts, &conf, &params));
-  KAI_RETURN_IF_ERROR(CheckSnapshotReferences(objects, params));
+  const std::vector<std::string> dangling =
+      CheckSnapshotReferences(objects, params, /*include_model_warnings=*/opts.strict);
+  if (opts.strict && !dangling.empty()) {
+    std::string msg = "dangling references (--strict):";
+    for (const auto& d : dangling) msg += "\n  " + d;
+    return InvalidArgumentError(msg);
+  }
 
   ClusterModel model;
   model.AddAll(objects);
@@ -231,7 +239,7 @@ StatusOr<SimulationResult> RunSimulation(const SimulateOptions& opts, Clock* clo
 
   SimulationResult result;
   for (int cycle = 1; cycle <= opts.cycles; ++cycle) {
-    std::vector<std::string> warnings;
+    std::vector<std::string> warnings = dangling;
     std::unique_ptr<ClusterInfo> snapshot = model.Snapshot(params, &warnings);
     std::map<std::string, std::string> before;
     for (const auto& t : snapshot->tasks) before[t->key()] = BeforeState(t->status);

@@ -19,6 +19,7 @@ struct SimulateOptions {
   int cycles = 1;
   std::string output = "json";  // json | yaml | table
   uint64_t seed = 1;            // GPU-group ids
+  bool strict = false;          // dangling references are errors, not warnings
 };
 
 // Parses `simulate` arguments (everything after the subcommand).

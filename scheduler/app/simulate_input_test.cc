@@ -1,5 +1,6 @@
 // `kai-scheduler simulate` on bad input: every malformed snapshot is an error that names the
-// document, the object and the field, with a non-zero exit code — never a crash.
+// document, the object and the field, with a non-zero exit code — never a crash. Dangling
+// references are warnings (errors with --strict).
 #include <gtest/gtest.h>
 
 #include <cstdio>
@@ -64,6 +65,17 @@ std::vector<BadCase> Cases() {
        "apiVersion: scheduling.run.ai/v2\nkind: Queue\nmetadata: {name: q}\n"
        "spec: {resources: {gpu: {quota: many}}}\n",
        {"Queue q", "spec.resources.gpu.quota", "expected a number"}},
+      {"bad scheduling shard flag",
+       "apiVersion: kai.scheduler/v1\nkind: SchedulingShard\nmetadata: {name: default}\n"
+       "spec: {args: {max-consolidation-preemptees: ten}}\n",
+       {"max-consolidation-preemptees"}},
+  };
+}
+
+// Dangling references: KAI's outcomes apply (the job stays pending with QueueDoesNotExist, the
+// orphan queue is dropped, the pod is not scheduled) and simulate warns; --strict fails.
+std::vector<BadCase> DanglingCases() {
+  return {
       {"pod names a missing PodGroup",
        std::string(kQueue) +
            "---\napiVersion: v1\nkind: Pod\nmetadata: {name: p, namespace: ns, annotations: "
@@ -89,10 +101,6 @@ std::vector<BadCase> Cases() {
        "apiVersion: scheduling.run.ai/v2\nkind: Queue\nmetadata: {name: child}\nspec: "
        "{parentQueue: ghost}\n",
        {"Queue child", "spec.parentQueue", "Queue \"ghost\" does not exist"}},
-      {"bad scheduling shard flag",
-       "apiVersion: kai.scheduler/v1\nkind: SchedulingShard\nmetadata: {name: default}\n"
-       "spec: {args: {max-consolidation-preemptees: ten}}\n",
-       {"max-consolidation-preemptees"}},
   };
 }
 
@@ -113,6 +121,70 @@ TEST_P(BadSnapshotTest, IsAnErrorNamingObjectAndField) {
 }
 
 INSTANTIATE_TEST_SUITE_P(Table, BadSnapshotTest, ::testing::Range<size_t>(0, Cases().size()));
+
+class DanglingReferenceTest : public ::testing::TestWithParam<size_t> {};
+
+TEST_P(DanglingReferenceTest, WarnsByDefaultAndFailsWhenStrict) {
+  const BadCase c = DanglingCases()[GetParam()];
+  SCOPED_TRACE(c.name);
+  SimulateOptions opts;
+  opts.snapshot_text = c.snapshot;
+  FakeClock clock;
+  StatusOr<SimulationResult> r = RunSimulation(opts, &clock);
+  ASSERT_TRUE(r.ok()) << r.status();
+  std::string warnings;
+  for (const auto& w : r->warnings) warnings += w + "\n";
+  // The object, the field and "does not exist" in some warning (the pod -> PodGroup one comes
+  // from the cluster model, with its own wording of the target).
+  for (const auto& part : {c.message_parts[0], c.message_parts[1], std::string("does not exist")}) {
+    EXPECT_NE(warnings.find(part), std::string::npos)
+        << "warnings: " << warnings << "\nmissing: " << part;
+  }
+
+  opts.strict = true;
+  StatusOr<SimulationResult> strict = RunSimulation(opts, &clock);
+  ASSERT_FALSE(strict.ok()) << "accepted with --strict: " << c.snapshot;
+  const std::string msg(strict.status().message());
+  for (const auto& part : c.message_parts) {
+    EXPECT_NE(msg.find(part), std::string::npos) << "message: " << msg << "\nmissing: " << part;
+  }
+}
+
+INSTANTIATE_TEST_SUITE_P(Table, DanglingReferenceTest,
+                         ::testing::Range<size_t>(0, DanglingCases().size()));
+
+TEST(DanglingReferenceTest, JobOfAMissingQueueStaysPendingWithKaisReason) {
+  SimulateOptions opts;
+  opts.snapshot_text = std::string(kQueue) + R"(---
+apiVersion: v1
+kind: Node
+metadata: {name: n1}
+status:
+  allocatable: {cpu: "8", memory: 8Gi, pods: "110", nvidia.com/gpu: "1"}
+---
+apiVersion: scheduling.run.ai/v2alpha2
+kind: PodGroup
+metadata: {name: pg, namespace: ns}
+spec: {minMember: 1, queue: ghost}
+---
+apiVersion: v1
+kind: Pod
+metadata: {name: p, namespace: ns, annotations: {pod-group-name: pg}}
+spec:
+  schedulerName: kai-scheduler
+  containers: [{name: m, resources: {limits: {nvidia.com/gpu: "1"}}}]
+status: {phase: Pending}
+)";
+  FakeClock clock;
+  StatusOr<SimulationResult> r = RunSimulation(opts, &clock);
+  ASSERT_TRUE(r.ok()) << r.status();
+  ASSERT_EQ(r->pods.size(), 1u);
+  EXPECT_EQ(r->pods[0].after, "Pending");
+  ASSERT_EQ(r->podgroups.size(), 1u);
+  EXPECT_NE(r->podgroups[0].unschedulable_reason.find("Queue 'ghost' does not exist"),
+            std::string::npos)
+      << r->podgroups[0].unschedulable_reason;
+}
 
 std::string WriteTemp(const std::string& name, const std::string& text) {
   std::string path = ::testing::TempDir() + "/" + name;
