@@ -4,6 +4,7 @@
 // scheduling). The kube-scheduler semantics live in scheduler/k8s_internal.
 #include <glog/logging.h>
 
+#include <algorithm>
 #include <map>
 #include <memory>
 #include <set>
@@ -220,20 +221,8 @@ class PredicatesPlugin : public Plugin {
     if (task.IsGpuMemoryRequest() && !node.gpu_memory_synced) {
       return {"node(s) didn't have GPU memory information"};
     }
-    // 4. Pod slots (a shared-GPU pod opening a new GPU group also needs one for its
-    //    reservation pod).
-    int64_t needed = 1;
-    if (task.IsSharedGpuRequest()) {
-      needed = 2;
-      for (const auto& [group, mem] : node.used_shared_gpus_memory) {
-        if (node.IsTaskFitOnGpuGroup(task, group)) {
-          needed = 0;
-          break;
-        }
-      }
-    }
-    int64_t free_slots = static_cast<int64_t>(node.idle.pods() + node.releasing.pods());
-    k8s::FilterResult pods = k8s::CheckPodCount(free_slots, needed);
+    // 4. Pod slots: the pod itself, plus a reservation pod for every GPU group it opens.
+    k8s::FilterResult pods = k8s::CheckPodCount(FreePodSlots(node), NeededPodSlots(task, node));
     if (!pods.ok()) return {pods.Message()};
     // 5. Node conditions.
     std::vector<std::string> cond =
@@ -279,6 +268,27 @@ class PredicatesPlugin : public Plugin {
       }
     }
     return {};
+  }
+
+  // Free pod slots (Idle + Releasing), less the reservation pods the binder still has to
+  // create for shared GPU groups opened in this session (or held by pods whose reservation pod is
+  // not in the snapshot): KAI counts only the pod, so that several new groups could together take
+  // more slots than the node has (see docs/scheduler-behaviour.md).
+  static int64_t FreePodSlots(const NodeInfo& node) {
+    return static_cast<int64_t>(node.idle.pods() + node.releasing.pods()) -
+           node.NumGroupsWithoutReservationPod();
+  }
+
+  // KAI requires 2 free slots for a shared-GPU pod that opens a new group (§8.1 item 4); a
+  // multi-device request may open several.
+  static int64_t NeededPodSlots(const PodInfo& task, const NodeInfo& node) {
+    if (!task.IsSharedGpuRequest()) return 1;
+    int64_t devices = std::max<int64_t>(task.gpu_req.NumDevices(), 1);
+    int64_t fitting = 0;
+    for (const auto& [group, mem] : node.used_shared_gpus_memory) {
+      if (fitting < devices && node.IsTaskFitOnGpuGroup(task, group)) ++fitting;
+    }
+    return 1 + (devices - fitting);
   }
 
   Session* ssn_ = nullptr;

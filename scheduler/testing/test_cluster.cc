@@ -3,6 +3,7 @@
 #include <glog/logging.h>
 
 #include <algorithm>
+#include <cmath>
 #include <cstdio>
 #include <set>
 
@@ -243,6 +244,7 @@ std::vector<std::string> TestCluster::RenderObjects() const {
         "}]}}");
   }
 
+  std::set<std::pair<std::string, std::string>> reserved;  // (node, group)
   for (size_t ji = 0; ji < jobs_.size(); ++ji) {
     const JobSpec& j = jobs_[ji];
     WallTime created = j.age_min > 0 ? now - std::chrono::minutes(j.age_min)
@@ -303,6 +305,7 @@ std::vector<std::string> TestCluster::RenderObjects() const {
       if (holds && fractional) {
         std::vector<std::string> groups = t.gpu_groups;
         if (groups.empty()) groups.push_back(pod + "-gpu-group");
+        for (const auto& g : groups) reserved.insert({t.node, g});
         if (groups.size() == 1) {
           labels["runai-gpu-group"] = groups[0];
         } else {
@@ -368,6 +371,20 @@ std::vector<std::string> TestCluster::RenderObjects() const {
             ",\"selectedNode\":" + Q(t.node) + ",\"receivedResourceType\":" +
             Q(fractional ? "Fraction" : "Regular") + ",\"selectedGPUGroups\":[" + groups + "]}}");
       }
+    }
+  }
+  if (reservation_pods_) {
+    for (const auto& [node, group] : reserved) {
+      objs.push_back(
+          "{\"apiVersion\":\"v1\",\"kind\":\"Pod\",\"metadata\":{\"name\":" +
+          Q("gpu-reservation-" + node + "-" + group) +
+          ",\"namespace\":\"kai-resource-reservation\",\"creationTimestamp\":" +
+          Time(now - std::chrono::hours(1)) +
+          ",\"labels\":{\"app\":\"kai-resource-reservation\",\"runai-gpu-group\":" + Q(group) +
+          "}},\"spec\":{\"schedulerName\":\"kai-scheduler\",\"nodeName\":" + Q(node) +
+          ",\"containers\":[{\"name\":\"main\",\"image\":\"busybox\",\"resources\":{"
+          "\"limits\":{\"nvidia.com/gpu\":\"1\"},\"requests\":{\"nvidia.com/gpu\":\"1\"}}}]},"
+          "\"status\":{\"phase\":\"Running\"}}");
     }
   }
   return objs;
@@ -486,7 +503,8 @@ std::string ModelFingerprint(const Session& ssn) {
   for (const auto& [name, q] : c.queues) {
     if (auto a = ssn.QueueAllocated(*q)) {
       out += "queue " + name + " allocated=";
-      for (const auto& [r, v] : *a) out += r + ":" + Num(v) + ",";
+      // Rounded: adding and subtracting fractions leaves float residues (1e-16) as in KAI.
+      for (const auto& [r, v] : *a) out += r + ":" + Num(std::round(v * 1e6) / 1e6 + 0.0) + ",";
       out += "\n";
     }
   }

@@ -105,6 +105,12 @@ class TestCluster {
   TestCluster& SetArg(std::string name, std::string value);
   // Replaces the plugin list (default: KAI's built-in tiers); arguments per plugin.
   TestCluster& SetPlugins(std::vector<PluginOption> plugins);
+  // Renders the binder's reservation pod (namespace kai-resource-reservation, one per node and
+  // GPU group) for every shared GPU group held by running or releasing pods.
+  TestCluster& SetReservationPods(bool on) {
+    reservation_pods_ = on;
+    return *this;
+  }
 
   const std::vector<JobSpec>& jobs() const { return jobs_; }
   const std::vector<NodeSpec>& nodes() const { return nodes_; }
@@ -126,6 +132,7 @@ class TestCluster {
   std::vector<JobSpec> jobs_;
   std::vector<std::pair<std::string, std::string>> args_;
   std::optional<std::vector<PluginOption>> plugins_;
+  bool reservation_pods_ = false;
   SchedulerConfiguration conf_ = DefaultSchedulerConfiguration();
   SchedulerParams params_;
 };
@@ -135,17 +142,24 @@ class RecordingSink : public DecisionSink {
  public:
   Status Bind(const BindDecision& d) override {
     binds.push_back(d);
+    log.push_back("bind " + d.pod_key + " " + d.node);
     return Status::OK();
   }
   Status Evict(const EvictDecision& d) override {
     evictions.push_back(d);
+    log.push_back("evict " + d.pod_key + " (" + d.metadata.action + ")");
     return Status::OK();
   }
-  void Pipelined(const PipelineDecision& d) override { pipelined.push_back(d); }
+  void Pipelined(const PipelineDecision& d) override {
+    pipelined.push_back(d);
+    log.push_back("pipeline " + d.pod_key + " " + d.node);
+  }
 
   std::vector<BindDecision> binds;
   std::vector<EvictDecision> evictions;
   std::vector<PipelineDecision> pipelined;
+  // Every decision in commit order.
+  std::vector<std::string> log;
 };
 
 // A session over a TestCluster's snapshot.
