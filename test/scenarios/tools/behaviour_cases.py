@@ -183,6 +183,33 @@ case("gpusharing", "014", "a whole-GPU pod uses the last pod slot", "§8.1 (4)",
            pending("next", 1, 50, "queue0")],
      expect={"next-0": dict(after="Bound", node="node0")})
 
+case("gpusharing", "015", "the GPU memory label is floored to 100 MiB", "§12.3 (KAI snapshot)",
+     why="An A100-40GB reports 40960 MiB; KAI uses 40900, so a 40950 MiB request does not fit a "
+         "device while 40900 MiB does (docs/scheduler-behaviour.md).",
+     nodes={"a100": dict(gpus=1, gpu_memory=40960), "a100-b": dict(gpus=1, gpu_memory=40960)},
+     queues=[dict(name="queue0", deserved=-1)],
+     jobs=[dict(name="too-big", gpu_memory=40950, priority=50, queue="queue0"),
+           dict(name="fits", gpu_memory=40900, priority=50, queue="queue0")],
+     expect={"too-big-0": dict(after="Pending"), "fits-0": dict(after="Bound")})
+
+case("gpusharing", "016", "a GPU-memory request larger than one device is not placed", "§12.3",
+     why="2000 MiB on 1000 MiB GPUs is not a valid portion; it must not be packed into a single "
+         "GPU group.",
+     nodes={"node0": dict(gpus=4, gpu_memory=1000)},
+     queues=[dict(name="queue0", deserved=-1)],
+     jobs=[dict(name="mem", gpu_memory=2000, priority=50, queue="queue0")],
+     expect={"mem-0": dict(after="Pending")}, counts=dict(binds=0, pipelined=0))
+
+case("gpusharing", "017", "the reservation pod of a new GPU group takes a pod slot", "§8.1 (4), §12.3",
+     why="node0 allows 3 pods and runs one. The fraction opens a new group (pod + reservation "
+         "pod = 2 slots), so the next pod no longer fits on node0.",
+     nodes={"node0": dict(gpus=2, pods=3), "node1": dict(gpus=2)},
+     queues=[dict(name="queue0", deserved=-1)],
+     jobs=[running("busy", 1, 125, "queue0", "node0"),
+           pending("frac", 0.5, 100, "queue0"),
+           pending("whole", 1, 50, "queue0")],
+     expect={"frac-0": dict(after="Bound", node="node0"), "whole-0": dict(after="Bound", node="node1")})
+
 # ---------------------------------------------------------------- MIG (§12.6, §8.1)
 
 case("mig", "001", "MIG, whole and fractional pods each go to the compatible node",
