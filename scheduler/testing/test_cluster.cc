@@ -182,6 +182,16 @@ std::vector<std::string> TestCluster::RenderObjects() const {
         Map(args) + ",\"plugins\":" + p + "}}");
   }
 
+  for (const auto& [name, levels] : topologies_) {
+    std::string lv;
+    for (const auto& l : levels)
+      lv += (lv.empty() ? "" : ",") + std::string("{\"nodeLabel\":") + Q(l) + "}";
+    objs.push_back(
+        "{\"apiVersion\":\"kai.scheduler/v1alpha1\",\"kind\":\"Topology\",\"metadata\":{"
+        "\"name\":" +
+        Q(name) + "},\"spec\":{\"levels\":[" + lv + "]}}");
+  }
+
   std::set<int> priorities;
   for (const JobSpec& j : jobs_) priorities.insert(j.priority);
   for (int v : priorities) {
@@ -279,6 +289,12 @@ std::vector<std::string> TestCluster::RenderObjects() const {
               std::to_string(j.min_member.value_or(static_cast<int>(j.tasks.size())));
     }
     if (!j.preemptibility.empty()) spec += ",\"preemptibility\":" + Q(j.preemptibility);
+    if (j.topology) {
+      spec += ",\"topologyConstraint\":{\"topology\":" + Q((*j.topology)[0]);
+      if (!(*j.topology)[1].empty()) spec += ",\"requiredTopologyLevel\":" + Q((*j.topology)[1]);
+      if (!(*j.topology)[2].empty()) spec += ",\"preferredTopologyLevel\":" + Q((*j.topology)[2]);
+      spec += "}";
+    }
     if (j.scheduling_backoff) {
       spec += ",\"schedulingBackoff\":" + std::to_string(*j.scheduling_backoff);
     }
@@ -359,8 +375,11 @@ std::vector<std::string> TestCluster::RenderObjects() const {
                           : t.state == TaskState::kRunning || t.state == TaskState::kReleasing
                               ? "Running"
                               : "Pending";
+      std::string status = "{\"phase\":\"" + phase + "\"";
+      if (!t.nominated_node.empty()) status += ",\"nominatedNodeName\":" + Q(t.nominated_node);
+      status += "}";
       objs.push_back("{\"apiVersion\":\"v1\",\"kind\":\"Pod\",\"metadata\":" + meta +
-                     ",\"spec\":" + pspec + ",\"status\":{\"phase\":\"" + phase + "\"}}");
+                     ",\"spec\":" + pspec + ",\"status\":" + status + "}");
       if (t.state == TaskState::kBinding) {
         std::string groups;
         for (const auto& g : t.gpu_groups) groups += (groups.empty() ? "" : ",") + Q(g);

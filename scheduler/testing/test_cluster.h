@@ -7,6 +7,7 @@
 // over that snapshot with a FakeClock, a seeded Random and a recording DecisionSink.
 #pragma once
 
+#include <array>
 #include <map>
 #include <memory>
 #include <optional>
@@ -60,6 +61,7 @@ struct TaskSpec {
   std::string subgroup;
   std::optional<int> task_priority;
   std::map<std::string, std::string> labels;
+  std::string nominated_node;  // status.nominatedNodeName
 };
 
 struct JobSpec {
@@ -85,6 +87,8 @@ struct JobSpec {
   std::optional<int> last_start_min;       // last-start-timestamp annotation, minutes ago
   std::optional<int> stale_sec;            // stale-podgroup-timestamp annotation, seconds ago
   std::vector<std::string> node_affinity;  // kai.scheduler/type In [...]
+  // spec.topologyConstraint: topology, required level, preferred level.
+  std::optional<std::array<std::string, 3>> topology;
   std::optional<int> scheduling_backoff;
   std::optional<bool> mark_unschedulable;
   std::map<std::string, std::string> podgroup_labels;
@@ -101,6 +105,11 @@ class TestCluster {
   TestCluster& AddNode(NodeSpec node);
   TestCluster& AddQueue(QueueSpec queue);
   TestCluster& AddJob(JobSpec job);
+  // A Topology object (kai.scheduler/v1alpha1) with node label keys from the highest level down.
+  TestCluster& AddTopology(std::string name, std::vector<std::string> levels) {
+    topologies_.emplace_back(std::move(name), std::move(levels));
+    return *this;
+  }
   // Shard args (scheduler flags), e.g. {"max-consolidation-preemptees", "-1"}.
   TestCluster& SetArg(std::string name, std::string value);
   // Replaces the plugin list (default: KAI's built-in tiers); arguments per plugin.
@@ -130,6 +139,7 @@ class TestCluster {
   std::vector<NodeSpec> nodes_;
   std::vector<QueueSpec> queues_;
   std::vector<JobSpec> jobs_;
+  std::vector<std::pair<std::string, std::vector<std::string>>> topologies_;
   std::vector<std::pair<std::string, std::string>> args_;
   std::optional<std::vector<PluginOption>> plugins_;
   bool reservation_pods_ = false;
