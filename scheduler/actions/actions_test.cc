@@ -185,5 +185,29 @@ TEST(StaleGangEvictionTest, FirstSeenStaleRemembersNowAndRecoveredJobsAreCleared
   EXPECT_TRUE(s.sink().evictions.empty());
 }
 
+TEST(SnapshotTest, SchedulingBackoffSkipsAJobAlreadyTriedInThisNodePool) {
+  TestCluster c;
+  c.AddNode({.name = "n", .gpus = 2});
+  c.AddQueue({.name = "q"});
+  JobSpec tried = PendingJob("tried", "q", 1);
+  tried.scheduling_backoff = 1;
+  tried.condition_node_pool = "default";
+  c.AddJob(tried);
+  JobSpec other_pool = PendingJob("other-pool", "q", 1);
+  other_pool.scheduling_backoff = 1;
+  other_pool.condition_node_pool = "pool-b";
+  c.AddJob(other_pool);
+  JobSpec no_backoff = PendingJob("no-backoff", "q", 1);
+  no_backoff.condition_node_pool = "default";
+  c.AddJob(no_backoff);
+  TestSession s(c);
+  // §6.4: skipped from the snapshot altogether.
+  EXPECT_EQ(s.Job("tried"), nullptr);
+  s.Run({"allocate"});
+  EXPECT_EQ(s.Task("tried-0")->status, PodStatus::kPending);
+  EXPECT_EQ(s.Task("other-pool-0")->status, PodStatus::kBinding);
+  EXPECT_EQ(s.Task("no-backoff-0")->status, PodStatus::kBinding);
+}
+
 }  // namespace
 }  // namespace kai::scheduler

@@ -45,6 +45,21 @@ bool InPartition(const api::ObjectMeta& m, const SchedulerParams& p) {
   return it != m.labels.end() && it->second == p.partition_label_value;
 }
 
+// The node pool of the PodGroup's latest scheduling condition (highest transitionID), or "".
+std::string LatestConditionPool(const api::PodGroup& pg) {
+  const api::SchedulingCondition* latest = nullptr;
+  int64_t latest_id = -1;
+  for (const auto& c : pg.status.scheduling_conditions) {
+    int64_t id = 0;
+    if (!ParseInt(c.transition_id, &id)) id = 0;
+    if (latest == nullptr || id >= latest_id) {
+      latest = &c;
+      latest_id = id;
+    }
+  }
+  return latest == nullptr ? std::string() : latest->node_pool;
+}
+
 }  // namespace
 
 PodRequirements ComputePodRequirements(const api::Pod& pod, const ResourceAmounts& requests) {
@@ -339,8 +354,16 @@ std::unique_ptr<ClusterInfo> ClusterModel::Snapshot(const SchedulerParams& param
   for (const auto& t : c->tasks) {
     if (!t->job().empty()) pods_by_job[t->job()].push_back(t.get());
   }
+  const std::string node_pool =
+      params.partition_label_value.empty() ? "default" : params.partition_label_value;
   for (const auto& [key, pg] : podgroups_) {
     if (!InPartition(pg->metadata, params)) continue;
+    // schedulingBackoff 1: one attempt per node pool; a PodGroup whose latest scheduling
+    // condition is already for this pool is not scheduled again (§6.4).
+    if (pg->spec.scheduling_backoff.value_or(-1) == 1 && LatestConditionPool(*pg) == node_pool) {
+      pods_by_job.erase(pg->metadata.namespace_ + "/" + pg->metadata.name);
+      continue;
+    }
     int32_t priority = global_default.value_or(kDefaultPodGroupPriority);
     if (!pg->spec.priority_class_name.empty()) {
       auto it = priority_classes_.find(pg->spec.priority_class_name);

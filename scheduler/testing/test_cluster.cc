@@ -307,7 +307,15 @@ std::vector<std::string> TestCluster::RenderObjects() const {
         "\"name\":" +
         Q(j.name) + ",\"namespace\":" + Q(j.ns) + ",\"creationTimestamp\":" + Time(created) +
         ",\"labels\":" + Map(j.podgroup_labels) + ",\"annotations\":" + Map(pg_ann) +
-        "},\"spec\":" + spec + "}");
+        "},\"spec\":" + spec +
+        (j.condition_node_pool.empty()
+             ? std::string()
+             : ",\"status\":{\"schedulingConditions\":[{\"type\":\"UnschedulableOnNodePool\","
+               "\"nodePool\":" +
+                   Q(j.condition_node_pool) +
+                   ",\"reason\":\"Unschedulable\",\"status\":\"True\",\"transitionID\":"
+                   "\"1\"}]}") +
+        "}");
 
     const bool fractional = (j.gpus > 0 && j.gpus < 1) || j.gpu_memory_mib > 0;
     for (size_t ti = 0; ti < j.tasks.size(); ++ti) {

@@ -91,6 +91,8 @@ struct JobSpec {
   std::optional<std::array<std::string, 3>> topology;
   std::optional<int> scheduling_backoff;
   std::optional<bool> mark_unschedulable;
+  // status.schedulingConditions: one UnschedulableOnNodePool condition for this node pool.
+  std::string condition_node_pool;
   std::map<std::string, std::string> podgroup_labels;
 };
 
