@@ -671,3 +671,42 @@ case("stale", "004", "a gang that has succeeded pods is not stale", "§7.8",
                 tasks=[dict(state="Running", node="node0"),
                        dict(state="Succeeded", node="node0")])],
      expect={"done-0": dict(after="Running")}, counts=dict(evictions=0))
+
+# ---------------------------------------------------------------- multi-cycle and fractions
+
+case("cycles", "001", "a preemptor pipelined in one cycle is bound in the next", "§6.8, §7.5",
+     why="Cycle 1: preempt evicts the train job and pipelines the inference job (pipelined "
+         "decisions are not persisted). Cycle 2: the victim is gone (re-created pending), the "
+         "inference pod is bound and the train pod waits.",
+     actions=ALL, cycles=2,
+     nodes={"node0": dict(gpus=1)},
+     queues=[dict(name="queue0", deserved=1)],
+     jobs=[running("train", 1, 50, "queue0", "node0"), pending("inference", 1, 125, "queue0")],
+     expect={"inference-0": dict(after="Bound", node="node0"), "train-0": dict(after="Pending")})
+
+case("fractions", "001", "reclaim takes back a fraction", "§9.5, §12.7",
+     why="Fractions count as fractional GPUs: q0 (quota 0) holds 2 x 0.5 on the only GPU; q1 "
+         "(quota 1) reclaims one half.",
+     actions=["reclaim"],
+     nodes={"node0": dict(gpus=1)},
+     queues=[dict(name="q0", deserved=0), dict(name="q1", deserved=1)],
+     jobs=[running("a", 0.5, 50, "q0", "node0", group="g0"),
+           running("b", 0.5, 50, "q0", "node0", group="g0"),
+           pending("reclaimer", 0.5, 50, "q1")],
+     expect={"reclaimer-0": dict(after="Pipelined", node="node0")},
+     counts=dict(evictions=1))
+
+case("fractions", "002", "consolidation packs fractions to free a whole GPU", "§7.4, §12.3",
+     why="Two half-GPU pods sit on different GPUs of node0 (2 GPUs); a whole-GPU train job "
+         "fits only if one half moves next to the other. The victim queue takes the later job "
+         "(b) first; a moved victim reports Pipelined (FORMAT.md), in group g0.",
+     actions=["consolidation"],
+     nodes={"node0": dict(gpus=2)},
+     queues=[dict(name="queue0", deserved=2)],
+     jobs=[running("a", 0.5, 50, "queue0", "node0", group="g0"),
+           running("b", 0.5, 50, "queue0", "node0", group="g1"),
+           pending("whole", 1, 50, "queue0")],
+     expect={"whole-0": dict(after="Pipelined", node="node0"),
+             "a-0": dict(after="Running", node="node0"),
+             "b-0": dict(after="Pipelined", node="node0", gpuGroups=["g0"])},
+     counts=dict(evictions=0, pipelined=2))
