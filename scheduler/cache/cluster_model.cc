@@ -217,6 +217,16 @@ std::unique_ptr<ClusterInfo> ClusterModel::Snapshot(const SchedulerParams& param
   for (const LoadedNode* n : nodes) {
     for (const auto& [r, v] : n->allocatable) extra.insert(r);
   }
+  // ... and every resource a pod requests: a request for a resource no node advertises must not
+  // fit anywhere (KAI's LessEqual fails on a requested resource the node lacks, and its
+  // MaxNodePoolResources pre-predicate reports "No node in the <pool> node-pool has <R>
+  // resources").
+  for (const auto& [key, e] : pods_) {
+    for (const auto& [r, v] : e.requirements.requests) {
+      if (v > 0 && r != "cpu" && r != "memory") extra.insert(r);
+    }
+    for (const auto& [r, v] : e.requirements.gpu.MigResources()) extra.insert(r);
+  }
   for (const auto& r : extra) c->vector_map->Add(r);
   for (const LoadedNode* n : nodes) {
     ResourceVector alloc(c->vector_map->size());

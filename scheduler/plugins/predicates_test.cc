@@ -42,12 +42,12 @@ TEST(PredicatesTest, MaxNodePoolResourcesNamesTheLargestNode) {
   ASSERT_TRUE(err.has_value());
   EXPECT_EQ(*err,
             "Scheduling conditions were not met for pod default/eight-0:\nThe pod "
-            "default/eight-0 requires GPU: 8. Max GPU resources available in a single node in "
-            "the default node-pool is topped at 4.");
+            "default/eight-0 requires GPU: 8, CPU: 1 (cores), memory: 1 (GB). Max GPU resources "
+            "available in a single node in the default node-pool is topped at 4.");
   err = s.ssn().PrePredicate(*s.Task("cores-0"), *s.Job("cores"));
   ASSERT_TRUE(err.has_value());
-  EXPECT_NE(err->find("requires CPU: 100 cores. Max CPU resources available in a single node in "
-                      "the default node-pool is topped at 64 cores"),
+  EXPECT_NE(err->find("requires GPU: 0, CPU: 100 (cores), memory: 1 (GB). Max CPU resources "
+                      "available in a single node in the default node-pool is topped at 64 cores"),
             std::string::npos)
       << *err;
 }
@@ -61,6 +61,27 @@ TEST(PredicatesTest, NoNodeWithGpusAtAll) {
   auto err = s.ssn().PrePredicate(*s.Task("gpu-0"), *s.Job("gpu"));
   ASSERT_TRUE(err.has_value());
   EXPECT_NE(err->find("No node in the default node-pool has GPU resources"), std::string::npos);
+}
+
+// A MIG profile no node advertises: the resource is still part of the snapshot's resource map
+// (KAI adds every pod request to it), so the pod fits nowhere and the pre-predicate says so.
+TEST(PredicatesTest, MigProfileNoNodeHas) {
+  TestCluster c;
+  c.AddNode({.name = "mig", .gpus = 0, .mig_strategy = "mixed", .mig = {{"1g.5gb", 1}}});
+  c.AddQueue({.name = "q"});
+  JobSpec j = PendingJob("m", "q", 0);
+  j.mig = {{"1g.10gb", 1}};
+  c.AddJob(j);
+  TestSession s(c);
+  auto err = s.ssn().PrePredicate(*s.Task("m-0"), *s.Job("m"));
+  ASSERT_TRUE(err.has_value());
+  EXPECT_EQ(*err,
+            "Scheduling conditions were not met for pod default/m-0:\nThe pod default/m-0 requires "
+            "GPU: 1, CPU: 1 (cores), memory: 1 (GB), mig nvidia.com/mig-1g.10gb: 1. No node in the "
+            "default node-pool has nvidia.com/mig-1g.10gb resources.");
+  EXPECT_FALSE(s.ssn().cluster().FindNode("mig")->IsTaskAllocatable(*s.Task("m-0")));
+  s.Run({"allocate"});
+  EXPECT_TRUE(s.sink().binds.empty());
 }
 
 TEST(PredicatesTest, NodeConditionsTaintsAndAffinity) {

@@ -244,6 +244,29 @@ case("mig", "003", "strategy single admits only whole-GPU requests", "§8.1 (2)"
      jobs=[pending("frac", 0.5, 50, "queue0"), pending("whole", 1, 50, "queue0")],
      expect={"frac-0": dict(after="Pending"), "whole-0": dict(after="Bound", node="node0")})
 
+case("mig", "004", "a MIG profile no node offers is not placed", "§6.5, §8.1 (MaxNodePoolResources)",
+     why="Every resource a pod requests is part of the snapshot's resource vector; a MIG "
+         "profile that no node advertises exceeds the largest node (0) and the pre-predicate "
+         "rejects the pod with \"No node in the <pool> node-pool has <R> resources\". The "
+         "other profile on the same node still fits.",
+     nodes={"mig-node": dict(gpus=1, mig_strategy="mixed", mig={"1g.5gb": 1})},
+     queues=[dict(name="queue0", deserved=-1)],
+     jobs=[dict(name="ten", mig={"1g.10gb": 1}, priority=50, queue="queue0"),
+           dict(name="five", mig={"1g.5gb": 1}, priority=50, queue="queue0")],
+     expect={"ten-0": dict(after="Pending"), "five-0": dict(after="Bound", node="mig-node")},
+     expect_reasons={"ten": ["No node in the default node-pool has nvidia.com/mig-1g.10gb resources"]})
+
+case("placement", "006", "an extended resource goes only to the node that advertises it",
+     "§6.5, §8.1 (MaxNodePoolResources, resource fit)",
+     why="A pod requesting an extended resource fits only where the node's allocatable holds "
+         "it; a request for a resource no node has is rejected by the pre-predicate.",
+     nodes={"plain": dict(gpus=2), "nic": dict(gpus=2, extended={"example.com/nic": 1})},
+     queues=[dict(name="queue0", deserved=-1)],
+     jobs=[pending("withnic", 1, 50, "queue0", extended={"example.com/nic": 1}),
+           pending("nonic", 0, 50, "queue0", extended={"example.com/fpga": 1})],
+     expect={"withnic-0": dict(after="Bound", node="nic"), "nonic-0": dict(after="Pending")},
+     expect_reasons={"nonic": ["No node in the default node-pool has example.com/fpga resources"]})
+
 # ---------------------------------------------------------------- node placement (§8.2, §8)
 
 case("placement", "001", "CPU bin-pack puts a CPU-only pod on the fuller CPU node", "§8.2",
