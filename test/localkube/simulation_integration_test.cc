@@ -1,6 +1,7 @@
 // Integration tests of the simulated cluster (nodes, kubelet, workload controllers,
 // persistence), driven through kubectl against the localkube binary.
 #include <gtest/gtest.h>
+#include <signal.h>
 #include <unistd.h>
 
 #include <chrono>
@@ -284,6 +285,107 @@ spec:
   EXPECT_EQ(r.out, "Succeeded Succeeded Succeeded");
   r = K({"describe", "job", "train", "-n", ns});
   EXPECT_NE(r.out.find("3 Succeeded"), std::string::npos) << r.out;
+}
+
+std::string RvOf(const std::string& json) {
+  const std::string key = "\"resourceVersion\":\"";
+  const size_t p = json.find(key);
+  if (p == std::string::npos) return "";
+  return json.substr(p + key.size(), json.find('"', p + key.size()) - p - key.size());
+}
+
+TEST(SimulatedClusterDataDirTest, RestartKeepsObjectsAndResourceVersions) {
+  char tmpl[] = "/tmp/lk-data-XXXXXX";
+  ASSERT_NE(mkdtemp(tmpl), nullptr);
+  const std::string dir = std::string(tmpl) + "/data";
+  const std::vector<std::string> args = {"--data-dir=" + dir, "--nodes=2", "--gpus-per-node=4"};
+  std::string uid, rv, token, deploy_uid;
+  {
+    auto p = LocalKubeProcess::Start({.args = args});
+    ASSERT_TRUE(p.ok()) << p.status();
+    token = (*p)->token();
+    ASSERT_TRUE((*p)->Kubectl({"create", "namespace", "keep"}).ok());
+    ASSERT_TRUE((*p)->Kubectl({"apply", "-f", "crds/"}).ok());
+    CommandResult r = (*p)->Kubectl({"apply", "-n", "keep", "-f", "-"}, R"(apiVersion: apps/v1
+kind: Deployment
+metadata: {name: web}
+spec:
+  replicas: 2
+  selector: {matchLabels: {app: web}}
+  template:
+    metadata: {labels: {app: web}}
+    spec:
+      containers: [{name: c, image: nginx, resources: {limits: {nvidia.com/gpu: 1}}}]
+)");
+    ASSERT_TRUE(r.ok()) << r.err;
+    r = (*p)->Kubectl({"get", "pods", "-n", "keep", "-o", "jsonpath={.items[*].metadata.name}"});
+    for (const std::string& pod : StrSplit(r.out, ' ')) {
+      ASSERT_TRUE((*p)->Kubectl({"create", "-n", "keep", "-f", "-"},
+                                "apiVersion: v1\nkind: Binding\nmetadata: {name: " + pod +
+                                    "}\ntarget: {kind: Node, name: node-0}\n")
+                      .ok());
+    }
+    r = (*p)->Kubectl({"rollout", "status", "deploy/web", "-n", "keep", "--timeout=20s"});
+    ASSERT_TRUE(r.ok()) << r.err;
+    r = (*p)->Kubectl({"apply", "-n", "keep", "-f", "-"},
+                      "apiVersion: scheduling.run.ai/v2\nkind: Queue\nmetadata: {name: q1}\n"
+                      "spec: {resources: {gpu: {quota: 4, limit: -1, overQuotaWeight: 1}}}\n");
+    ASSERT_TRUE(r.ok()) << r.err;
+    auto cm = (*p)->Request("POST", "/api/v1/namespaces/keep/configmaps",
+                            R"({"metadata":{"name":"cm"},"data":{"k":"v"}})");
+    ASSERT_EQ(cm.code, 201) << cm.body;
+    rv = RvOf(cm.body);
+    uid = (*p)->Kubectl({"get", "cm", "cm", "-n", "keep", "-o", "jsonpath={.metadata.uid}"}).out;
+    deploy_uid =
+        (*p)->Kubectl({"get", "deploy", "web", "-n", "keep", "-o", "jsonpath={.metadata.uid}"}).out;
+  }  // SIGTERM: a clean shutdown
+  {
+    auto p = LocalKubeProcess::Start({.args = args});
+    ASSERT_TRUE(p.ok()) << p.status();
+    EXPECT_EQ((*p)->token(), token);  // kubeconfigs stay valid
+    CommandResult r =
+        (*p)->Kubectl({"get", "cm", "cm", "-n", "keep", "-o",
+                       "jsonpath={.metadata.uid} {.metadata.resourceVersion} {.data.k}"});
+    EXPECT_EQ(r.out, uid + " " + rv + " v") << r.err;
+    r = (*p)->Kubectl({"get", "nodes", "-o", "name"});
+    EXPECT_EQ(r.out, "node/node-0\nnode/node-1\n");
+    r = (*p)->Kubectl({"get", "queue", "q1", "-n", "keep", "-o", "name"});
+    EXPECT_EQ(r.out, "queue.scheduling.run.ai/q1\n") << r.err;
+    r = (*p)->Kubectl({"get", "deploy", "web", "-n", "keep", "-o",
+                       "jsonpath={.metadata.uid} {.status.availableReplicas}"});
+    EXPECT_EQ(r.out, deploy_uid + " 2") << r.err;
+    // No duplicate pods: the controllers pick up where they were.
+    std::this_thread::sleep_for(std::chrono::milliseconds(300));
+    r = (*p)->Kubectl({"get", "pods", "-n", "keep", "-o", "jsonpath={.items[*].status.phase}"});
+    EXPECT_EQ(r.out, "Running Running");
+    // resourceVersions keep growing; a watch from before the restart must relist (410).
+    auto created = (*p)->Request("POST", "/api/v1/namespaces/keep/configmaps",
+                                 R"({"metadata":{"name":"after"}})");
+    ASSERT_EQ(created.code, 201) << created.body;
+    EXPECT_GT(std::stoull(RvOf(created.body)), std::stoull(rv));
+    const std::string older = std::to_string(std::stoull(rv) - 1);
+    auto w =
+        (*p)->WatchFor("/api/v1/namespaces/keep/configmaps?watch=1&resourceVersion=" + older, 1.0);
+    EXPECT_NE(w.body.find("\"code\":410"), std::string::npos) << w.body;
+    // An acknowledged write survives a crash (kill -9).
+    auto crash = (*p)->Request("POST", "/api/v1/namespaces/keep/configmaps",
+                               R"({"metadata":{"name":"before-crash"}})");
+    ASSERT_EQ(crash.code, 201);
+    ::kill((*p)->pid(), SIGKILL);
+  }
+  {
+    auto p = LocalKubeProcess::Start({.args = args});
+    ASSERT_TRUE(p.ok()) << p.status();
+    CommandResult r = (*p)->Kubectl({"get", "cm", "-n", "keep", "-o", "name"});
+    EXPECT_NE(r.out.find("configmap/before-crash"), std::string::npos) << r.out;
+    EXPECT_NE(r.out.find("configmap/after"), std::string::npos) << r.out;
+    // A second localkube cannot use the same directory.
+    auto again = LocalKubeProcess::Start({.args = args});
+    ASSERT_FALSE(again.ok());
+    EXPECT_NE(again.status().message().find("in use by another localkube"), std::string::npos)
+        << again.status();
+  }
+  EXPECT_EQ(std::system(("rm -rf " + std::string(tmpl)).c_str()), 0);
 }
 
 TEST(SimulatedClusterFlagsTest, NodePoolFileAndBadFlags) {

@@ -240,6 +240,8 @@ void Store::DropTable(const GroupResource& storage) {
   it->second->cv.notify_all();
   for (const auto& [key, obj] : it->second->objects) {
     by_uid_.erase(obj->uid());
+    // Objects that go with their table are gone for persistence too.
+    if (sink_ != nullptr) sink_->Committed(storage, key, rv_, nullptr);
   }
   // Watchers still hold a raw pointer until they notice `dropped`; keep the table alive by
   // parking it (tables are few; CRD deletions are rare).
@@ -392,6 +394,7 @@ StatusOr<ObjectPtr> Store::CommitLocked(Table* t, const std::string& key,
     t->objects.erase(it);
     IndexLocked(t->info->storage, current, nullptr);
     AppendEventLocked(t, EventType::kDeleted, gone, current);
+    if (sink_ != nullptr) sink_->Committed(t->info->storage, key, rv, nullptr);
     return gone;
   }
   ObjectPtr now = ObjectBuilder::Seal(std::move(c.pending), rv);
@@ -402,6 +405,7 @@ StatusOr<ObjectPtr> Store::CommitLocked(Table* t, const std::string& key,
   }
   IndexLocked(t->info->storage, current, now);
   AppendEventLocked(t, current ? EventType::kModified : EventType::kAdded, now, current);
+  if (sink_ != nullptr) sink_->Committed(t->info->storage, key, rv, now);
   return now;
 }
 
@@ -1719,6 +1723,57 @@ StatusOr<std::unique_ptr<Watch>> Store::StartWatch(const GroupVersionResource& g
   const bool expired = has_rv && !opts.send_initial_events && start < t->compacted_rv;
   w->InitLocked(initial, start, expired, t->compacted_rv);
   return std::unique_ptr<Watch>(std::move(w));
+}
+
+Status Store::Restore(const GroupResource& storage, std::string_view json) {
+  std::lock_guard l(mu_);
+  Table* t = FindTable(storage);
+  if (t == nullptr) return NotFoundError("no resource " + storage.ToString());
+  KAI_ASSIGN_OR_RETURN(ObjectPtr obj, ObjectBuilder::FromJson(json, t->info->selectable_fields));
+  const std::string key = obj->Key();
+  auto it = t->objects.find(key);
+  const ObjectPtr old = it == t->objects.end() ? nullptr : it->second;
+  t->objects[key] = obj;
+  IndexLocked(storage, old, obj);
+  rv_ = std::max(rv_, obj->resource_version());
+  return Status::OK();
+}
+
+void Store::FinishRestore(uint64_t rv) {
+  std::vector<std::pair<GroupResource, ObjectPtr>> gc;
+  {
+    std::lock_guard l(mu_);
+    rv_ = std::max(rv_, rv);
+    for (auto& [gr, t] : tables_) {
+      t->first_seq += t->ring.size();
+      t->ring.clear();
+      t->compacted_rv = rv_;
+      for (const auto& [key, obj] : t->objects) {
+        if (obj->deleting() || !obj->owner_references().empty()) gc.emplace_back(gr, obj);
+      }
+    }
+  }
+  for (const auto& [gr, obj] : gc) gc_->Requeue(gr, obj);
+}
+
+uint64_t Store::SnapshotAndAttach(CommitSink* sink,
+                                  std::vector<std::pair<GroupResource, ObjectPtr>>* objects) {
+  std::lock_guard l(mu_);
+  sink_ = sink;
+  if (objects != nullptr) {
+    for (const auto& [gr, t] : tables_) {
+      for (const auto& [key, obj] : t->objects) objects->emplace_back(gr, obj);
+    }
+  }
+  return rv_;
+}
+
+uint64_t Store::SnapshotObjects(std::vector<std::pair<GroupResource, ObjectPtr>>* objects) const {
+  std::lock_guard l(mu_);
+  for (const auto& [gr, t] : tables_) {
+    for (const auto& [key, obj] : t->objects) objects->emplace_back(gr, obj);
+  }
+  return rv_;
 }
 
 void Store::CompactHistory() {

@@ -143,6 +143,16 @@ struct StoreOptions {
   std::function<bool(std::string_view node_name)> node_has_kubelet;
 };
 
+// Receives every committed change in commit (resourceVersion) order, under the store lock:
+// implementations only queue (persistence's write-ahead log).
+class CommitSink {
+ public:
+  virtual ~CommitSink() = default;
+  // `now` is null when the object was removed.
+  virtual void Committed(const GroupResource& storage, const std::string& key, uint64_t rv,
+                         const ObjectPtr& now) = 0;
+};
+
 // A location of a stored object.
 struct ObjectLocation {
   GroupResource storage;
@@ -227,6 +237,21 @@ class Store {
   void DropWatches();
   size_t ActiveWatches() const;
 
+  // Persistence.
+  // Inserts an object exactly as it was stored (uid, resourceVersion, timestamps), without the
+  // write pipeline, watch events or observers. The resource's table must exist.
+  Status Restore(const GroupResource& storage, std::string_view json);
+  // After Restore calls: the resourceVersion counter continues after `rv`, watch history starts
+  // there (older resourceVersions get 410), and restored deletions, finalizers and owner
+  // references are handed to the garbage collector.
+  void FinishRestore(uint64_t rv);
+  // Atomically: every stored object (sorted by resource and key) and the current
+  // resourceVersion, and `sink` receives every later commit. Pass null to detach.
+  uint64_t SnapshotAndAttach(CommitSink* sink,
+                             std::vector<std::pair<GroupResource, ObjectPtr>>* objects);
+  // Every stored object and the current resourceVersion (consistent).
+  uint64_t SnapshotObjects(std::vector<std::pair<GroupResource, ObjectPtr>>* objects) const;
+
   // The object with `uid`, if stored.
   ObjectPtr FindByUid(std::string_view uid, GroupResource* storage = nullptr) const;
   // Objects whose ownerReferences name `owner_uid`.
@@ -271,6 +296,7 @@ class Store {
   std::unordered_map<std::string, ObjectLocation> by_uid_;
   std::unordered_multimap<std::string, ObjectLocation> dependents_;  // owner uid -> dependent
   std::atomic<uint64_t> drop_epoch_{0};
+  CommitSink* sink_ = nullptr;  // guarded by mu_
   std::atomic<size_t> active_watches_{0};
 
   struct ContinueSnapshot {
