@@ -425,7 +425,7 @@ HttpResponse ApiHandler::HandleResource(const HttpRequest& req, const UserInfo& 
   std::chrono::milliseconds latency{0};
   if (auto fault = faults_->Match(verb, resource, sub, ns, &latency);
       fault || latency.count() > 0) {
-    if (latency.count() > 0) std::this_thread::sleep_for(latency);
+    if (latency.count() > 0) store_->clock()->SleepFor(latency);
     if (fault) return ErrorResponse(*fault);
   }
 
