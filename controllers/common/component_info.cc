@@ -8,7 +8,7 @@ namespace kai::controllers {
 const std::vector<ComponentInfo>& AllComponents() {
   static const auto* const kComponents = new std::vector<ComponentInfo>{
       {"kai-scheduler", "kai-scheduler", "GPU batch scheduler (sessions, actions, plugins)", true},
-      {"kai-binder", "2ad35f9c.kai.scheduler", "binds pods from BindRequests", false},
+      {"kai-binder", "2ad35f9c.kai.scheduler", "binds pods from BindRequests", true},
       {"kai-operator", "41fce092.run.ai", "deploys every component from the Config CR", false},
       {"kai-podgrouper", "54dff599.kai.scheduler", "creates PodGroups from workload owners", false},
       {"kai-podgroup-controller", "o1x22tjj.kai.scheduler", "keeps PodGroup resource status",

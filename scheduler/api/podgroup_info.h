@@ -32,6 +32,7 @@ struct TopologyConstraintInfo {
 };
 
 class SubGroupSet;
+class QueueInfo;
 
 class PodSet {
  public:
@@ -137,7 +138,7 @@ class PodGroupInfo {
   int NumPending() const;
   int NumGated() const;
   int NumSucceeded() const;
-  bool HasPendingTasks() const { return NumPending() > 0; }
+  bool HasPendingTasks() const;
   bool IsReadyForScheduling() const;
   bool IsGangSatisfied() const;
   bool IsElastic() const;
@@ -150,8 +151,26 @@ class PodGroupInfo {
   ResourceVector AllocatedResources(int vector_size) const;
   std::vector<PodInfo*> PendingTasks() const;
 
+  // The job's queue in the session's snapshot, resolved once (queues do not change during a
+  // session); nullptr when the queue does not exist.
+  mutable const QueueInfo* cached_queue = nullptr;
+  mutable bool queue_resolved = false;
+
   // Signature over the PodSets' task signatures (§7.7).
   const std::string& SchedulingConstraintsSignature() const;
+
+  // Memo of the actions' "tasks to allocate" (actions/common/allocation.cc): KAI caches the list
+  // on the job and drops it when one of its tasks changes status (reference §7.2). Here the memo
+  // is keyed by the statuses themselves (and the PodSets' minimums), so no status change can be
+  // missed. One entry per mode (real allocation / simulation).
+  struct TasksToAllocateMemo {
+    bool valid = false;
+    std::vector<uint16_t> key;
+    std::vector<PodInfo*> tasks;
+    bool has_init_resource = false;
+    ResourceVector init_resource;
+  };
+  mutable TasksToAllocateMemo tasks_to_allocate_memo[2];
 
   // Unschedulable explanations.
   std::vector<JobFitError> job_fit_errors;
@@ -159,6 +178,9 @@ class PodGroupInfo {
   void AddJobFitError(std::string reason, std::string message,
                       std::optional<QueueDetails> details = std::nullopt);
   void AddTaskFitErrors(const PodInfo& task, const TaskFitErrors& errors);
+  // The same as AddTaskFitErrors with one node's error, without a temporary TaskFitErrors (this
+  // runs for every node a task that fits nowhere is tried on).
+  void AddTaskNodeError(const PodInfo& task, const NodeFitError& error);
 
  private:
   void IndexPodSets();

@@ -19,6 +19,7 @@ struct SimulateOptions {
   int cycles = 1;
   std::string output = "json";  // json | yaml | table
   uint64_t seed = 1;            // GPU-group ids
+  bool strict = false;          // dangling references are errors, not warnings
 };
 
 // Parses `simulate` arguments (everything after the subcommand).
@@ -29,11 +30,15 @@ struct SimPod {
   std::string before, after, node;
   std::vector<std::string> gpu_groups;
   double gpu_fraction = 0;
+  // Pending pods: the Unschedulable event / PodScheduled condition message (§21.2).
+  std::string unschedulable_message;
 };
 
 struct SimPodGroup {
   std::string namespace_, name;
-  std::string unschedulable_reason;                          // joined messages ("" when none)
+  // NotReady text for incomplete gangs, else the PodGroup Unschedulable message ("" when the
+  // job has nothing pending), reference §21.2.
+  std::string unschedulable_reason;
   std::vector<std::pair<std::string, std::string>> reasons;  // (reason, message)
 };
 
@@ -43,6 +48,7 @@ struct SimQueue {
 };
 
 struct SimulationResult {
+  int cycle = 1, cycles = 1;  // the reported cycle (the last one) and how many ran
   std::vector<SimPod> pods;
   std::vector<SimPodGroup> podgroups;
   std::vector<SimQueue> queues;

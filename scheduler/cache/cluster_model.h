@@ -8,6 +8,7 @@
 // state (task status, node accounting, job and queue structure).
 #pragma once
 
+#include <functional>
 #include <map>
 #include <memory>
 #include <optional>
@@ -49,6 +50,12 @@ class ClusterModel {
   // Adds everything a loader read.
   void AddAll(const LoadedObjects& objects);
 
+  // Applied to every PodGroup when a snapshot is built: the live scheduler shows its own
+  // in-flight status writes to the next session (scheduler/outputs/status_update_queue.h).
+  using PodGroupOverlay =
+      std::function<std::shared_ptr<const api::PodGroup>(std::shared_ptr<const api::PodGroup>)>;
+  void set_podgroup_overlay(PodGroupOverlay overlay) { podgroup_overlay_ = std::move(overlay); }
+
   // A fresh snapshot for one session. Inconsistencies that do not stop scheduling (a pod naming
   // a missing PodGroup, bad GPU annotations, ...) are reported in `warnings`.
   std::unique_ptr<ClusterInfo> Snapshot(const SchedulerParams& params,
@@ -70,6 +77,7 @@ class ClusterModel {
   std::map<std::string, std::shared_ptr<const api::Topology>> topologies_;
   std::map<std::string, std::shared_ptr<const api::ConfigMap>> config_maps_;
   std::map<std::string, std::shared_ptr<const api::BindRequest>> bind_requests_;
+  PodGroupOverlay podgroup_overlay_;
 };
 
 }  // namespace kai::scheduler

@@ -474,6 +474,13 @@ StatusOr<int64_t> QuantityMilliValue(std::string_view s) {
   return Scaled(q, 3);
 }
 
+StatusOr<LoadedObjects> LoadObjectJson(std::string_view json) {
+  LoadedObjects out;
+  KAI_ASSIGN_OR_RETURN(rapidjson::Document doc, api::ParseJsonDocument(json));
+  KAI_RETURN_IF_ERROR(AddObject(doc, "object", &out));
+  return out;
+}
+
 StatusOr<LoadedObjects> LoadObjects(std::string_view text) {
   KAI_ASSIGN_OR_RETURN(std::vector<std::string> docs, api::YamlToJsonDocuments(text));
   LoadedObjects out;

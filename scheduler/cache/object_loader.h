@@ -54,6 +54,8 @@ struct LoadedObjects {
 // Parses a snapshot. Malformed documents, unknown kinds and invalid fields are errors naming the
 // document index, the object and the field.
 StatusOr<LoadedObjects> LoadObjects(std::string_view yaml_or_json);
+// One JSON object (or List) as the API server sends it: no YAML pass.
+StatusOr<LoadedObjects> LoadObjectJson(std::string_view json);
 
 // A Kubernetes quantity in base units ("100m" -> 0.1, "1Gi" -> 1073741824); errors like
 // Kubernetes rejects them.

@@ -139,6 +139,7 @@ struct BindDecision {
   std::string gpu_portion;  // "%.2f"
   std::vector<std::string> gpu_groups;
   std::map<std::string, std::string> annotations;
+  const PodInfo* task = nullptr;  // the session's task (pod, UID, labels)
 };
 
 struct EvictDecision {
@@ -146,12 +147,14 @@ struct EvictDecision {
   std::string podgroup;  // namespace/name
   std::string message;
   EvictionMetadata metadata;
+  const PodInfo* task = nullptr;
 };
 
 struct PipelineDecision {
   std::string pod_key;
   std::string node;
   std::string message;
+  const PodInfo* task = nullptr;
 };
 
 class DecisionSink {

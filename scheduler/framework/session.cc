@@ -17,7 +17,13 @@ Session::Session(std::string id, std::unique_ptr<ClusterInfo> cluster,
       params_(params),
       sink_(sink),
       clock_(clock),
-      random_(random) {}
+      random_(random) {
+  for (const auto& [id, job] : cluster_->jobs) {
+    if (job->HasPendingTasks()) cluster_->jobs_pending_at_open.push_back(job.get());
+  }
+  cluster_->jobs_pending_at_open_set = true;
+  cluster_->num_jobs_at_open = cluster_->jobs.size();
+}
 
 Session::~Session() = default;
 
@@ -231,27 +237,62 @@ std::map<std::string, std::string> Session::MutateBindRequestAnnotations(
   return out;
 }
 
-NodeSet Session::OrderedNodesByTask(const NodeSet& nodes, const PodInfo& task) const {
-  NodePreOrder(task, nodes);
+namespace {
+
+std::vector<std::pair<double, NodeInfo*>> ScoreNodes(const Session& ssn, const NodeSet& nodes,
+                                                     const PodInfo& task) {
+  ssn.NodePreOrder(task, nodes);
   std::vector<std::pair<double, NodeInfo*>> scored;
   scored.reserve(nodes.size());
   for (NodeInfo* n : nodes) {
-    std::optional<double> s = NodeOrderScore(task, *n);
+    std::optional<double> s = ssn.NodeOrderScore(task, *n);
     if (!s) {
-      LOG(ERROR) << "session " << id_ << ": scoring node " << n->name() << " for " << task.key()
-                 << " failed; node skipped";
+      LOG(ERROR) << "session " << ssn.id() << ": scoring node " << n->name() << " for "
+                 << task.key() << " failed; node skipped";
       continue;
     }
     scored.emplace_back(*s, n);
   }
-  std::sort(scored.begin(), scored.end(), [](const auto& a, const auto& b) {
-    if (a.first != b.first) return a.first > b.first;
-    return a.second->name() < b.second->name();
-  });
+  return scored;
+}
+
+// Score descending, then name ascending: a strict total order (names are unique), so a heap
+// yields exactly the sorted sequence.
+bool NodeBefore(const std::pair<double, NodeInfo*>& a, const std::pair<double, NodeInfo*>& b) {
+  if (a.first != b.first) return a.first > b.first;
+  return a.second->name() < b.second->name();
+}
+
+bool NodeAfter(const std::pair<double, NodeInfo*>& a, const std::pair<double, NodeInfo*>& b) {
+  return NodeBefore(b, a);
+}
+
+}  // namespace
+
+NodeSet Session::OrderedNodesByTask(const NodeSet& nodes, const PodInfo& task) const {
+  std::vector<std::pair<double, NodeInfo*>> scored = ScoreNodes(*this, nodes, task);
+  std::sort(scored.begin(), scored.end(), NodeBefore);
   NodeSet out;
   out.reserve(scored.size());
   for (auto& [s, n] : scored) out.push_back(n);
   return out;
+}
+
+Session::NodeOrder::NodeOrder(std::vector<std::pair<double, NodeInfo*>> scored)
+    : heap_(std::move(scored)), size_(heap_.size()) {
+  std::make_heap(heap_.begin(), heap_.end(), NodeAfter);
+}
+
+NodeInfo* Session::NodeOrder::Next() {
+  if (size_ == 0) return nullptr;
+  std::pop_heap(heap_.begin(), heap_.begin() + static_cast<std::ptrdiff_t>(size_), NodeAfter);
+  --size_;
+  return heap_[size_].second;
+}
+
+Session::NodeOrder Session::LazyOrderedNodesByTask(const NodeSet& nodes,
+                                                   const PodInfo& task) const {
+  return NodeOrder(ScoreNodes(*this, nodes, task));
 }
 
 bool Session::FittingNode(const PodInfo& task, const NodeInfo& node, bool record_fit_errors) {
@@ -260,30 +301,22 @@ bool Session::FittingNode(const PodInfo& task, const NodeInfo& node, bool record
   if (!node.IsTaskAllocatableOnReleasingOrIdle(task)) {
     if (record_fit_errors && !node.IsTaskAllocatable(task)) {
       if (auto fe = node.FittingError(task, job->tasks().size() > 1)) {
-        TaskFitErrors errors;
-        errors.AddNodeError(*fe);
-        job->AddTaskFitErrors(task, errors);
+        job->AddTaskNodeError(task, *fe);
       }
     }
     return false;
   }
   std::vector<std::string> reasons = Predicate(task, *job, node);
   if (!reasons.empty()) {
-    if (record_fit_errors) {
-      TaskFitErrors errors;
-      errors.AddNodeError(NodeFitError{node.name(), std::move(reasons)});
-      job->AddTaskFitErrors(task, errors);
-    }
+    if (record_fit_errors)
+      job->AddTaskNodeError(task, NodeFitError{node.name(), std::move(reasons)});
     return false;
   }
   return true;
 }
 
 std::vector<std::string> Session::FittingGpus(const NodeInfo& node, const PodInfo& task) const {
-  std::vector<std::string> filtered;
-  for (const auto& [group, mem] : node.used_shared_gpus_memory) {
-    if (node.IsTaskFitOnGpuGroup(task, group)) filtered.push_back(group);
-  }
+  std::vector<std::string> filtered = node.FittingGpuGroups(task);
   int whole = static_cast<int>(node.idle.gpu()) + static_cast<int>(node.releasing.gpu());
   if (node.idle.gpu() > 0 || node.releasing.gpu() > 0) {
     for (int i = 0; i < whole; ++i) filtered.emplace_back(kWholeGpuIndicator);
@@ -321,7 +354,7 @@ Status Session::Evict(PodInfo* task, const std::string& message, const EvictionM
   }
   NodeInfo* node = cluster_->FindNode(task->node_name);
   if (node == nullptr) return NotFoundError("node " + task->node_name + " of " + task->key());
-  KAI_RETURN_IF_ERROR(sink_->Evict(EvictDecision{task->key(), job->uid(), message, meta}));
+  KAI_RETURN_IF_ERROR(sink_->Evict(EvictDecision{task->key(), job->uid(), message, meta, task}));
   task->status = PodStatus::kReleasing;
   node->UpdateTask(task);
   FireDeallocate(*task);

@@ -14,9 +14,26 @@ Status Statement::Evict(PodInfo* task, const std::string& message, const Evictio
   op.task = task;
   op.message = message;
   op.meta = meta;
+  SaveGpuState(task->node_name, &op);
   KAI_RETURN_IF_ERROR(DoEvict(&op));
   ops_.push_back(std::move(op));
   return Status::OK();
+}
+
+void Statement::SaveState(const PodInfo& task, Op* op) {
+  op->prev_status = task.status;
+  op->prev_node = task.node_name;
+  op->prev_groups = task.gpu_groups;
+  op->prev_virtual = task.is_virtual_status;
+  op->prev_received = task.received_type;
+  op->prev_accepted = task.accepted;
+  op->prev_accepted_gpu = task.accepted_gpu;
+}
+
+void Statement::RestoreAccepted(const Op& op, PodInfo* task) {
+  task->received_type = op.prev_received;
+  task->accepted = op.prev_accepted;
+  task->accepted_gpu = op.prev_accepted_gpu;
 }
 
 Status Statement::DoEvict(Op* op) {
@@ -29,11 +46,7 @@ Status Statement::DoEvict(Op* op) {
   if (node == nullptr) {
     return NotFoundError("node " + task->node_name + " of " + task->key() + " is not in session");
   }
-  op->prev_status = task->status;
-  op->prev_groups = task->gpu_groups;
-  op->prev_virtual = task->is_virtual_status;
-  op->prev_received = task->received_type;
-  op->prev_node = task->node_name;
+  SaveState(*task, op);
   task->status = PodStatus::kReleasing;
   task->is_virtual_status = true;
   if (!node->UpdateTask(task)) {
@@ -50,6 +63,7 @@ void Statement::ReverseEvict(Op& op) {
   task->status = op.prev_status;
   task->gpu_groups = op.prev_groups;
   task->is_virtual_status = op.prev_virtual;
+  task->node_name = op.prev_node;
   if (NodeInfo* node = ssn_->cluster().FindNode(op.prev_node)) {
     if (node->HasTask(task->key())) {
       node->UpdateTask(task);
@@ -61,19 +75,20 @@ void Statement::ReverseEvict(Op& op) {
 }
 
 Status Statement::Pipeline(PodInfo* task, const std::string& node_name,
-                           bool update_if_exists_on_node) {
+                           bool update_if_exists_on_node,
+                           const std::vector<std::string>* gpu_groups) {
   ClusterInfo& c = ssn_->cluster();
   NodeInfo* node = c.FindNode(node_name);
   if (node == nullptr || c.FindJob(task->job()) == nullptr) {
     return NotFoundError("failed to find node " + node_name + " or job " + task->job());
   }
+  const std::vector<std::string>& groups = gpu_groups ? *gpu_groups : task->gpu_groups;
   auto it = node->tasks().find(task->key());
   bool found = it != node->tasks().end();
   bool moved = false;
   if (found) {
-    moved = !task->gpu_groups.empty() && task->IsSharedGpuAllocation() &&
-            !(task->gpu_groups.size() == 1 && task->gpu_groups[0] == "-1") &&
-            task->gpu_groups != it->second.groups;
+    moved = !groups.empty() && task->IsSharedGpuAllocation() &&
+            !(groups.size() == 1 && groups[0] == "-1") && groups != it->second.groups;
   }
   if (found && !update_if_exists_on_node && !moved) {
     task->gpu_groups = it->second.groups;
@@ -83,8 +98,10 @@ Status Statement::Pipeline(PodInfo* task, const std::string& node_name,
   op.kind = Kind::kPipeline;
   op.task = task;
   op.node = node_name;
+  if (gpu_groups != nullptr) op.new_groups = *gpu_groups;
   op.existed_on_node = found && !moved;
   op.moved_gpu = moved;
+  SaveGpuState(node_name, &op);
   KAI_RETURN_IF_ERROR(DoPipeline(&op));
   char msg[512];
   std::snprintf(msg, sizeof(msg), "Pod %s/%s was pipelined to node %s", task->namespace_().c_str(),
@@ -98,13 +115,10 @@ Status Statement::DoPipeline(Op* op) {
   PodInfo* task = op->task;
   NodeInfo* node = ssn_->cluster().FindNode(op->node);
   if (node == nullptr) return NotFoundError("node " + op->node + " is not in session");
-  op->prev_status = task->status;
-  op->prev_node = task->node_name;
-  op->prev_groups = task->gpu_groups;
-  op->prev_virtual = task->is_virtual_status;
-  op->prev_received = task->received_type;
+  SaveState(*task, op);
   auto it = node->tasks().find(task->key());
   if (op->moved_gpu && it != node->tasks().end()) op->prev_groups = it->second.groups;
+  if (op->new_groups) task->gpu_groups = *op->new_groups;
   task->status = PodStatus::kPipelined;
   task->node_name = op->node;
   bool ok = true;
@@ -120,6 +134,7 @@ Status Statement::DoPipeline(Op* op) {
   if (!ok) {
     task->status = op->prev_status;
     task->node_name = op->prev_node;
+    task->gpu_groups = op->prev_groups;
     return InternalError("failed to pipeline task " + task->key() + " to node " + op->node);
   }
   ssn_->FireAllocate(*task);
@@ -142,18 +157,23 @@ void Statement::ReversePipeline(Op& op) {
       node->UpdateTask(task);
     } else {
       node->RemoveTask(*task);
-      task->received_type = op.prev_received;
     }
   }
+  // The event handlers subtract what the task held, so its accepted resources are restored
+  // only afterwards.
   ssn_->FireDeallocate(*task);
+  if (node != nullptr && !op.moved_gpu && !op.existed_on_node) RestoreAccepted(op, task);
   task->node_name = op.prev_node;
 }
 
-Status Statement::Allocate(PodInfo* task, const std::string& node_name) {
+Status Statement::Allocate(PodInfo* task, const std::string& node_name,
+                           const std::vector<std::string>* gpu_groups) {
   Op op;
   op.kind = Kind::kAllocate;
   op.task = task;
   op.node = node_name;
+  if (gpu_groups != nullptr) op.new_groups = *gpu_groups;
+  SaveGpuState(node_name, &op);
   KAI_RETURN_IF_ERROR(DoAllocate(&op));
   ops_.push_back(std::move(op));
   return Status::OK();
@@ -165,16 +185,14 @@ Status Statement::DoAllocate(Op* op) {
   if (c.FindJob(task->job()) == nullptr) return NotFoundError("failed to find job " + task->job());
   NodeInfo* node = c.FindNode(op->node);
   if (node == nullptr) return NotFoundError("failed to find node " + op->node);
-  op->prev_status = task->status;
-  op->prev_node = task->node_name;
-  op->prev_groups = task->gpu_groups;
-  op->prev_virtual = task->is_virtual_status;
-  op->prev_received = task->received_type;
+  SaveState(*task, op);
+  if (op->new_groups) task->gpu_groups = *op->new_groups;
   task->status = PodStatus::kAllocated;
   task->node_name = op->node;
   if (!node->AddTask(task)) {
     task->status = op->prev_status;
     task->node_name = op->prev_node;
+    task->gpu_groups = op->prev_groups;
     return InternalError("task " + task->key() + " is already on node " + op->node);
   }
   ssn_->FireAllocate(*task);
@@ -190,10 +208,26 @@ void Statement::ReverseAllocate(Op& op) {
   ssn_->FireDeallocate(*task);
   task->node_name.clear();
   task->gpu_groups = op.prev_groups;
-  task->received_type = op.prev_received;
+  RestoreAccepted(op, task);
 }
 
-void Statement::Reverse(Op& op) {
+void Statement::SaveGpuState(const std::string& node_name, Op* op) const {
+  const NodeInfo* node = ssn_->cluster().FindNode(node_name);
+  if (node == nullptr) return;
+  op->gpu_state =
+      NodeGpuState{node_name, node->idle.gpu(), node->releasing.gpu(), node->releasing_shared_gpus};
+}
+
+void Statement::RestoreGpuState(const Op& op) {
+  if (!op.gpu_state) return;
+  NodeInfo* node = ssn_->cluster().FindNode(op.gpu_state->node);
+  if (node == nullptr) return;
+  node->idle.Set(kGpuIndex, op.gpu_state->idle_gpu);
+  node->releasing.Set(kGpuIndex, op.gpu_state->releasing_gpu);
+  node->releasing_shared_gpus = op.gpu_state->releasing_shared_gpus;
+}
+
+void Statement::Reverse(Op& op, bool exact) {
   switch (op.kind) {
     case Kind::kEvict:
       ReverseEvict(op);
@@ -226,24 +260,29 @@ void Statement::Reverse(Op& op) {
       break;
     }
   }
+  if (exact) RestoreGpuState(op);
 }
 
 void Statement::UndoOperation(size_t i) {
   if (ops_[i].undone) return;
-  Reverse(ops_[i]);
-  ops_[i].undone = true;
   Op marker;
   marker.kind = Kind::kUndo;
   marker.task = ops_[i].task;
   marker.undo_of = i;
+  SaveGpuState(ops_[i].kind == Kind::kEvict ? ops_[i].prev_node : ops_[i].node, &marker);
+  // Later operations still stand: the accounting is reversed, not restored.
+  Reverse(ops_[i], /*exact=*/false);
+  ops_[i].undone = true;
   ops_.push_back(std::move(marker));
 }
 
 Status Statement::Unevict(PodInfo* task) {
-  for (size_t i = 0; i < ops_.size(); ++i) {
-    const Op& op = ops_[i];
+  // The latest eviction is the one that left the task releasing on its current node (a task can
+  // be evicted again after being pipelined elsewhere).
+  for (size_t i = ops_.size(); i > 0; --i) {
+    const Op& op = ops_[i - 1];
     if (op.undone || op.kind != Kind::kEvict || op.task->uid() != task->uid()) continue;
-    UndoOperation(i);
+    UndoOperation(i - 1);
     return Status::OK();
   }
   return NotFoundError("no eviction found for task " + task->key());
@@ -257,7 +296,7 @@ Status Statement::Rollback(Checkpoint cp) {
   for (size_t i = ops_.size(); i > cp; --i) {
     Op& op = ops_[i - 1];
     if (op.undone) continue;
-    Reverse(op);
+    Reverse(op, /*exact=*/true);
   }
   ops_.resize(cp);
   return Status::OK();
@@ -266,42 +305,35 @@ Status Statement::Rollback(Checkpoint cp) {
 void Statement::Discard() { Rollback(0).IgnoreError(); }
 
 Status Statement::ConvertAllAllocatedToPipelined(const PodGroupId& job) {
-  std::vector<size_t> allocs;
-  for (size_t i = 0; i < ops_.size(); ++i) {
-    if (ops_[i].kind == Kind::kAllocate && !ops_[i].undone && ops_[i].task->job() == job) {
-      allocs.push_back(i);
-    }
-  }
-  for (size_t i : allocs) {
-    PodInfo* task = ops_[i].task;
-    std::string node = task->node_name;
+  // Every allocate operation of the job becomes, in place, a pipeline operation to the same node
+  // (as KAI replaces the operation): undoing it restores the state from before the allocation.
+  for (Op& op : ops_) {
+    if (op.kind != Kind::kAllocate || op.undone || op.task->job() != job) continue;
+    PodInfo* task = op.task;
+    const std::string node = task->node_name;
     // Un-allocate keeping the virtual flag, then pipeline to the same node.
     task->status = PodStatus::kPending;
     if (NodeInfo* n = ssn_->cluster().FindNode(node)) n->RemoveTask(*task);
     task->is_virtual_status = true;
     ssn_->FireDeallocate(*task);
     task->node_name.clear();
-    KAI_RETURN_IF_ERROR(Pipeline(task, node, true));
+    Op pipeline;
+    pipeline.kind = Kind::kPipeline;
+    pipeline.task = task;
+    pipeline.node = node;
+    KAI_RETURN_IF_ERROR(DoPipeline(&pipeline));
+    pipeline.message =
+        "Pod " + task->namespace_() + "/" + task->name() + " was pipelined to node " + node;
+    pipeline.prev_status = op.prev_status;
+    pipeline.prev_node = op.prev_node;
+    pipeline.prev_groups = op.prev_groups;
+    pipeline.prev_virtual = op.prev_virtual;
+    pipeline.prev_received = op.prev_received;
+    pipeline.prev_accepted = op.prev_accepted;
+    pipeline.prev_accepted_gpu = op.prev_accepted_gpu;
+    pipeline.gpu_state = std::move(op.gpu_state);
+    op = std::move(pipeline);
   }
-  if (allocs.empty()) return Status::OK();
-  // Drop the allocate operations, remapping undo markers.
-  std::vector<size_t> new_index(ops_.size());
-  std::vector<Op> kept;
-  kept.reserve(ops_.size() - allocs.size());
-  size_t a = 0;
-  for (size_t i = 0; i < ops_.size(); ++i) {
-    if (a < allocs.size() && allocs[a] == i) {
-      ++a;
-      new_index[i] = static_cast<size_t>(-1);
-      continue;
-    }
-    new_index[i] = kept.size();
-    kept.push_back(std::move(ops_[i]));
-  }
-  for (Op& op : kept) {
-    if (op.kind == Kind::kUndo) op.undo_of = new_index[op.undo_of];
-  }
-  ops_ = std::move(kept);
   return Status::OK();
 }
 
@@ -317,6 +349,7 @@ Status Statement::CommitAllocate(PodInfo* task) {
   d.gpu_portion = portion;
   if (task->IsFractionAllocation()) d.gpu_groups = task->gpu_groups;
   d.annotations = ssn_->MutateBindRequestAnnotations(*task, task->node_name);
+  d.task = task;
   if (NodeInfo* node = ssn_->cluster().FindNode(task->node_name)) {
     if (task->IsFractionAllocation()) {
       for (const auto& g : task->gpu_groups) node->used_shared_gpus_memory.try_emplace(g, 0);
@@ -330,6 +363,8 @@ Status Statement::CommitAllocate(PodInfo* task) {
     undo.prev_virtual = false;
     undo.prev_groups = task->gpu_groups;
     undo.prev_received = task->received_type;
+    undo.prev_accepted = task->accepted;
+    undo.prev_accepted_gpu = task->accepted_gpu;
     ReverseAllocate(undo);
     return s;
   }
@@ -346,7 +381,7 @@ Status Statement::Commit() {
       case Kind::kEvict: {
         PodGroupInfo* job = ssn_->cluster().FindJob(task->job());
         Status s = ssn_->sink()->Evict(
-            EvictDecision{task->key(), job ? job->uid() : task->job(), op.message, op.meta});
+            EvictDecision{task->key(), job ? job->uid() : task->job(), op.message, op.meta, task});
         if (!s.ok()) {
           LOG(ERROR) << "failed to evict " << task->key() << ": " << s;
           ReverseEvict(op);
@@ -356,7 +391,7 @@ Status Statement::Commit() {
         break;
       }
       case Kind::kPipeline:
-        ssn_->sink()->Pipelined(PipelineDecision{task->key(), op.node, op.message});
+        ssn_->sink()->Pipelined(PipelineDecision{task->key(), op.node, op.message, task});
         break;
       case Kind::kAllocate: {
         Status s = CommitAllocate(task);

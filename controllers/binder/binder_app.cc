@@ -1,0 +1,341 @@
+#include "controllers/binder/binder_app.h"
+
+#include <glog/logging.h>
+#include <signal.h>
+
+#include <atomic>
+#include <cstdlib>
+#include <iostream>
+#include <set>
+#include <thread>
+
+#include "kube/leaderelection/leader_elector.h"
+#include "kube/leaderelection/resource_lock.h"
+#include "kube/metrics/registry.h"
+#include "kube/rest/config.h"
+#include "kube/rest/rest_client.h"
+#include "kube/server/healthz.h"
+#include "kube/server/http_server.h"
+#include "kube/server/metrics_handler.h"
+#include "kube/workqueue/rate_limiter.h"
+
+namespace kai::binder {
+
+namespace {
+
+StatusOr<double> Number(const std::string& flag, const std::string& v) {
+  char* end = nullptr;
+  double d = std::strtod(v.c_str(), &end);
+  if (v.empty() || *end != '\0') {
+    return InvalidArgumentError("--" + flag + ": expected a number, got \"" + v + "\"");
+  }
+  return d;
+}
+
+StatusOr<bool> Bool(const std::string& flag, const std::string& v) {
+  if (v == "true" || v == "1") return true;
+  if (v == "false" || v == "0") return false;
+  return InvalidArgumentError("--" + flag + ": expected true or false, got \"" + v + "\"");
+}
+
+}  // namespace
+
+StatusOr<BinderRunOptions> ParseBinderArgs(const std::vector<std::string>& args) {
+  static const std::set<std::string> kBool = {"leader-elect", "fake-gpu-nodes", "cdi-enabled"};
+  BinderRunOptions o;
+  BinderOptions& b = o.binder;
+  for (size_t i = 0; i < args.size(); ++i) {
+    std::string a = args[i];
+    if (!a.starts_with("-")) return InvalidArgumentError("unexpected argument \"" + a + "\"");
+    std::string name = a.substr(a.starts_with("--") ? 2 : 1);
+    std::string v;
+    bool has_value = false;
+    if (auto eq = name.find('='); eq != std::string::npos) {
+      v = name.substr(eq + 1);
+      name = name.substr(0, eq);
+      has_value = true;
+    }
+    if (!has_value) {
+      if (kBool.count(name) > 0) {
+        v = "true";
+      } else if (i + 1 < args.size()) {
+        v = args[++i];
+      } else {
+        return InvalidArgumentError("--" + name + ": missing value");
+      }
+    }
+    if (name == "kubeconfig") {
+      o.kubeconfig = v;
+    } else if (name == "scheduler-name") {
+      b.scheduler_name = v;
+    } else if (name == "resource-reservation-namespace") {
+      b.resource_reservation_namespace = v;
+    } else if (name == "resource-reservation-service-account") {
+      b.resource_reservation_service_account = v;
+    } else if (name == "resource-reservation-pod-image") {
+      b.resource_reservation_pod_image = v;
+    } else if (name == "resource-reservation-app-label") {
+      b.resource_reservation_app_label = v;
+    } else if (name == "resource-reservation-allocation-timeout") {
+      KAI_ASSIGN_OR_RETURN(double s, Number(name, v));
+      b.resource_reservation_allocation_timeout = std::chrono::seconds(static_cast<int64_t>(s));
+    } else if (name == "resource-reservation-pod-resources") {
+      if (v.empty()) continue;
+      auto req =
+          api::Decode<api::Pod>(R"({"spec":{"containers":[{"name":"x","resources":)" + v + "}]}}");
+      if (!req.ok()) {
+        return InvalidArgumentError("--" + name + ": expected ResourceRequirements JSON: " +
+                                    std::string(req.status().message()));
+      }
+      b.resource_reservation_pod_resources = req->spec.containers[0].resources;
+    } else if (name == "scale-adjust-namespace") {
+      b.scale_adjust_namespace = v;
+    } else if (name == "fake-gpu-nodes") {
+      KAI_ASSIGN_OR_RETURN(b.fake_gpu_nodes, Bool(name, v));
+    } else if (name == "cdi-enabled") {
+      KAI_ASSIGN_OR_RETURN(b.cdi_enabled, Bool(name, v));
+    } else if (name == "runtime-class-name") {
+      b.runtime_class_name = v;
+    } else if (name == "qps") {
+      KAI_ASSIGN_OR_RETURN(o.qps, Number(name, v));
+    } else if (name == "burst") {
+      KAI_ASSIGN_OR_RETURN(double n, Number(name, v));
+      o.burst = static_cast<int>(n);
+    } else if (name == "max-concurrent-reconciles") {
+      KAI_ASSIGN_OR_RETURN(double n, Number(name, v));
+      if (n < 1) return InvalidArgumentError("--" + name + ": must be at least 1");
+      o.max_concurrent_reconciles = static_cast<int>(n);
+    } else if (name == "rate-limiter-base-delay") {
+      KAI_ASSIGN_OR_RETURN(double n, Number(name, v));
+      o.rate_limiter_base_delay_seconds = static_cast<int>(n);
+    } else if (name == "rate-limiter-max-delay") {
+      KAI_ASSIGN_OR_RETURN(double n, Number(name, v));
+      o.rate_limiter_max_delay_seconds = static_cast<int>(n);
+    } else if (name == "leader-elect") {
+      KAI_ASSIGN_OR_RETURN(o.leader_elect, Bool(name, v));
+    } else if (name == "leader-election-namespace") {
+      o.leader_election_namespace = v;
+    } else if (name == "metrics-bind-address") {
+      o.metrics_bind_address = v;
+    } else if (name == "health-probe-bind-address") {
+      o.health_probe_bind_address = v;
+    } else if (name == "volume-binding-timeout-seconds") {
+      // Volume binding is not implemented (docs/binder.md); accepted for compatibility.
+    } else {
+      return InvalidArgumentError("unknown flag --" + name);
+    }
+  }
+  return o;
+}
+
+BinderApp::BinderApp(kube::Client* client, BinderRunOptions options, Clock* clock,
+                     metrics::Registry* registry)
+    : client_(client),
+      options_(std::move(options)),
+      clock_(clock != nullptr ? clock : RealClock::Get()),
+      events_(client, "binder", clock_),
+      binder_client_(
+          client,
+          [this](const BinderEvent& e) {
+            events_.Record(
+                {e.kind, "v1", e.namespace_, e.name, e.uid, "", e.type, e.reason, e.message, {}});
+          }),
+      reconciler_(&binder_client_, options_.binder, clock_) {
+  controller::ControllerOptions co;
+  co.name = "bindrequest";
+  co.max_concurrent_reconciles = options_.max_concurrent_reconciles;
+  co.clock = clock_;
+  co.registry = registry;
+  co.rate_limiter = std::make_unique<workqueue::ItemExponentialFailureRateLimiter>(
+      std::chrono::seconds(options_.rate_limiter_base_delay_seconds),
+      std::chrono::seconds(options_.rate_limiter_max_delay_seconds));
+  co.need_leader_election = options_.leader_elect;
+  controller_ = std::make_unique<controller::Controller>(
+      std::move(co), [this](const controller::Request& r) { return Reconcile(r); });
+}
+
+BinderApp::~BinderApp() { Stop(); }
+
+controller::Result BinderApp::Reconcile(const controller::Request& r) {
+  ReconcileResult res = reconciler_.Reconcile(r.namespace_, r.name);
+  VLOG(1) << "BindRequest " << r.Key() << ": " << OutcomeName(res.outcome);
+  switch (res.outcome) {
+    case ReconcileResult::Outcome::kError:
+      return controller::Result::Error(res.error);
+    case ReconcileResult::Outcome::kFailed:
+      return controller::Result::Terminal(res.error);
+    case ReconcileResult::Outcome::kRetrying:
+    case ReconcileResult::Outcome::kWaitingForReservation:
+      return controller::Result::RequeueAfter(*res.requeue_after);
+    default:
+      return controller::Result::Done();
+  }
+}
+
+void BinderApp::OnBindRequest(kube::WatchEventType type, const std::string& json) {
+  auto br = api::Decode<api::BindRequest>(json);
+  if (!br.ok()) {
+    LOG(WARNING) << "BindRequest: " << br.status();
+    return;
+  }
+  if (type == kube::WatchEventType::kDeleted) {
+    reconciler_.OnBindRequestDeleted(*br);
+    return;
+  }
+  if (BindRequestReconciler::IsActionable(*br)) {
+    controller_->Enqueue({br->metadata.namespace_, br->metadata.name});
+  }
+}
+
+void BinderApp::OnPod(kube::WatchEventType type, const std::string& json) {
+  auto pod = api::Decode<api::Pod>(json);
+  if (!pod.ok() || pod->spec.scheduler_name != options_.binder.scheduler_name) return;
+  std::string key = pod->metadata.namespace_ + "/" + pod->metadata.name;
+  bool finished = false;
+  {
+    std::lock_guard<std::mutex> lock(phases_mu_);
+    std::string& last = pod_phases_[key];
+    const std::string& now = pod->status.phase;
+    if (type == kube::WatchEventType::kDeleted) {
+      pod_phases_.erase(key);
+      finished = true;
+    } else {
+      finished = last != now && (now == "Succeeded" || now == "Failed") && !last.empty();
+      last = now;
+    }
+  }
+  if (finished) reconciler_.OnPodCompletedOrDeleted(*pod);
+}
+
+Status BinderApp::Start() {
+  Status s = reconciler_.SyncAll();
+  if (!s.ok()) LOG(WARNING) << "initial reservation sync: " << s;
+  controllers::ListWatchOptions brs;
+  brs.gvr = {"scheduling.run.ai", "v1alpha2", "bindrequests"};
+  brs.clock = clock_;
+  watches_.push_back(std::make_unique<controllers::ListWatch>(
+      client_, brs,
+      controllers::ListWatchHandlers{
+          [this](const std::vector<std::string>& items) {
+            for (const auto& j : items) OnBindRequest(kube::WatchEventType::kAdded, j);
+          },
+          [this](kube::WatchEventType t, const std::string& j) { OnBindRequest(t, j); }}));
+  controllers::ListWatchOptions pods;
+  pods.gvr = {"", "v1", "pods"};
+  pods.clock = clock_;
+  watches_.push_back(std::make_unique<controllers::ListWatch>(
+      client_, pods,
+      controllers::ListWatchHandlers{
+          [this](const std::vector<std::string>& items) {
+            for (const auto& j : items) OnPod(kube::WatchEventType::kAdded, j);
+          },
+          [this](kube::WatchEventType t, const std::string& j) { OnPod(t, j); }}));
+  for (auto& w : watches_) w->Start();
+  return controller_->Start();
+}
+
+bool BinderApp::HasSynced() const {
+  for (const auto& w : watches_) {
+    if (!w->HasSynced()) return false;
+  }
+  return !watches_.empty();
+}
+
+void BinderApp::Stop() {
+  for (auto& w : watches_) w->Stop();
+  if (controller_) controller_->Stop(clock_->NowMonotonic() + std::chrono::seconds(30));
+}
+
+int BinderMain(const std::vector<std::string>& args) {
+  auto opts = ParseBinderArgs(args);
+  if (!opts.ok()) {
+    std::cerr << "kai-binder: " << opts.status().message() << "\n";
+    return 2;
+  }
+  kube::KubeconfigOptions ko;
+  ko.path = opts->kubeconfig;
+  auto config = kube::LoadConfig(ko);
+  if (!config.ok()) {
+    std::cerr << "kai-binder: " << config.status().message() << "\n";
+    return 1;
+  }
+  config->qps = opts->qps;
+  config->burst = opts->burst;
+  auto client = kube::RestClient::New(*config);
+  if (!client.ok()) {
+    std::cerr << "kai-binder: " << client.status().message() << "\n";
+    return 1;
+  }
+  sigset_t signals;
+  sigemptyset(&signals);
+  sigaddset(&signals, SIGTERM);
+  sigaddset(&signals, SIGINT);
+  pthread_sigmask(SIG_BLOCK, &signals, nullptr);
+
+  metrics::Registry* registry = metrics::Registry::Default();
+  BinderApp app(client->get(), *opts, RealClock::Get(), registry);
+  server::HealthChecks healthz, readyz;
+  healthz.Add("ping", server::Ping);
+  readyz.Add("informers-synced", [&]() -> Status {
+    return app.HasSynced() ? Status::OK() : UnavailableError("caches not synced");
+  });
+  server::HttpServer metrics_server(
+      {.name = "metrics", .bind_address = opts->metrics_bind_address});
+  metrics_server.Handle("/metrics", server::MetricsHandler(registry));
+  server::HttpServer health_server(
+      {.name = "health", .bind_address = opts->health_probe_bind_address});
+  healthz.Register(health_server.router(), "/healthz");
+  readyz.Register(health_server.router(), "/readyz");
+  for (server::HttpServer* s : {&metrics_server, &health_server}) {
+    if (server::IsDisabledAddress(s->options().bind_address)) continue;
+    if (Status st = s->Start(); !st.ok()) {
+      std::cerr << "kai-binder: " << st.message() << "\n";
+      return 1;
+    }
+  }
+
+  std::atomic<bool> shutting_down{false};
+  std::unique_ptr<leaderelection::LeaseLock> lock;
+  std::unique_ptr<leaderelection::LeaderElector> elector;
+  std::thread election;
+  auto start = [&app] {
+    if (Status s = app.Start(); !s.ok()) LOG(ERROR) << "binder: " << s;
+  };
+  if (opts->leader_elect) {
+    lock = std::make_unique<leaderelection::LeaseLock>(
+        client->get(), opts->leader_election_namespace, std::string(kBinderLeaderElectionId),
+        leaderelection::DefaultIdentity(SeededRandom::Default()));
+    leaderelection::LeaderElectionConfig lc;
+    lc.lock = lock.get();
+    lc.registry = registry;
+    lc.callbacks.on_started_leading = start;
+    lc.callbacks.on_stopped_leading = [&shutting_down] {
+      if (shutting_down.load()) return;
+      LOG(ERROR) << "leader election lost";
+      std::exit(1);
+    };
+    auto e = leaderelection::LeaderElector::New(lc);
+    if (!e.ok()) {
+      std::cerr << "kai-binder: leader election: " << e.status().message() << "\n";
+      return 1;
+    }
+    elector = std::move(*e);
+    election = std::thread([&] { elector->Run(); });
+  } else {
+    start();
+  }
+  LOG(INFO) << "kai-binder running against " << config->host;
+  int sig = 0;
+  sigwait(&signals, &sig);
+  shutting_down = true;
+  app.Stop();
+  if (elector) {
+    elector->Stop();
+    election.join();
+  }
+  metrics_server.Stop();
+  health_server.Stop();
+  return 0;
+}
+
+}  // namespace kai::binder

@@ -1,0 +1,76 @@
+// kai-binder's process (KAI cmd/binder, reference §14.1): flags, the BindRequest controller
+// (rate-limited work queue, N workers, exponential per-item backoff 1 s .. 60 s), the watches
+// that feed it and trigger reservation syncs, health and metrics servers, leader election.
+#pragma once
+
+#include <map>
+#include <memory>
+#include <mutex>
+#include <string>
+#include <vector>
+
+#include "controllers/binder/binder_options.h"
+#include "controllers/binder/reconciler.h"
+#include "controllers/binder/rest_binder_client.h"
+#include "controllers/common/event_poster.h"
+#include "controllers/common/list_watch.h"
+#include "kube/controller/controller.h"
+#include "kube/rest/client.h"
+
+namespace kai::metrics {
+class Registry;
+}
+
+namespace kai::binder {
+
+inline constexpr std::string_view kBinderLeaderElectionId = "2ad35f9c.kai.scheduler";
+
+struct BinderRunOptions {
+  std::string kubeconfig;
+  BinderOptions binder;
+  double qps = 50;
+  int burst = 300;
+  int max_concurrent_reconciles = 10;
+  int rate_limiter_base_delay_seconds = 1;
+  int rate_limiter_max_delay_seconds = 60;
+  bool leader_elect = false;
+  std::string leader_election_namespace = "kai-scheduler";
+  std::string metrics_bind_address = ":8080";
+  std::string health_probe_bind_address = ":8081";
+};
+
+// KAI's binder flags; unknown flags are errors naming the flag.
+StatusOr<BinderRunOptions> ParseBinderArgs(const std::vector<std::string>& args);
+
+class BinderApp {
+ public:
+  BinderApp(kube::Client* client, BinderRunOptions options, Clock* clock,
+            metrics::Registry* registry);
+  ~BinderApp();
+  // Syncs every GPU group, starts the watches and the controller's workers.
+  Status Start();
+  void Stop();
+  bool HasSynced() const;
+  BindRequestReconciler& reconciler() { return reconciler_; }
+
+ private:
+  controller::Result Reconcile(const controller::Request& r);
+  void OnBindRequest(kube::WatchEventType type, const std::string& json);
+  void OnPod(kube::WatchEventType type, const std::string& json);
+
+  kube::Client* client_;
+  BinderRunOptions options_;
+  Clock* clock_;
+  controllers::EventPoster events_;
+  RestBinderClient binder_client_;
+  BindRequestReconciler reconciler_;
+  std::unique_ptr<controller::Controller> controller_;
+  std::vector<std::unique_ptr<controllers::ListWatch>> watches_;
+  std::mutex phases_mu_;
+  std::map<std::string, std::string> pod_phases_;  // for completion detection
+};
+
+// Runs until SIGTERM/SIGINT; returns the process exit code.
+int BinderMain(const std::vector<std::string>& args);
+
+}  // namespace kai::binder

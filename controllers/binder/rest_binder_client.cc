@@ -1,0 +1,134 @@
+#include "controllers/binder/rest_binder_client.h"
+
+#include "kube/rest/resource.h"
+
+namespace kai::binder {
+
+namespace {
+
+const kube::GroupVersionResource& Pods() {
+  static const auto* gvr = new kube::GroupVersionResource{"", "v1", "pods"};
+  return *gvr;
+}
+const kube::GroupVersionResource& BindRequests() {
+  static const auto* gvr = new kube::GroupVersionResource{kube::GvrOf<api::BindRequest>()};
+  return *gvr;
+}
+
+template <class T>
+StatusOr<std::vector<T>> DecodeItems(const kube::ObjectList& list) {
+  std::vector<T> out;
+  out.reserve(list.items.size());
+  for (const auto& item : list.items) {
+    KAI_ASSIGN_OR_RETURN(T obj, api::Decode<T>(item));
+    out.push_back(std::move(obj));
+  }
+  return out;
+}
+
+}  // namespace
+
+std::string LabelSelectorOf(const PodQuery& q) {
+  std::string out;
+  for (const auto& [k, v] : q.labels) out += (out.empty() ? "" : ",") + k + "=" + v;
+  for (const auto& k : q.has_labels) out += (out.empty() ? "" : ",") + k;
+  return out;
+}
+
+std::string FieldSelectorOf(const PodQuery& q) {
+  return q.node_name.empty() ? "" : "spec.nodeName=" + q.node_name;
+}
+
+StatusOr<api::BindRequest> RestBinderClient::GetBindRequest(const std::string& ns,
+                                                            const std::string& name) {
+  KAI_ASSIGN_OR_RETURN(std::string json, client_->Get(BindRequests(), ns, name));
+  return api::Decode<api::BindRequest>(json);
+}
+
+StatusOr<std::vector<api::BindRequest>> RestBinderClient::ListBindRequests() {
+  KAI_ASSIGN_OR_RETURN(kube::ObjectList list, kube::ListAll(*client_, BindRequests(), ""));
+  return DecodeItems<api::BindRequest>(list);
+}
+
+StatusOr<api::Pod> RestBinderClient::GetPod(const std::string& ns, const std::string& name,
+                                            bool fresh) {
+  KAI_ASSIGN_OR_RETURN(std::string json, client_->Get(Pods(), ns, name));
+  return api::Decode<api::Pod>(json);
+}
+
+StatusOr<std::vector<api::Pod>> RestBinderClient::ListPods(const PodQuery& q) {
+  kube::ListOptions o;
+  o.label_selector = LabelSelectorOf(q);
+  o.field_selector = FieldSelectorOf(q);
+  KAI_ASSIGN_OR_RETURN(kube::ObjectList list, kube::ListAll(*client_, Pods(), q.namespace_, o));
+  return DecodeItems<api::Pod>(list);
+}
+
+StatusOr<api::Node> RestBinderClient::GetNode(const std::string& name) {
+  KAI_ASSIGN_OR_RETURN(std::string json, client_->Get(kube::GvrOf<api::Node>(), "", name));
+  return api::Decode<api::Node>(json);
+}
+
+StatusOr<api::ConfigMap> RestBinderClient::GetConfigMap(const std::string& ns,
+                                                        const std::string& name) {
+  KAI_ASSIGN_OR_RETURN(std::string json, client_->Get(kube::GvrOf<api::ConfigMap>(), ns, name));
+  return api::Decode<api::ConfigMap>(json);
+}
+
+StatusOr<api::Pod> RestBinderClient::CreatePod(const api::Pod& pod) {
+  KAI_ASSIGN_OR_RETURN(std::string json,
+                       client_->Create(Pods(), pod.metadata.namespace_, api::EncodeJson(pod)));
+  return api::Decode<api::Pod>(json);
+}
+
+Status RestBinderClient::DeletePod(const std::string& ns, const std::string& name,
+                                   std::optional<int64_t> grace_period_seconds) {
+  kube::DeleteOptions o;
+  o.grace_period_seconds = grace_period_seconds;
+  return client_->Delete(Pods(), ns, name, o).status();
+}
+
+Status RestBinderClient::MergePatchPod(const std::string& ns, const std::string& name,
+                                       std::string_view patch) {
+  return client_->Patch(Pods(), ns, name, kube::PatchType::kMerge, patch).status();
+}
+
+Status RestBinderClient::PatchPodStatus(const std::string& ns, const std::string& name,
+                                        std::string_view patch) {
+  kube::PatchOptions o;
+  o.subresource = "status";
+  return client_->Patch(Pods(), ns, name, kube::PatchType::kStrategicMerge, patch, o).status();
+}
+
+Status RestBinderClient::CreateBinding(const std::string& ns, const std::string& pod_name,
+                                       const std::string& pod_uid, const std::string& node) {
+  return client_->Bind(ns, pod_name, node, pod_uid);
+}
+
+Status RestBinderClient::CreateConfigMap(const api::ConfigMap& cm) {
+  return client_->Create(kube::GvrOf<api::ConfigMap>(), cm.metadata.namespace_, api::EncodeJson(cm))
+      .status();
+}
+
+Status RestBinderClient::MergePatchConfigMap(const std::string& ns, const std::string& name,
+                                             std::string_view patch) {
+  return client_->Patch(kube::GvrOf<api::ConfigMap>(), ns, name, kube::PatchType::kMerge, patch)
+      .status();
+}
+
+Status RestBinderClient::DeleteConfigMap(const std::string& ns, const std::string& name) {
+  return client_->Delete(kube::GvrOf<api::ConfigMap>(), ns, name).status();
+}
+
+Status RestBinderClient::MergePatchBindRequestStatus(const std::string& ns, const std::string& name,
+                                                     std::string_view patch) {
+  kube::PatchOptions o;
+  o.subresource = "status";
+  return client_->Patch(BindRequests(), ns, name, kube::PatchType::kMerge, patch, o).status();
+}
+
+Status RestBinderClient::DeleteBindRequest(const std::string& ns, const std::string& name) {
+  return client_->Delete(BindRequests(), ns, name).status();
+}
+
+}  // namespace kai::binder

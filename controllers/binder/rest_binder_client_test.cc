@@ -1,0 +1,123 @@
+// The reconciler over the REST client against kube::FakeClient (the API server's semantics for
+// bindings, status subresources and patches).
+#include "controllers/binder/rest_binder_client.h"
+
+#include <gtest/gtest.h>
+
+#include "controllers/binder/binder_test_util.h"
+#include "kube/rest/fake_client.h"
+
+namespace kai::binder {
+namespace {
+
+using Outcome = ReconcileResult::Outcome;
+using testing::BindRequest;
+using testing::Node;
+using testing::Options;
+using testing::Pod;
+
+const kube::GroupVersionResource kPods{"", "v1", "pods"};
+const kube::GroupVersionResource kNodes{"", "v1", "nodes"};
+const kube::GroupVersionResource kConfigMaps{"", "v1", "configmaps"};
+
+class RestBinderTest : public ::testing::Test {
+ protected:
+  RestBinderTest()
+      : fake_({.clock = &clock_}),
+        client_(&fake_, [this](const BinderEvent& e) { events_.push_back(e); }),
+        r_(&client_, Options(), &clock_) {
+    Seed(kNodes, api::EncodeJson(Node("n1")));
+  }
+  void Seed(const kube::GroupVersionResource& gvr, const std::string& json) {
+    ASSERT_TRUE(fake_.Seed(gvr, json).ok()) << json;
+  }
+  template <class T>
+  T Get(const kube::GroupVersionResource& gvr, const std::string& ns, const std::string& name) {
+    auto json = fake_.Get(gvr, ns, name);
+    EXPECT_TRUE(json.ok()) << json.status();
+    auto obj = api::Decode<T>(json.ok() ? *json : "{}");
+    return obj.ok() ? *obj : T{};
+  }
+
+  FakeClock clock_;
+  kube::FakeClient fake_;
+  std::vector<BinderEvent> events_;
+  RestBinderClient client_;
+  BindRequestReconciler r_;
+};
+
+TEST(Selectors, FromPodQueries) {
+  PodQuery q;
+  q.labels["runai-gpu-group"] = "g1";
+  q.has_labels.push_back("app");
+  q.node_name = "n1";
+  EXPECT_EQ(LabelSelectorOf(q), "runai-gpu-group=g1,app");
+  EXPECT_EQ(FieldSelectorOf(q), "spec.nodeName=n1");
+  EXPECT_EQ(LabelSelectorOf(PodQuery{}), "");
+  EXPECT_EQ(FieldSelectorOf(PodQuery{}), "");
+}
+
+TEST_F(RestBinderTest, WholeGpuPodIsBound) {
+  Seed(kPods, api::EncodeJson(Pod("ns", "p")));
+  Seed(kube::GvrOf<api::BindRequest>(), api::EncodeJson(BindRequest("ns", "p", "n1")));
+  ReconcileResult res = r_.Reconcile("ns", "p");
+  ASSERT_EQ(res.outcome, Outcome::kBound) << res.error;
+  auto pod = Get<api::Pod>(kPods, "ns", "p");
+  EXPECT_EQ(pod.spec.node_name, "n1");
+  EXPECT_EQ(pod.metadata.annotations.at("received-resource-type"), "Regular");
+  ASSERT_EQ(pod.status.conditions.size(), 1u);
+  EXPECT_EQ(pod.status.conditions[0].type, "PodBound");
+  EXPECT_EQ(Get<api::BindRequest>(kube::GvrOf<api::BindRequest>(), "ns", "p").status.phase,
+            "Succeeded");
+  ASSERT_EQ(events_.size(), 1u);
+  EXPECT_EQ(events_[0].reason, "Bound");
+  // Reconciling again changes nothing.
+  fake_.ClearActions();
+  EXPECT_EQ(r_.Reconcile("ns", "p").outcome, Outcome::kNothingToDo);
+  for (const auto& a : fake_.actions()) EXPECT_TRUE(a.verb == "get" || a.verb == "list") << a.verb;
+}
+
+TEST_F(RestBinderTest, FractionalPodThroughTheRealVerbs) {
+  Seed(kPods, api::EncodeJson(Pod("ns", "f", true)));
+  Seed(kube::GvrOf<api::BindRequest>(),
+       api::EncodeJson(BindRequest("ns", "f", "n1", {"g1"}, "0.50")));
+  ASSERT_EQ(r_.Reconcile("ns", "f").outcome, Outcome::kWaitingForReservation);
+  std::string rp = ResourceReservation::ReservationPodName("n1", "g1");
+  auto reservation = Get<api::Pod>(kPods, "kai-resource-reservation", rp);
+  EXPECT_EQ(reservation.spec.node_name, "n1");
+  // The reservation pod reports its GPU (what the container / simulated kubelet does).
+  ASSERT_TRUE(
+      fake_
+          .Patch(kPods, "kai-resource-reservation", rp, kube::PatchType::kMerge,
+                 R"({"metadata":{"annotations":{"run.ai/reserve_for_gpu_index":"GPU-u1"}}})")
+          .ok());
+  ReconcileResult res = r_.Reconcile("ns", "f");
+  ASSERT_EQ(res.outcome, Outcome::kBound) << res.error;
+  auto pod = Get<api::Pod>(kPods, "ns", "f");
+  EXPECT_EQ(pod.spec.node_name, "n1");
+  EXPECT_EQ(pod.metadata.labels.at("runai-gpu-group"), "g1");
+  auto cm = Get<api::ConfigMap>(kConfigMaps, "ns", "f-abcdefg-shared-gpu-0");
+  EXPECT_EQ(cm.data.at("NVIDIA_VISIBLE_DEVICES"), "GPU-u1");
+  EXPECT_EQ(cm.data.at("GPU_PORTION"), "0.50");
+  EXPECT_EQ(cm.metadata.owner_references.at(0).uid, pod.metadata.uid);
+
+  // Rolling back on a later failure of another pod keeps what f uses.
+  ASSERT_TRUE(r_.reservation().SyncForNode("n1").ok());
+  EXPECT_TRUE(fake_.Get(kPods, "kai-resource-reservation", rp).ok());
+}
+
+TEST_F(RestBinderTest, ApiErrorsAreClassified) {
+  EXPECT_TRUE(IsNotFound(client_.GetPod("ns", "none", false).status()));
+  EXPECT_TRUE(IsNotFound(client_.DeleteConfigMap("ns", "none")));
+  api::ConfigMap cm;
+  cm.metadata.namespace_ = "ns";
+  cm.metadata.name = "c";
+  ASSERT_TRUE(client_.CreateConfigMap(cm).ok());
+  EXPECT_TRUE(IsAlreadyExists(client_.CreateConfigMap(cm)));
+  Seed(kPods, api::EncodeJson(Pod("ns", "b")));
+  ASSERT_TRUE(client_.CreateBinding("ns", "b", "", "n1").ok());
+  EXPECT_FALSE(client_.CreateBinding("ns", "b", "", "n1").ok());  // already bound
+}
+
+}  // namespace
+}  // namespace kai::binder

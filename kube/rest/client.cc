@@ -1,0 +1,137 @@
+#include "kube/rest/client.h"
+
+#include "kube/rest/errors.h"
+#include "kube/rest/json_writer.h"
+
+namespace kai::kube {
+
+namespace internal {
+
+std::string JsonQuote(std::string_view s) {
+  static constexpr char kHex[] = "0123456789abcdef";
+  std::string out;
+  out.reserve(s.size() + 2);
+  out.push_back('"');
+  for (unsigned char c : s) {
+    switch (c) {
+      case '"':
+        out += "\\\"";
+        break;
+      case '\\':
+        out += "\\\\";
+        break;
+      case '\n':
+        out += "\\n";
+        break;
+      case '\r':
+        out += "\\r";
+        break;
+      case '\t':
+        out += "\\t";
+        break;
+      default:
+        if (c < 0x20) {
+          out += "\\u00";
+          out.push_back(kHex[c >> 4]);
+          out.push_back(kHex[c & 15]);
+        } else {
+          out.push_back(static_cast<char>(c));
+        }
+    }
+  }
+  out.push_back('"');
+  return out;
+}
+
+std::string DeleteOptionsJson(const DeleteOptions& options) {
+  std::string out = R"({"kind":"DeleteOptions","apiVersion":"v1")";
+  if (options.grace_period_seconds.has_value()) {
+    out += R"(,"gracePeriodSeconds":)" + std::to_string(*options.grace_period_seconds);
+  }
+  if (!options.propagation_policy.empty()) {
+    out += R"(,"propagationPolicy":)" + JsonQuote(options.propagation_policy);
+  }
+  if (!options.precondition_uid.empty() || !options.precondition_resource_version.empty()) {
+    out += R"(,"preconditions":{)";
+    bool first = true;
+    if (!options.precondition_uid.empty()) {
+      out += R"("uid":)" + JsonQuote(options.precondition_uid);
+      first = false;
+    }
+    if (!options.precondition_resource_version.empty()) {
+      if (!first) out += ",";
+      out += R"("resourceVersion":)" + JsonQuote(options.precondition_resource_version);
+    }
+    out += "}";
+  }
+  if (options.dry_run) out += R"(,"dryRun":["All"])";
+  out += "}";
+  return out;
+}
+
+}  // namespace internal
+
+StatusOr<std::string> Client::UpdateStatus(const GroupVersionResource& gvr, std::string_view ns,
+                                           std::string_view name, std::string_view body,
+                                           WriteOptions options) {
+  options.subresource = "status";
+  return Update(gvr, ns, name, body, options);
+}
+
+Status Client::Bind(std::string_view ns, std::string_view pod, std::string_view node,
+                    std::string_view pod_uid) {
+  using internal::JsonQuote;
+  std::string body = R"({"apiVersion":"v1","kind":"Binding","metadata":{"name":)" + JsonQuote(pod) +
+                     R"(,"namespace":)" + JsonQuote(ns);
+  if (!pod_uid.empty()) body += R"(,"uid":)" + JsonQuote(pod_uid);
+  body += R"(},"target":{"apiVersion":"v1","kind":"Node","name":)" + JsonQuote(node) + "}}";
+  return CreateSubresource({"", "v1", "pods"}, ns, pod, "binding", body).status();
+}
+
+Status Client::Evict(std::string_view ns, std::string_view pod, const DeleteOptions& options) {
+  using internal::JsonQuote;
+  std::string body = R"({"apiVersion":"policy/v1","kind":"Eviction","metadata":{"name":)" +
+                     JsonQuote(pod) + R"(,"namespace":)" + JsonQuote(ns) + R"(},"deleteOptions":)" +
+                     internal::DeleteOptionsJson(options) + "}";
+  return CreateSubresource({"", "v1", "pods"}, ns, pod, "eviction", body).status();
+}
+
+StatusOr<ObjectList> ListAll(Client& client, const GroupVersionResource& gvr, std::string_view ns,
+                             ListOptions options, int64_t page_size) {
+  options.limit = page_size;
+  options.continue_token.clear();
+  const ListOptions original = options;
+  ObjectList all;
+  bool first = true;
+  while (true) {
+    StatusOr<ObjectList> page = client.List(gvr, ns, options);
+    if (!page.ok()) {
+      // client-go pager: an expired continue token falls back to one full list.
+      if (!first && IsResourceExpired(page.status())) {
+        ListOptions full = original;
+        full.limit = 0;
+        full.continue_token.clear();
+        return client.List(gvr, ns, full);
+      }
+      return std::move(page).status();
+    }
+    if (first) {
+      all.api_version = page->api_version;
+      all.kind = page->kind;
+      all.resource_version = page->resource_version;
+      if (page->continue_token.empty()) return std::move(page).value();
+      all.items.reserve(page->items.size() +
+                        static_cast<size_t>(page->remaining_item_count.value_or(0)));
+    }
+    for (std::string& item : page->items) all.items.push_back(std::move(item));
+    if (page->continue_token.empty()) break;
+    first = false;
+    // A continue token carries the snapshot's RV; the server refuses both together.
+    options.continue_token = page->continue_token;
+    options.resource_version.clear();
+    options.resource_version_match.clear();
+  }
+  return all;
+}
+
+}  // namespace kai::kube

@@ -1,0 +1,61 @@
+#include "scheduler/app/cycle.h"
+
+#include <glog/logging.h>
+
+#include "scheduler/actions/actions.h"
+#include "scheduler/plugins/plugins.h"
+
+namespace kai::scheduler {
+
+namespace {
+
+double MillisSince(const Clock* clock, MonoTime start) {
+  return std::chrono::duration<double, std::milli>(clock->NowMonotonic() - start).count();
+}
+
+}  // namespace
+
+SchedulingCycle::SchedulingCycle(SchedulerConfiguration conf, SchedulerParams params,
+                                 OutputSink* sink, Clock* clock, Random* random)
+    : conf_(std::move(conf)),
+      params_(std::move(params)),
+      sink_(sink),
+      clock_(clock),
+      random_(random) {
+  RegisterDefaultPlugins(&plugins_);
+  RegisterDefaultActions(&actions_);
+}
+
+CycleResult SchedulingCycle::Run(std::unique_ptr<ClusterInfo> snapshot) {
+  CycleResult r;
+  MonoTime start = clock_->NowMonotonic();
+  r.session_id = random_->AlphaNumeric(6);
+  r.clean_stale_bind_requests = sink_->CleanStaleBindRequests(*snapshot);
+
+  MonoTime open_start = clock_->NowMonotonic();
+  Session ssn(r.session_id, std::move(snapshot), conf_, params_, sink_, clock_, random_);
+  sink_->BeginSession(&ssn.cluster());
+  ssn.Open(plugins_);
+  r.timings.open_session_ms = MillisSince(clock_, open_start);
+
+  for (const std::string& name : conf_.actions) {
+    const ActionRegistry::Builder* b = actions_.Find(name);
+    if (b == nullptr) {
+      r.warnings.push_back("action \"" + name + "\" is not known; skipped");
+      continue;
+    }
+    MonoTime action_start = clock_->NowMonotonic();
+    (*b)()->Execute(&ssn);
+    r.timings.action_ms.emplace_back(name, MillisSince(clock_, action_start));
+  }
+
+  MonoTime close_start = clock_->NowMonotonic();
+  ssn.Close();
+  sink_->RecordJobStatuses(ssn.cluster());
+  sink_->BeginSession(nullptr);
+  r.timings.close_session_ms = MillisSince(clock_, close_start);
+  r.timings.e2e_ms = MillisSince(clock_, start);
+  return r;
+}
+
+}  // namespace kai::scheduler

@@ -1,0 +1,57 @@
+// One scheduling cycle of the live scheduler (KAI Scheduler.runOnce, reference §6.3): clean the
+// snapshot's stale BindRequests, open a session on the snapshot, run the configured actions,
+// close the session and record every job's status. Decisions leave through the OutputSink.
+//
+// The caller takes the snapshot (under whatever lock protects its ClusterModel), so the cycle
+// itself never touches shared state.
+#pragma once
+
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "kube/base/clock.h"
+#include "kube/base/random.h"
+#include "scheduler/api/cluster_info.h"
+#include "scheduler/conf/scheduler_conf.h"
+#include "scheduler/framework/session.h"
+#include "scheduler/outputs/output_sink.h"
+
+namespace kai::scheduler {
+
+struct CycleTimings {
+  // Milliseconds, for the scheduler's latency gauges (reference §22.1).
+  double e2e_ms = 0;
+  double open_session_ms = 0;
+  double close_session_ms = 0;
+  std::vector<std::pair<std::string, double>> action_ms;
+};
+
+struct CycleResult {
+  std::string session_id;
+  CycleTimings timings;
+  Status clean_stale_bind_requests;
+  std::vector<std::string> warnings;
+};
+
+class SchedulingCycle {
+ public:
+  SchedulingCycle(SchedulerConfiguration conf, SchedulerParams params, OutputSink* sink,
+                  Clock* clock, Random* random);
+
+  CycleResult Run(std::unique_ptr<ClusterInfo> snapshot);
+
+  const SchedulerConfiguration& conf() const { return conf_; }
+  const SchedulerParams& params() const { return params_; }
+
+ private:
+  SchedulerConfiguration conf_;
+  SchedulerParams params_;
+  OutputSink* sink_;
+  Clock* clock_;
+  Random* random_;
+  PluginRegistry plugins_;
+  ActionRegistry actions_;
+};
+
+}  // namespace kai::scheduler

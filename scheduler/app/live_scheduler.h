@@ -1,0 +1,97 @@
+// LiveScheduler: kai-scheduler against an API server (KAI Scheduler.Run, reference §6.3). It
+// keeps the ClusterModel current from list+watch of Nodes, Pods, PodGroups, Queues,
+// PriorityClasses, BindRequests, Topologies and ConfigMaps, runs a SchedulingCycle every
+// schedule period on a consistent snapshot, writes through RestSchedulerWriter, and performs
+// status updates on `status_workers` threads.
+#pragma once
+
+#include <atomic>
+#include <condition_variable>
+#include <memory>
+#include <mutex>
+#include <set>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "controllers/common/event_poster.h"
+#include "controllers/common/list_watch.h"
+#include "kube/base/clock.h"
+#include "kube/base/random.h"
+#include "kube/rest/client.h"
+#include "scheduler/app/cycle.h"
+#include "scheduler/cache/cluster_model.h"
+#include "scheduler/outputs/output_sink.h"
+#include "scheduler/outputs/rest_scheduler_writer.h"
+#include "scheduler/outputs/status_update_queue.h"
+
+namespace kai::metrics {
+class Registry;
+}
+
+namespace kai::scheduler {
+
+struct LiveSchedulerOptions {
+  SchedulerParams params;
+  SchedulerConfiguration conf = DefaultSchedulerConfiguration();
+  int status_workers = 5;  // --num-of-status-recording-workers
+  std::string metrics_namespace = "kai";
+  metrics::Registry* registry = nullptr;  // no metrics when null
+  Clock* clock = nullptr;                 // RealClock when null
+  Random* random = nullptr;               // SeededRandom::Default() when null
+};
+
+class LiveScheduler {
+ public:
+  LiveScheduler(kube::Client* client, LiveSchedulerOptions options);
+  ~LiveScheduler();  // Stop()
+  LiveScheduler(const LiveScheduler&) = delete;
+  LiveScheduler& operator=(const LiveScheduler&) = delete;
+
+  // Starts the list-watches, the status workers and the event writer.
+  void Start();
+  // Every list-watch delivered its first list.
+  bool HasSynced() const;
+  // One scheduling cycle on the current state.
+  CycleResult RunOnce();
+  // Cycles every schedule period until Stop() (waits for the caches first).
+  void Run();
+  void Stop();
+
+  // Performs every queued status update now (tests, shutdown).
+  void FlushStatusUpdates();
+  size_t pending_status_updates() const { return updates_.size(); }
+  int64_t cycles() const { return cycles_.load(); }
+
+ private:
+  template <class Kind>
+  void Watch(const kube::GroupVersionResource& gvr);
+  void Apply(const LoadedObjects& objects, bool remove);
+  void StatusWorker();
+
+  kube::Client* client_;
+  LiveSchedulerOptions options_;
+  Clock* clock_;
+  Random* random_;
+  controllers::EventPoster events_;
+  RestSchedulerWriter writer_;
+  StatusUpdateQueue updates_;
+  OutputSink sink_;
+  SchedulingCycle cycle_;
+
+  mutable std::mutex model_mu_;
+  ClusterModel model_;
+  // Keys per resource, to remove what a re-list no longer has.
+  std::map<std::string, std::set<std::string>> known_;
+
+  std::vector<std::unique_ptr<controllers::ListWatch>> watches_;
+  std::vector<std::thread> workers_;
+  std::mutex run_mu_;
+  std::condition_variable run_cv_;
+  bool stopping_ = false;
+  std::atomic<int64_t> cycles_{0};
+  struct Metrics;
+  std::unique_ptr<Metrics> metrics_;
+};
+
+}  // namespace kai::scheduler

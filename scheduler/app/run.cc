@@ -1,0 +1,270 @@
+#include "scheduler/app/run.h"
+
+#include <glog/logging.h>
+#include <signal.h>
+
+#include <atomic>
+#include <cstdlib>
+#include <iostream>
+#include <set>
+#include <thread>
+
+#include "api/scheduling_shard.h"
+#include "kube/base/file.h"
+#include "kube/leaderelection/leader_elector.h"
+#include "kube/leaderelection/resource_lock.h"
+#include "kube/metrics/registry.h"
+#include "kube/rest/config.h"
+#include "kube/rest/rest_client.h"
+#include "kube/server/healthz.h"
+#include "kube/server/http_server.h"
+#include "kube/server/metrics_handler.h"
+#include "scheduler/app/live_scheduler.h"
+
+namespace kai::scheduler {
+
+namespace {
+
+const std::set<std::string>& BoolFlags() {
+  static const auto* s = new std::set<std::string>{"leader-elect",
+                                                   "restrict-node-scheduling",
+                                                   "detailed-fit-errors",
+                                                   "update-pod-eviction-condition",
+                                                   "use-scheduling-signatures",
+                                                   "full-hierarchy-fairness",
+                                                   "allow-consolidating-reclaim",
+                                                   "enable-profiler",
+                                                   "schedule-csi-storage"};
+  return *s;
+}
+
+// KAI flags that configure things this port does not have (profiling, the debug plugin server,
+// feature gates of unimplemented features).
+const std::set<std::string>& IgnoredFlags() {
+  static const auto* s = new std::set<std::string>{"plugin-server-port",
+                                                   "enable-profiler",
+                                                   "profiler-port",
+                                                   "pyroscope-address",
+                                                   "pyroscope-mutex-profiler-rate",
+                                                   "pyroscope-block-profiler-rate",
+                                                   "feature-gates",
+                                                   "schedule-csi-storage"};
+  return *s;
+}
+
+StatusOr<double> ParseNumber(const std::string& flag, const std::string& v) {
+  char* end = nullptr;
+  double d = std::strtod(v.c_str(), &end);
+  if (v.empty() || *end != '\0') {
+    return InvalidArgumentError("--" + flag + ": expected a number, got \"" + v + "\"");
+  }
+  return d;
+}
+
+StatusOr<bool> ParseBool(const std::string& flag, const std::string& v) {
+  if (v == "true" || v == "1") return true;
+  if (v == "false" || v == "0") return false;
+  return InvalidArgumentError("--" + flag + ": expected true or false, got \"" + v + "\"");
+}
+
+}  // namespace
+
+StatusOr<RunOptions> ParseRunArgs(const std::vector<std::string>& args) {
+  RunOptions o;
+  for (size_t i = 0; i < args.size(); ++i) {
+    std::string a = args[i];
+    if (a == "run" && i == 0) continue;
+    if (!a.starts_with("-")) return InvalidArgumentError("unexpected argument \"" + a + "\"");
+    std::string name = a.substr(a.starts_with("--") ? 2 : 1);
+    std::string value;
+    bool has_value = false;
+    if (auto eq = name.find('='); eq != std::string::npos) {
+      value = name.substr(eq + 1);
+      name = name.substr(0, eq);
+      has_value = true;
+    }
+    if (!has_value) {
+      if (BoolFlags().count(name) > 0) {
+        value = "true";
+      } else if (i + 1 < args.size()) {
+        value = args[++i];
+      } else {
+        return InvalidArgumentError("--" + name + ": missing value");
+      }
+    }
+    if (name == "kubeconfig") {
+      o.kubeconfig = value;
+    } else if (name == "scheduler-conf") {
+      o.scheduler_conf = value;
+    } else if (name == "scheduling-shard") {
+      o.scheduling_shard = value;
+    } else if (name == "namespace") {
+      o.namespace_ = value;
+    } else if (name == "listen-address") {
+      o.listen_address = value;
+    } else if (name == "metrics-namespace") {
+      o.metrics_namespace = value;
+    } else if (name == "qps") {
+      KAI_ASSIGN_OR_RETURN(o.qps, ParseNumber(name, value));
+    } else if (name == "burst") {
+      KAI_ASSIGN_OR_RETURN(double b, ParseNumber(name, value));
+      o.burst = static_cast<int>(b);
+    } else if (name == "leader-elect") {
+      KAI_ASSIGN_OR_RETURN(o.leader_elect, ParseBool(name, value));
+    } else if (name == "num-of-status-recording-workers") {
+      KAI_ASSIGN_OR_RETURN(double n, ParseNumber(name, value));
+      if (n < 1) return InvalidArgumentError("--" + name + ": must be at least 1");
+      o.status_workers = static_cast<int>(n);
+    } else if (name == "v") {
+      KAI_ASSIGN_OR_RETURN(double v, ParseNumber(name, value));
+      o.verbosity = static_cast<int>(v);
+    } else if (IgnoredFlags().count(name) > 0) {
+      LOG(INFO) << "--" << name << " is accepted but has no effect";
+    } else {
+      bool known = false;
+      KAI_RETURN_IF_ERROR(o.params.SetFlag(name, value, &known));
+      if (!known) return InvalidArgumentError("unknown flag --" + name);
+    }
+  }
+  if (!o.scheduler_conf.empty() && !o.scheduling_shard.empty()) {
+    return InvalidArgumentError("--scheduler-conf and --scheduling-shard are exclusive");
+  }
+  return o;
+}
+
+std::string LeaseName(const RunOptions& o) {
+  return o.params.partition_label_value.empty()
+             ? o.params.scheduler_name
+             : o.params.scheduler_name + "-" + o.params.partition_label_value;
+}
+
+int RunMain(const std::vector<std::string>& args) {
+  auto opts = ParseRunArgs(args);
+  if (!opts.ok()) {
+    std::cerr << "kai-scheduler: " << opts.status().message() << "\n";
+    return 2;
+  }
+  FLAGS_v = opts->verbosity - 3;  // KAI's default --v=3 is our VLOG(0)
+  kube::KubeconfigOptions ko;
+  ko.path = opts->kubeconfig;
+  auto config = kube::LoadConfig(ko);
+  if (!config.ok()) {
+    std::cerr << "kai-scheduler: " << config.status().message() << "\n";
+    return 1;
+  }
+  config->qps = opts->qps;
+  config->burst = opts->burst;
+  auto client = kube::RestClient::New(*config);
+  if (!client.ok()) {
+    std::cerr << "kai-scheduler: " << client.status().message() << "\n";
+    return 1;
+  }
+
+  LiveSchedulerOptions lo;
+  lo.params = opts->params;
+  lo.status_workers = opts->status_workers;
+  lo.metrics_namespace = opts->metrics_namespace;
+  lo.registry = metrics::Registry::Default();
+  if (!opts->scheduler_conf.empty()) {
+    auto text = ReadFile(opts->scheduler_conf);
+    if (!text.ok()) {
+      std::cerr << "kai-scheduler: --scheduler-conf: " << text.status().message() << "\n";
+      return 1;
+    }
+    auto conf = ParseSchedulerConfiguration(*text);
+    if (!conf.ok()) {
+      std::cerr << "kai-scheduler: --scheduler-conf " << opts->scheduler_conf << ": "
+                << conf.status().message() << "\n";
+      return 1;
+    }
+    lo.conf = *conf;
+  } else if (!opts->scheduling_shard.empty()) {
+    auto json = (*client)->Get(kube::GvrOf<api::SchedulingShard>(), "", opts->scheduling_shard);
+    if (!json.ok()) {
+      std::cerr << "kai-scheduler: --scheduling-shard " << opts->scheduling_shard << ": "
+                << json.status().message() << "\n";
+      return 1;
+    }
+    auto shard = api::Decode<api::SchedulingShard>(*json);
+    Status s =
+        shard.ok() ? ConfigFromSchedulingShard(*shard, &lo.conf, &lo.params) : shard.status();
+    if (!s.ok()) {
+      std::cerr << "kai-scheduler: SchedulingShard " << opts->scheduling_shard << ": "
+                << s.message() << "\n";
+      return 1;
+    }
+  }
+
+  // SIGTERM / SIGINT are taken by sigwait below, never by other threads.
+  sigset_t signals;
+  sigemptyset(&signals);
+  sigaddset(&signals, SIGTERM);
+  sigaddset(&signals, SIGINT);
+  pthread_sigmask(SIG_BLOCK, &signals, nullptr);
+
+  LiveScheduler scheduler(client->get(), lo);
+  server::HealthChecks healthz, readyz;
+  healthz.Add("ping", server::Ping);
+  readyz.Add("informers-synced", [&]() -> Status {
+    return scheduler.HasSynced() ? Status::OK() : UnavailableError("caches not synced");
+  });
+  server::HttpServer http({.name = "kai-scheduler", .bind_address = opts->listen_address});
+  http.Handle("/metrics", server::MetricsHandler(lo.registry));
+  healthz.Register(http.router(), "/healthz");
+  readyz.Register(http.router(), "/readyz");
+  if (Status s = http.Start(); !s.ok()) {
+    std::cerr << "kai-scheduler: --listen-address: " << s.message() << "\n";
+    return 1;
+  }
+  scheduler.Start();
+
+  std::thread runner;
+  std::unique_ptr<leaderelection::LeaseLock> lock;
+  std::unique_ptr<leaderelection::LeaderElector> elector;
+  std::thread election;
+  std::atomic<bool> shutting_down{false};
+  if (opts->leader_elect) {
+    lock = std::make_unique<leaderelection::LeaseLock>(
+        client->get(), opts->namespace_, LeaseName(*opts),
+        leaderelection::DefaultIdentity(SeededRandom::Default()));
+    leaderelection::LeaderElectionConfig lc;
+    lc.lock = lock.get();
+    lc.retry_period = std::chrono::seconds(5);  // KAI's scheduler: 15 s / 10 s / 5 s
+    lc.registry = lo.registry;
+    lc.callbacks.on_started_leading = [&scheduler] {
+      LOG(INFO) << "became leader; scheduling";
+      scheduler.Run();
+    };
+    lc.callbacks.on_stopped_leading = [&shutting_down] {
+      if (shutting_down.load()) return;
+      LOG(ERROR) << "leader election lost";
+      std::exit(1);  // as KAI: another replica takes over with a fresh cache
+    };
+    auto e = leaderelection::LeaderElector::New(lc);
+    if (!e.ok()) {
+      std::cerr << "kai-scheduler: leader election: " << e.status().message() << "\n";
+      return 1;
+    }
+    elector = std::move(*e);
+    readyz.Add("leader-election", [&]() { return elector->Check(); });
+    election = std::thread([&] { elector->Run(); });
+  } else {
+    runner = std::thread([&] { scheduler.Run(); });
+  }
+  LOG(INFO) << "kai-scheduler " << LeaseName(*opts) << " running against " << config->host;
+  int sig = 0;
+  sigwait(&signals, &sig);
+  LOG(INFO) << "signal " << sig << ": stopping";
+  shutting_down = true;
+  scheduler.Stop();
+  if (elector) {
+    elector->Stop();
+    election.join();
+  }
+  if (runner.joinable()) runner.join();
+  scheduler.FlushStatusUpdates();
+  http.Stop();
+  return 0;
+}
+
+}  // namespace kai::scheduler

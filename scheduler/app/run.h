@@ -1,0 +1,38 @@
+// `kai-scheduler run`: the scheduler against an API server, with KAI's flags (reference §6.1).
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "kube/base/statusor.h"
+#include "scheduler/conf/scheduler_conf.h"
+
+namespace kai::scheduler {
+
+struct RunOptions {
+  std::string kubeconfig;
+  std::string scheduler_conf;    // --scheduler-conf: config.yaml path
+  std::string scheduling_shard;  // --scheduling-shard: read the configuration from this shard
+  std::string namespace_ = "kai-scheduler";  // --namespace: leader-election lease namespace
+  std::string listen_address = ":8080";      // /metrics, /healthz, /readyz
+  std::string metrics_namespace = "kai";
+  double qps = 50;
+  int burst = 300;
+  bool leader_elect = false;
+  int status_workers = 5;  // --num-of-status-recording-workers
+  int verbosity = 3;       // --v
+  SchedulerParams params;  // every scheduling flag
+};
+
+// Parses the flags ("--name=value", "--name value", bare "--bool-flag"). Unknown flags are
+// errors naming the flag; flags of KAI that do not apply here (profiling, plugin server) are
+// accepted and ignored.
+StatusOr<RunOptions> ParseRunArgs(const std::vector<std::string>& args);
+
+// The leader-election lease name: <scheduler-name>[-<partition value>].
+std::string LeaseName(const RunOptions& o);
+
+// Runs until SIGTERM/SIGINT; returns the process exit code.
+int RunMain(const std::vector<std::string>& args);
+
+}  // namespace kai::scheduler

@@ -1,0 +1,111 @@
+// FakeSchedulerWriter: records every write in order and fails the ones a test asks it to.
+#pragma once
+
+#include <deque>
+#include <map>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "api/codec.h"
+#include "scheduler/outputs/scheduler_writer.h"
+
+namespace kai::scheduler {
+
+class FakeSchedulerWriter : public SchedulerWriter {
+ public:
+  struct Call {
+    std::string verb;  // CreateBindRequest, DeleteBindRequest, DeletePod, PatchPod,
+                       // PatchPodStatus, PatchPodGroup, PatchPodGroupStatus, Event
+    std::string key;   // namespace/name
+    std::string body;  // JSON body (BindRequest, patch); empty for deletes and events
+    EventRecord event;
+  };
+
+  // The next call of `verb` fails with `s` (queued: several failures fail several calls).
+  void FailNext(const std::string& verb, Status s) { failures_[verb].push_back(std::move(s)); }
+
+  StatusOr<api::BindRequest> CreateBindRequest(const api::BindRequest& br) override {
+    std::string key = br.metadata.namespace_ + "/" + br.metadata.name;
+    KAI_RETURN_IF_ERROR(Record("CreateBindRequest", key, api::EncodeJson(br)));
+    if (bind_requests.count(key) > 0) {
+      return AlreadyExistsError("bindrequests.scheduling.run.ai \"" + br.metadata.name +
+                                "\" already exists")
+          .SetReason("AlreadyExists")
+          .SetHttpCode(409);
+    }
+    api::BindRequest created = br;
+    created.metadata.uid = "uid-" + key;
+    created.metadata.resource_version = std::to_string(++resource_version_);
+    bind_requests[key] = created;
+    return created;
+  }
+  Status DeleteBindRequest(const std::string& ns, const std::string& name) override {
+    KAI_RETURN_IF_ERROR(Record("DeleteBindRequest", ns + "/" + name, ""));
+    bind_requests.erase(ns + "/" + name);
+    return Status::OK();
+  }
+  Status DeletePod(const std::string& ns, const std::string& name) override {
+    return Record("DeletePod", ns + "/" + name, "");
+  }
+  Status PatchPod(const std::string& ns, const std::string& name, std::string_view patch) override {
+    return Record("PatchPod", ns + "/" + name, std::string(patch));
+  }
+  Status PatchPodStatus(const std::string& ns, const std::string& name,
+                        std::string_view patch) override {
+    return Record("PatchPodStatus", ns + "/" + name, std::string(patch));
+  }
+  StatusOr<std::string> PatchPodGroup(const std::string& ns, const std::string& name,
+                                      std::string_view patch) override {
+    KAI_RETURN_IF_ERROR(Record("PatchPodGroup", ns + "/" + name, std::string(patch)));
+    return std::to_string(++resource_version_);
+  }
+  StatusOr<std::string> PatchPodGroupStatus(const std::string& ns, const std::string& name,
+                                            std::string_view patch) override {
+    KAI_RETURN_IF_ERROR(Record("PatchPodGroupStatus", ns + "/" + name, std::string(patch)));
+    return std::to_string(++resource_version_);
+  }
+  void RecordEvent(const EventRecord& e) override {
+    Call c;
+    c.verb = "Event";
+    c.key = e.object.namespace_ + "/" + e.object.name;
+    c.event = e;
+    calls.push_back(std::move(c));
+  }
+
+  // Calls of one verb, in order.
+  std::vector<Call> CallsOf(const std::string& verb) const {
+    std::vector<Call> out;
+    for (const auto& c : calls) {
+      if (c.verb == verb) out.push_back(c);
+    }
+    return out;
+  }
+  std::vector<EventRecord> Events() const {
+    std::vector<EventRecord> out;
+    for (const auto& c : calls) {
+      if (c.verb == "Event") out.push_back(c.event);
+    }
+    return out;
+  }
+
+  std::vector<Call> calls;
+  std::map<std::string, api::BindRequest> bind_requests;
+
+ private:
+  Status Record(const std::string& verb, const std::string& key, std::string body) {
+    auto it = failures_.find(verb);
+    if (it != failures_.end() && !it->second.empty()) {
+      Status s = std::move(it->second.front());
+      it->second.pop_front();
+      return s;
+    }
+    calls.push_back(Call{verb, key, std::move(body), {}});
+    return Status::OK();
+  }
+
+  std::map<std::string, std::deque<Status>> failures_;
+  int64_t resource_version_ = 1000;  // newer than any seeded object
+};
+
+}  // namespace kai::scheduler

@@ -1,0 +1,183 @@
+#include "scheduler/outputs/output_sink.h"
+
+#include <glog/logging.h>
+
+#include <algorithm>
+
+#include "api/pod_condition.h"
+#include "api/well_known.h"
+#include "scheduler/outputs/bind_request_builder.h"
+#include "scheduler/outputs/job_status.h"
+
+namespace kai::scheduler {
+
+OutputSink::OutputSink(SchedulerParams params, SchedulerWriter* writer, StatusUpdateQueue* updates,
+                       Clock* clock)
+    : params_(std::move(params)), writer_(writer), updates_(updates), clock_(clock) {}
+
+const PodInfo* OutputSink::FindTask(const std::string& key, const PodInfo* hint) const {
+  if (hint != nullptr) return hint;
+  return cluster_ != nullptr ? cluster_->FindTask(key) : nullptr;
+}
+
+Status OutputSink::Bind(const BindDecision& d) {
+  const PodInfo* task = FindTask(d.pod_key, d.task);
+  if (task == nullptr) return NotFoundError("bind: task " + d.pod_key + " is not in the session");
+  const api::Pod& pod = task->pod();
+  updates_->PreBind(pod.metadata.namespace_, pod.metadata.name, pod.metadata.uid);
+
+  auto created = writer_->CreateBindRequest(BuildBindRequest(d, pod, params_));
+  if (!created.ok()) {
+    ++counters_.bind_request_failures;
+    std::string message = "Failed to bind pod " + pod.metadata.namespace_ + "/" +
+                          pod.metadata.name + " to node " + d.node + ". " +
+                          std::string(created.status().message());
+    LOG(ERROR) << message;
+    writer_->RecordEvent(EventRecord{PodTarget(pod), "Warning", "FailedBinding", message, {}});
+    api::PodCondition c;
+    c.type = "PodScheduled";
+    c.status = "False";
+    c.reason = "BindingError";
+    c.message = message;
+    if (auto patch = api::PodConditionPatch(pod, c, clock_->Now())) {
+      StatusUpdate u;
+      u.kind = StatusUpdate::Kind::kPodStatus;
+      u.namespace_ = pod.metadata.namespace_;
+      u.name = pod.metadata.name;
+      u.uid = pod.metadata.uid;
+      u.patch = *patch;
+      updates_->Push(std::move(u));
+    }
+    return created.status();
+  }
+  ++counters_.bind_requests_created;
+  if (on_bind_request_created_) on_bind_request_created_(*created);
+  if (auto patch = NodePoolLabelPatch(pod, params_)) {
+    StatusUpdate u;
+    u.kind = StatusUpdate::Kind::kPodLabels;
+    u.namespace_ = pod.metadata.namespace_;
+    u.name = pod.metadata.name;
+    u.uid = pod.metadata.uid;
+    u.patch = *patch;
+    updates_->Push(std::move(u));
+  }
+  writer_->RecordEvent(EventRecord{PodTarget(pod),
+                                   "Normal",
+                                   "Scheduled",
+                                   "Successfully assigned pod " + pod.metadata.namespace_ + "/" +
+                                       pod.metadata.name + " to node " + d.node + " at node-pool " +
+                                       NodePoolName(params_),
+                                   {}});
+  return Status::OK();
+}
+
+Status OutputSink::Evict(const EvictDecision& d) {
+  const PodInfo* task = FindTask(d.pod_key, d.task);
+  if (task == nullptr) return NotFoundError("evict: task " + d.pod_key + " is not in the session");
+  const api::Pod& pod = task->pod();
+  if (pod.status.phase == "Succeeded" || pod.status.phase == "Failed") {
+    return FailedPreconditionError("received an eviction attempt for a terminated task: <" +
+                                   pod.metadata.namespace_ + "/" + pod.metadata.name + ">");
+  }
+  const PodGroupInfo* job = cluster_ != nullptr ? cluster_->FindJob(d.podgroup) : nullptr;
+  if (job == nullptr && cluster_ != nullptr) {
+    return NotFoundError("evict: podgroup " + d.podgroup + " of " + d.pod_key +
+                         " is not in the session");
+  }
+  if (job != nullptr && !d.message.empty()) {
+    std::map<std::string, std::string> annotations;
+    annotations[std::string(api::kNumEvictedPodsAnnotation)] = std::to_string(d.metadata.gang_size);
+    annotations[std::string(api::kEvictorActionTypeAnnotation)] = d.metadata.action;
+    if (d.metadata.preemptor) {
+      std::string ns, name = *d.metadata.preemptor;
+      if (const PodGroupInfo* p = cluster_->FindJob(*d.metadata.preemptor)) {
+        ns = p->namespace_();
+        name = p->name();
+      } else if (auto slash = name.find('/'); slash != std::string::npos) {
+        ns = name.substr(0, slash);
+        name = name.substr(slash + 1);
+      }
+      annotations[std::string(api::kEvictorPodGroupNameAnnotation)] = name;
+      annotations[std::string(api::kEvictorPodGroupNamespaceAnnotation)] = ns;
+    }
+    writer_->RecordEvent(EventRecord{PodGroupTarget(job->podgroup()), "Normal", "Evict", d.message,
+                                     std::move(annotations)});
+    counters_.evicted_pods_metric += d.metadata.gang_size;
+  }
+  if (params_.update_pod_eviction_condition) {
+    api::PodCondition c;
+    c.type = "DisruptionTarget";
+    c.status = "True";
+    c.reason = "PreemptionByScheduler";
+    c.message = d.message;
+    if (auto patch = api::PodConditionPatch(pod, c, clock_->Now())) {
+      KAI_RETURN_IF_ERROR(
+          writer_->PatchPodStatus(pod.metadata.namespace_, pod.metadata.name, *patch));
+    }
+  }
+  Status s = writer_->DeletePod(pod.metadata.namespace_, pod.metadata.name);
+  if (!s.ok() && !IsNotFound(s)) {
+    LOG(ERROR) << "Failed to evict pod: " << d.pod_key << ", error: " << s;
+    return s;
+  }
+  ++counters_.pods_evicted;
+  return Status::OK();
+}
+
+void OutputSink::Pipelined(const PipelineDecision& d) {
+  const PodInfo* task = FindTask(d.pod_key, d.task);
+  if (task == nullptr) return;
+  writer_->RecordEvent(EventRecord{PodTarget(task->pod()), "Normal", "Pipelined", d.message, {}});
+}
+
+void OutputSink::RecordJobStatuses(const ClusterInfo& cluster) {
+  JobStatusOptions o;
+  o.node_pool_label_key = params_.node_pool_label_key;
+  o.detailed_fit_errors = params_.detailed_fit_errors;
+  WallTime now = clock_->Now();
+  for (const auto& [id, job] : cluster.jobs) {
+    JobStatusWrites w = ComputeJobStatusWrites(*job, o, now);
+    for (const auto& e : w.events) writer_->RecordEvent(e);
+    for (auto& p : w.pod_status_patches) {
+      StatusUpdate u;
+      u.kind = StatusUpdate::Kind::kPodStatus;
+      u.namespace_ = p.namespace_;
+      u.name = p.name;
+      u.uid = p.uid;
+      u.patch = std::move(p.patch);
+      updates_->Push(std::move(u));
+    }
+    if (w.desired) {
+      StatusUpdate u;
+      u.kind = StatusUpdate::Kind::kPodGroup;
+      u.namespace_ = job->namespace_();
+      u.name = job->name();
+      u.uid = job->podgroup().metadata.uid;
+      u.patch = std::move(w.podgroup_patch);
+      u.status_patch = std::move(w.podgroup_status_patch);
+      u.desired = std::move(w.desired);
+      updates_->Push(std::move(u));
+    }
+  }
+}
+
+Status OutputSink::CleanStaleBindRequests(const ClusterInfo& cluster) {
+  std::vector<std::string> keys = cluster.stale_bind_requests;
+  std::sort(keys.begin(), keys.end());
+  Status first;
+  for (const auto& key : keys) {
+    auto slash = key.find('/');
+    std::string ns = slash == std::string::npos ? "" : key.substr(0, slash);
+    std::string name = slash == std::string::npos ? key : key.substr(slash + 1);
+    Status s = writer_->DeleteBindRequest(ns, name);
+    if (s.ok() || IsNotFound(s)) {
+      ++counters_.stale_bind_requests_deleted;
+      continue;
+    }
+    LOG(WARNING) << "failed to delete stale bind request <" << key << ">: " << s;
+    if (first.ok()) first = s.WithPrefix("failed to delete stale bind request <" + key + ">");
+  }
+  return first;
+}
+
+}  // namespace kai::scheduler

@@ -1,0 +1,76 @@
+// OutputSink: the live scheduler's DecisionSink. Turns committed decisions and the session's
+// final state into API writes exactly as KAI's cache does (reference §2.3, §6.8, §21):
+//
+//  - Bind: drop the pod's queued PodScheduled update, create the BindRequest (synchronously: a
+//    failure aborts the rest of the statement), then queue the node-pool label patch and record
+//    a Scheduled event; on failure a FailedBinding event and PodScheduled=False/BindingError.
+//  - Evict: PodGroup Evict event (annotated with the eviction metadata), optionally
+//    DisruptionTarget=True on the pod, then DELETE of the pod.
+//  - Pipelined: a Pipelined event; nothing else is persisted.
+//  - RecordJobStatuses (session close): per job, see job_status.h; pod and PodGroup status
+//    writes go through the StatusUpdateQueue, events straight to the recorder.
+//  - CleanStaleBindRequests (after each snapshot): deletes failed BindRequests and those whose
+//    node is gone.
+//
+// Writes happen in a deterministic order: statement operation order during actions, then jobs
+// by id and pods by name at session close.
+#pragma once
+
+#include <functional>
+#include <string>
+
+#include "kube/base/clock.h"
+#include "scheduler/api/cluster_info.h"
+#include "scheduler/conf/scheduler_conf.h"
+#include "scheduler/framework/interfaces.h"
+#include "scheduler/outputs/scheduler_writer.h"
+#include "scheduler/outputs/status_update_queue.h"
+
+namespace kai::scheduler {
+
+class OutputSink : public DecisionSink {
+ public:
+  OutputSink(SchedulerParams params, SchedulerWriter* writer, StatusUpdateQueue* updates,
+             Clock* clock);
+
+  // Every BindRequest the API server accepted, so that the next snapshot sees its pod as Binding
+  // even before the informer delivers it (KAI adds it to the informer store).
+  void set_on_bind_request_created(std::function<void(const api::BindRequest&)> f) {
+    on_bind_request_created_ = std::move(f);
+  }
+
+  // The snapshot the decisions refer to (PodGroups of evicted pods); set before the actions run.
+  void BeginSession(const ClusterInfo* cluster) { cluster_ = cluster; }
+
+  Status Bind(const BindDecision& d) override;
+  Status Evict(const EvictDecision& d) override;
+  void Pipelined(const PipelineDecision& d) override;
+
+  // RecordJobStatusEvent for every job of the snapshot, in id order.
+  void RecordJobStatuses(const ClusterInfo& cluster);
+  // Deletes the snapshot's stale BindRequests (already gone counts as done). Errors are joined.
+  Status CleanStaleBindRequests(const ClusterInfo& cluster);
+
+  struct Counters {
+    int bind_requests_created = 0;
+    int bind_request_failures = 0;
+    int pods_evicted = 0;
+    int stale_bind_requests_deleted = 0;
+    // pod_group_evicted_pods_total increments (gang size per evicted pod, as KAI).
+    int64_t evicted_pods_metric = 0;
+  };
+  const Counters& counters() const { return counters_; }
+
+ private:
+  const PodInfo* FindTask(const std::string& key, const PodInfo* hint) const;
+
+  SchedulerParams params_;
+  SchedulerWriter* writer_;
+  StatusUpdateQueue* updates_;
+  Clock* clock_;
+  const ClusterInfo* cluster_ = nullptr;
+  std::function<void(const api::BindRequest&)> on_bind_request_created_;
+  Counters counters_;
+};
+
+}  // namespace kai::scheduler

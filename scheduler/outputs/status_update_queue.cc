@@ -1,0 +1,234 @@
+#include "scheduler/outputs/status_update_queue.h"
+
+#include <cstdlib>
+
+#include "api/well_known.h"
+
+namespace kai::scheduler {
+
+namespace {
+
+// resourceVersions are opaque in Kubernetes; every real server (and localkube) uses decimal
+// integers, which is all the overlay needs to know "the informer caught up".
+std::optional<uint64_t> ParseVersion(const std::string& rv) {
+  if (rv.empty()) return std::nullopt;
+  char* end = nullptr;
+  unsigned long long v = std::strtoull(rv.c_str(), &end, 10);
+  if (*end != '\0') return std::nullopt;
+  return v;
+}
+
+bool Reflects(const api::PodGroup& observed, const std::string& written_rv) {
+  auto o = ParseVersion(observed.metadata.resource_version);
+  auto w = ParseVersion(written_rv);
+  if (o && w) return *o >= *w;
+  return observed.metadata.resource_version == written_rv;
+}
+
+std::string PodGroupKey(const api::PodGroup& pg) {
+  return pg.metadata.namespace_ + "/" + pg.metadata.name + "_" + pg.metadata.uid;
+}
+
+void Apply(const api::PodGroup& desired, bool status, api::PodGroup* out) {
+  for (std::string_view k :
+       {api::kLastStartTimestampAnnotation, api::kStalePodGroupTimestampAnnotation}) {
+    std::string key(k);
+    auto it = desired.metadata.annotations.find(key);
+    if (it == desired.metadata.annotations.end()) {
+      out->metadata.annotations.erase(key);
+    } else {
+      out->metadata.annotations[key] = it->second;
+    }
+  }
+  if (status) out->status.scheduling_conditions = desired.status.scheduling_conditions;
+}
+
+}  // namespace
+
+std::string StatusUpdate::Key() const {
+  std::string key = namespace_ + "/" + name + "_" + uid;
+  switch (kind) {
+    case Kind::kPodStatus:
+      return key + "-Status";
+    case Kind::kPodLabels:
+      return key + "-Labels";
+    case Kind::kPodGroup:
+      return key;
+  }
+  return key;
+}
+
+void StatusUpdateQueue::Push(StatusUpdate update) {
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    std::string key = update.Key();
+    auto it = pending_.find(key);
+    if (it != pending_.end()) {
+      it->second.update = std::move(update);  // keeps its place
+      return;
+    }
+    uint64_t seq = next_seq_++;
+    order_[seq] = key;
+    pending_.emplace(key, Entry{seq, std::move(update)});
+  }
+  cv_.notify_one();
+}
+
+std::optional<StatusUpdate> StatusUpdateQueue::PopWait(Clock* clock, Duration timeout) {
+  {
+    std::unique_lock<std::mutex> lock(mu_);
+    MonoTime deadline = clock->NowMonotonic() + timeout;
+    while (order_.empty() && !closed_ && clock->NowMonotonic() < deadline) {
+      clock->WaitUntil(cv_, lock, deadline);
+    }
+    if (order_.empty()) return std::nullopt;
+  }
+  return Pop();
+}
+
+void StatusUpdateQueue::Close() {
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    closed_ = true;
+  }
+  cv_.notify_all();
+}
+
+void StatusUpdateQueue::PreBind(const std::string& ns, const std::string& name,
+                                const std::string& uid) {
+  std::lock_guard<std::mutex> lock(mu_);
+  StatusUpdate probe;
+  probe.kind = StatusUpdate::Kind::kPodStatus;
+  probe.namespace_ = ns;
+  probe.name = name;
+  probe.uid = uid;
+  auto it = pending_.find(probe.Key());
+  if (it == pending_.end()) return;
+  order_.erase(it->second.seq);
+  pending_.erase(it);
+}
+
+std::optional<StatusUpdate> StatusUpdateQueue::Pop() {
+  std::lock_guard<std::mutex> lock(mu_);
+  if (order_.empty()) return std::nullopt;
+  auto first = order_.begin();
+  auto it = pending_.find(first->second);
+  order_.erase(first);
+  StatusUpdate u = std::move(it->second.update);
+  pending_.erase(it);
+  if (u.kind == StatusUpdate::Kind::kPodGroup) {
+    // While the write is in flight the overlay keeps showing it.
+    applied_[u.Key()] = Applied{u.desired, !u.status_patch.empty(), ""};
+  }
+  return u;
+}
+
+void StatusUpdateQueue::Done(const StatusUpdate& u, const Status& result,
+                             const std::string& resource_version) {
+  std::lock_guard<std::mutex> lock(mu_);
+  std::string key = u.Key();
+  bool is_pg = u.kind == StatusUpdate::Kind::kPodGroup;
+  if (result.ok()) {
+    if (is_pg) {
+      auto it = applied_.find(key);
+      if (it != applied_.end() && it->second.desired == u.desired) {
+        it->second.resource_version = resource_version;
+      }
+    }
+    return;
+  }
+  bool drop = IsNotFound(result) || result.reason() == "NotFound" ||
+              (is_pg && (result.reason() == "Conflict" || result.http_code() == 409));
+  if (is_pg) {
+    auto it = applied_.find(key);
+    if (it != applied_.end() && it->second.desired == u.desired) applied_.erase(it);
+  }
+  if (drop || pending_.count(key) > 0) return;  // gone, or a newer update supersedes it
+  uint64_t seq = next_seq_++;
+  order_[seq] = key;
+  pending_.emplace(key, Entry{seq, u});
+  cv_.notify_one();
+}
+
+void StatusUpdateQueue::Perform(const StatusUpdate& u, SchedulerWriter* writer) {
+  Status result;
+  std::string rv;
+  switch (u.kind) {
+    case StatusUpdate::Kind::kPodStatus:
+      result = writer->PatchPodStatus(u.namespace_, u.name, u.patch);
+      break;
+    case StatusUpdate::Kind::kPodLabels:
+      result = writer->PatchPod(u.namespace_, u.name, u.patch);
+      break;
+    case StatusUpdate::Kind::kPodGroup: {
+      if (!u.patch.empty()) {
+        auto r = writer->PatchPodGroup(u.namespace_, u.name, u.patch);
+        if (r.ok()) {
+          rv = *r;
+        } else {
+          result = r.status();
+        }
+      }
+      if (result.ok() && !u.status_patch.empty()) {
+        auto r = writer->PatchPodGroupStatus(u.namespace_, u.name, u.status_patch);
+        if (r.ok()) {
+          rv = *r;
+        } else {
+          result = r.status();
+        }
+      }
+      break;
+    }
+  }
+  Done(u, result, rv);
+}
+
+int StatusUpdateQueue::Drain(SchedulerWriter* writer, int max_rounds) {
+  int attempts = 0;
+  for (int round = 0; round < max_rounds; ++round) {
+    size_t n = size();
+    if (n == 0) break;
+    for (size_t i = 0; i < n; ++i) {
+      auto u = Pop();
+      if (!u) break;
+      Perform(*u, writer);
+      ++attempts;
+    }
+  }
+  return attempts;
+}
+
+std::shared_ptr<const api::PodGroup> StatusUpdateQueue::Overlay(
+    std::shared_ptr<const api::PodGroup> observed) {
+  std::lock_guard<std::mutex> lock(mu_);
+  std::string key = PodGroupKey(*observed);
+  auto pending = pending_.find(key);
+  auto applied = applied_.find(key);
+  if (applied != applied_.end() && !applied->second.resource_version.empty() &&
+      Reflects(*observed, applied->second.resource_version)) {
+    applied_.erase(applied);
+    applied = applied_.end();
+  }
+  if (pending == pending_.end() && applied == applied_.end()) return observed;
+  auto merged = std::make_shared<api::PodGroup>(*observed);
+  if (applied != applied_.end() && applied->second.desired) {
+    Apply(*applied->second.desired, applied->second.status, merged.get());
+  }
+  if (pending != pending_.end() && pending->second.update.desired) {
+    Apply(*pending->second.update.desired, !pending->second.update.status_patch.empty(),
+          merged.get());
+  }
+  return merged;
+}
+
+size_t StatusUpdateQueue::size() const {
+  std::lock_guard<std::mutex> lock(mu_);
+  return pending_.size();
+}
+
+size_t StatusUpdateQueue::num_applied_overlays() const {
+  std::lock_guard<std::mutex> lock(mu_);
+  return applied_.size();
+}
+
+}  // namespace kai::scheduler

@@ -1,0 +1,96 @@
+// StatusUpdateQueue: the scheduler's asynchronous status writes with KAI's "in-flight update"
+// semantics (pkg/scheduler/cache/status_updater, reference §21.1):
+//
+//  - one pending update per object key; a newer update for the same key replaces the queued one
+//    and keeps its place in the queue;
+//  - a pod's pending PodScheduled update is dropped when the pod gets a BindRequest (PreBind);
+//  - failures are retried, except NotFound (the object is gone) and, for PodGroups, Conflict;
+//  - a PodGroup update stays visible to the next snapshots (Overlay) from the moment it is queued
+//    until the informer delivers a PodGroup at least as new as the one the write produced, so the
+//    scheduler never re-decides on status it has already written.
+//
+// Workers (threads in the live scheduler, a loop in tests) Pop an update, perform it through the
+// SchedulerWriter (Perform), and report the outcome with Done. Thread-safe.
+#pragma once
+
+#include <condition_variable>
+#include <cstdint>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <optional>
+#include <string>
+
+#include "api/podgroup.h"
+#include "kube/base/clock.h"
+#include "scheduler/outputs/scheduler_writer.h"
+
+namespace kai::scheduler {
+
+struct StatusUpdate {
+  enum class Kind { kPodStatus, kPodLabels, kPodGroup };
+  Kind kind = Kind::kPodStatus;
+  std::string namespace_;
+  std::string name;
+  std::string uid;
+  // kPodStatus / kPodLabels: strategic-merge patch. kPodGroup: RFC 6902 patch on the PodGroup
+  // (annotations), possibly empty.
+  std::string patch;
+  // kPodGroup: RFC 6902 patch on podgroups/status, possibly empty.
+  std::string status_patch;
+  // kPodGroup: the PodGroup as it is meant to be once the patches apply.
+  std::shared_ptr<const api::PodGroup> desired;
+
+  // KAI's payload keys: "<ns>/<name>_<uid>" plus "-Status" / "-Labels" for pods.
+  std::string Key() const;
+};
+
+class StatusUpdateQueue {
+ public:
+  void Push(StatusUpdate update);
+  // Drops the pod's queued PodScheduled update.
+  void PreBind(const std::string& ns, const std::string& name, const std::string& uid);
+  // The oldest queued update (it leaves the queue); nullopt when empty.
+  std::optional<StatusUpdate> Pop();
+  // Pop, waiting on `clock` up to `timeout` for an update; nullopt on timeout or Close().
+  std::optional<StatusUpdate> PopWait(Clock* clock, Duration timeout);
+  // Wakes every PopWait (shutdown).
+  void Close();
+  // Reports the outcome of a popped update. `resource_version` is the PodGroup's version after
+  // a successful write.
+  void Done(const StatusUpdate& update, const Status& result,
+            const std::string& resource_version = "");
+  // Performs one popped update through `writer` and reports it (a worker's body).
+  void Perform(const StatusUpdate& update, SchedulerWriter* writer);
+  // Pops and performs until the queue is empty; failures that are retried are attempted again
+  // at most `max_rounds` times. Returns the number of writes attempted.
+  int Drain(SchedulerWriter* writer, int max_rounds = 3);
+
+  // `observed` with the scheduler's pending or not yet observed writes applied (annotations
+  // last-start / stale timestamps and status.schedulingConditions). Returns `observed` itself
+  // when there is nothing to apply. Forgets applied writes the observed object already reflects.
+  std::shared_ptr<const api::PodGroup> Overlay(std::shared_ptr<const api::PodGroup> observed);
+
+  size_t size() const;
+  size_t num_applied_overlays() const;
+
+ private:
+  struct Entry {
+    uint64_t seq;
+    StatusUpdate update;
+  };
+  struct Applied {
+    std::shared_ptr<const api::PodGroup> desired;
+    bool status;  // the update set status.schedulingConditions
+    std::string resource_version;
+  };
+  mutable std::mutex mu_;
+  std::condition_variable cv_;
+  bool closed_ = false;
+  uint64_t next_seq_ = 0;
+  std::map<std::string, Entry> pending_;    // by key
+  std::map<uint64_t, std::string> order_;   // seq -> key
+  std::map<std::string, Applied> applied_;  // podgroup key -> last successful write
+};
+
+}  // namespace kai::scheduler

@@ -1,0 +1,153 @@
+#include "scheduler/outputs/status_update_queue.h"
+
+#include <gtest/gtest.h>
+
+#include "api/well_known.h"
+#include "scheduler/outputs/fake_scheduler_writer.h"
+
+namespace kai::scheduler {
+namespace {
+
+StatusUpdate PodStatus(const std::string& name, const std::string& patch) {
+  StatusUpdate u;
+  u.kind = StatusUpdate::Kind::kPodStatus;
+  u.namespace_ = "ns";
+  u.name = name;
+  u.uid = "uid-" + name;
+  u.patch = patch;
+  return u;
+}
+
+std::shared_ptr<const api::PodGroup> Pg(const std::string& rv, const std::string& start = "") {
+  auto pg = std::make_shared<api::PodGroup>();
+  pg->metadata.namespace_ = "ns";
+  pg->metadata.name = "pg";
+  pg->metadata.uid = "u1";
+  pg->metadata.resource_version = rv;
+  pg->metadata.annotations["other"] = "keep";
+  if (!start.empty()) {
+    pg->metadata.annotations[std::string(api::kLastStartTimestampAnnotation)] = start;
+  }
+  return pg;
+}
+
+StatusUpdate PgUpdate(const std::string& start, bool with_condition) {
+  StatusUpdate u;
+  u.kind = StatusUpdate::Kind::kPodGroup;
+  u.namespace_ = "ns";
+  u.name = "pg";
+  u.uid = "u1";
+  auto desired = std::make_shared<api::PodGroup>(*Pg("10", start));
+  u.patch = "[{\"op\":\"add\"}]";
+  if (with_condition) {
+    api::SchedulingCondition c;
+    c.type = "UnschedulableOnNodePool";
+    c.node_pool = "default";
+    c.transition_id = "1";
+    desired->status.scheduling_conditions.push_back(c);
+    u.status_patch = "[{\"op\":\"add\",\"path\":\"/status\"}]";
+  }
+  u.desired = desired;
+  return u;
+}
+
+TEST(StatusUpdateQueue, NewerUpdateReplacesQueuedOneAndKeepsItsPlace) {
+  StatusUpdateQueue q;
+  q.Push(PodStatus("a", "a1"));
+  q.Push(PodStatus("b", "b1"));
+  q.Push(PodStatus("a", "a2"));
+  EXPECT_EQ(q.size(), 2u);
+  auto first = q.Pop();
+  ASSERT_TRUE(first);
+  EXPECT_EQ(first->name, "a");
+  EXPECT_EQ(first->patch, "a2");
+  EXPECT_EQ(q.Pop()->name, "b");
+  EXPECT_FALSE(q.Pop());
+}
+
+TEST(StatusUpdateQueue, PreBindDropsOnlyThePodStatusUpdate) {
+  StatusUpdateQueue q;
+  q.Push(PodStatus("a", "cond"));
+  StatusUpdate labels = PodStatus("a", "labels");
+  labels.kind = StatusUpdate::Kind::kPodLabels;
+  q.Push(labels);
+  q.PreBind("ns", "a", "uid-a");
+  ASSERT_EQ(q.size(), 1u);
+  EXPECT_EQ(q.Pop()->kind, StatusUpdate::Kind::kPodLabels);
+  q.PreBind("ns", "missing", "uid-x");  // no-op
+}
+
+TEST(StatusUpdateQueue, KeysAreKaiPayloadKeys) {
+  EXPECT_EQ(PodStatus("a", "").Key(), "ns/a_uid-a-Status");
+  StatusUpdate l = PodStatus("a", "");
+  l.kind = StatusUpdate::Kind::kPodLabels;
+  EXPECT_EQ(l.Key(), "ns/a_uid-a-Labels");
+  EXPECT_EQ(PgUpdate("", false).Key(), "ns/pg_u1");
+}
+
+TEST(StatusUpdateQueue, DrainRetriesFailuresAndDropsNotFound) {
+  StatusUpdateQueue q;
+  FakeSchedulerWriter w;
+  q.Push(PodStatus("a", "pa"));
+  q.Push(PodStatus("gone", "pg"));
+  w.FailNext("PatchPodStatus", UnavailableError("boom"));  // a, retried
+  w.FailNext("PatchPodStatus", NotFoundError("pods \"gone\" not found").SetReason("NotFound"));
+  int attempts = q.Drain(&w);
+  EXPECT_EQ(attempts, 3);
+  auto calls = w.CallsOf("PatchPodStatus");
+  ASSERT_EQ(calls.size(), 1u);
+  EXPECT_EQ(calls[0].key, "ns/a");
+  EXPECT_EQ(calls[0].body, "pa");
+  EXPECT_EQ(q.size(), 0u);
+}
+
+TEST(StatusUpdateQueue, PodGroupUpdateWritesBothPatchesAndConflictIsDropped) {
+  StatusUpdateQueue q;
+  FakeSchedulerWriter w;
+  q.Push(PgUpdate("2025-01-01T00:00:00Z", true));
+  q.Drain(&w);
+  ASSERT_EQ(w.CallsOf("PatchPodGroup").size(), 1u);
+  ASSERT_EQ(w.CallsOf("PatchPodGroupStatus").size(), 1u);
+
+  q.Push(PgUpdate("2025-01-01T00:00:01Z", true));
+  w.FailNext("PatchPodGroupStatus", AbortedError("conflict").SetReason("Conflict"));
+  q.Drain(&w);
+  EXPECT_EQ(q.size(), 0u);
+  EXPECT_EQ(w.CallsOf("PatchPodGroupStatus").size(), 1u);  // not retried
+}
+
+TEST(StatusUpdateQueue, OverlayShowsQueuedAndUnobservedWrites) {
+  StatusUpdateQueue q;
+  FakeSchedulerWriter w;
+  auto observed = Pg("10");
+  EXPECT_EQ(q.Overlay(observed), observed);  // nothing in flight: the same object
+
+  q.Push(PgUpdate("2025-01-01T00:00:00Z", true));
+  auto merged = q.Overlay(observed);
+  EXPECT_EQ(merged->metadata.annotations.at(std::string(api::kLastStartTimestampAnnotation)),
+            "2025-01-01T00:00:00Z");
+  EXPECT_EQ(merged->metadata.annotations.at("other"), "keep");
+  ASSERT_EQ(merged->status.scheduling_conditions.size(), 1u);
+
+  q.Drain(&w);  // written: the fake returns resourceVersion "1002"
+  EXPECT_EQ(q.num_applied_overlays(), 1u);
+  // The informer still delivers an older object: the write stays visible.
+  merged = q.Overlay(Pg("1001"));
+  EXPECT_EQ(merged->status.scheduling_conditions.size(), 1u);
+  // The informer caught up: the overlay is forgotten.
+  auto caught_up = Pg("1002", "2025-01-01T00:00:00Z");
+  EXPECT_EQ(q.Overlay(caught_up), caught_up);
+  EXPECT_EQ(q.num_applied_overlays(), 0u);
+}
+
+TEST(StatusUpdateQueue, OverlayRemovesAnnotationsTheUpdateRemoves) {
+  StatusUpdateQueue q;
+  q.Push(PgUpdate("", false));
+  auto merged = q.Overlay(Pg("10", "2024-01-01T00:00:00Z"));
+  EXPECT_EQ(merged->metadata.annotations.count(std::string(api::kLastStartTimestampAnnotation)),
+            0u);
+  EXPECT_TRUE(merged->status.scheduling_conditions.empty());
+}
+
+}  // namespace
+}  // namespace kai::scheduler
