@@ -300,12 +300,13 @@ std::vector<std::pair<GroupResource, ObjectPtr>> Store::Dependents(
     std::string_view owner_uid) const {
   std::lock_guard l(mu_);
   std::vector<std::pair<GroupResource, ObjectPtr>> out;
-  auto range = dependents_.equal_range(std::string(owner_uid));
-  for (auto it = range.first; it != range.second; ++it) {
-    Table* t = FindTable(it->second.storage);
+  auto deps = dependents_.find(std::string(owner_uid));
+  if (deps == dependents_.end()) return out;
+  for (const auto& [gr, key] : deps->second) {
+    Table* t = FindTable(gr);
     if (t == nullptr) continue;
-    auto oit = t->objects.find(it->second.key);
-    if (oit != t->objects.end()) out.emplace_back(it->second.storage, oit->second);
+    auto oit = t->objects.find(key);
+    if (oit != t->objects.end()) out.emplace_back(gr, oit->second);
   }
   std::sort(out.begin(), out.end(), [](const auto& a, const auto& b) {
     return std::tie(a.first, a.second->namespace_(), a.second->name()) <
@@ -315,22 +316,28 @@ std::vector<std::pair<GroupResource, ObjectPtr>> Store::Dependents(
 }
 
 void Store::IndexLocked(const GroupResource& gr, const ObjectPtr& old, const ObjectPtr& now) {
+  // Most updates keep the uid and the owners: nothing to re-index (and re-indexing would scan
+  // every sibling under the same owner).
+  if (old && now && old->uid() == now->uid() &&
+      old->owner_references().size() == now->owner_references().size() &&
+      std::equal(old->owner_references().begin(), old->owner_references().end(),
+                 now->owner_references().begin(),
+                 [](const OwnerReference& a, const OwnerReference& b) { return a.uid == b.uid; })) {
+    return;
+  }
   if (old) {
     if (!now || now->uid() != old->uid()) by_uid_.erase(old->uid());
     for (const OwnerReference& o : old->owner_references()) {
-      auto range = dependents_.equal_range(o.uid);
-      for (auto it = range.first; it != range.second; ++it) {
-        if (it->second.storage == gr && it->second.key == old->Key()) {
-          dependents_.erase(it);
-          break;
-        }
-      }
+      auto deps = dependents_.find(o.uid);
+      if (deps == dependents_.end()) continue;
+      deps->second.erase({gr, old->Key()});
+      if (deps->second.empty()) dependents_.erase(deps);
     }
   }
   if (now) {
     by_uid_[now->uid()] = ObjectLocation{gr, now->Key()};
     for (const OwnerReference& o : now->owner_references()) {
-      dependents_.emplace(o.uid, ObjectLocation{gr, now->Key()});
+      dependents_[o.uid].insert({gr, now->Key()});
     }
   }
 }

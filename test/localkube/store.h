@@ -16,6 +16,7 @@
 #include <memory>
 #include <mutex>
 #include <optional>
+#include <set>
 #include <string>
 #include <string_view>
 #include <thread>
@@ -294,7 +295,8 @@ class Store {
   uint64_t rv_ = 1;
   std::map<GroupResource, std::unique_ptr<Table>> tables_;
   std::unordered_map<std::string, ObjectLocation> by_uid_;
-  std::unordered_multimap<std::string, ObjectLocation> dependents_;  // owner uid -> dependent
+  // owner uid -> dependents (storage resource, key)
+  std::unordered_map<std::string, std::set<std::pair<GroupResource, std::string>>> dependents_;
   std::atomic<uint64_t> drop_epoch_{0};
   CommitSink* sink_ = nullptr;  // guarded by mu_
   std::atomic<size_t> active_watches_{0};

@@ -4,6 +4,9 @@
 
 #include <gtest/gtest.h>
 
+#include <atomic>
+#include <memory>
+
 #include "kube/base/time.h"
 #include "test/localkube/testing/sim_fixture.h"
 
@@ -216,6 +219,17 @@ constexpr char kJob[] =
     R"({"metadata":{"name":"train"},"spec":{"completions":3,"parallelism":2,"template":{"metadata":{"annotations":{"localkube.kai.scheduler/run-duration":"10s"}},"spec":{"restartPolicy":"Never","schedulerName":"kai-scheduler","containers":[{"name":"c","image":"busybox"}]}}}})";
 
 TEST_F(ControllersTest, JobRunsToCompletion) {
+  // Complete is only ever written with the final counters (every pod counted).
+  auto premature = std::make_shared<std::atomic<int>>(0);
+  store_->AddObserver([premature](const GroupResource& gr, const ObjectPtr&, const ObjectPtr& now) {
+    if (gr.resource != "jobs" || !now || now->name() != "train") return;
+    const std::string& j = now->json();
+    if (j.find(R"("type":"Complete")") != std::string::npos &&
+        (j.find(R"("succeeded":3)") == std::string::npos ||
+         j.find(R"("uncountedTerminatedPods":{})") == std::string::npos)) {
+      ++*premature;
+    }
+  });
   Apply(kJobsGvr, kJob);
   ObjectPtr job = Get(kJobsGvr, "default", "train");
   std::vector<ObjectPtr> pods = Pods("job-name=train");
@@ -250,8 +264,10 @@ TEST_F(ControllersTest, JobRunsToCompletion) {
   EXPECT_EQ(Field(kJobsGvr, "train", {"status", "active"}), "");
   EXPECT_EQ(Condition(kJobsGvr, "train", "Complete"), "True/CompletionsReached");
   EXPECT_EQ(Field(kJobsGvr, "train", {"status", "completionTime"}), FormatRfc3339(clock_.Now()));
+  EXPECT_EQ(Condition(kJobsGvr, "train", "SuccessCriteriaMet"), "True/CompletionsReached");
   EXPECT_EQ(Pods("job-name=train").size(), 3u);
   EXPECT_EQ(CountPhase("Succeeded", "job-name=train"), 3);
+  EXPECT_EQ(premature->load(), 0);
 }
 
 TEST_F(ControllersTest, JobBackoffLimitAndDeletedPodsCountAsFailed) {

@@ -43,6 +43,7 @@ class SimFixture : public ::testing::Test {
   }
   // A new SimulatedCluster on the same store (what a localkube restart does to controllers).
   void RestartCluster(SimulationOptions options) {
+    options.job_pod_batch_period = Duration::zero();
     if (cluster_) cluster_->Stop();
     cluster_.reset();
     cluster_ = std::make_unique<SimulatedCluster>(store_.get(), std::move(options));
