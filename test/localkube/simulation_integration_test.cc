@@ -6,6 +6,7 @@
 
 #include <chrono>
 #include <cstdio>
+#include <functional>
 #include <string>
 #include <thread>
 
@@ -62,6 +63,24 @@ class SimulatedClusterTest : public ::testing::Test {
     }
     return n;
   }
+  // Runs kubectl until `done(result)` holds or `timeout` passes; returns the last result. The
+  // cluster's controllers and kubelet act asynchronously (and slowly on a loaded machine), so
+  // their effects are polled for, never assumed after a fixed time.
+  static CommandResult Eventually(const std::vector<std::string>& args,
+                                  const std::function<bool(const CommandResult&)>& done,
+                                  std::chrono::seconds timeout = std::chrono::seconds(30)) {
+    const auto deadline = std::chrono::steady_clock::now() + timeout;
+    CommandResult r = K(args);
+    while (!done(r) && std::chrono::steady_clock::now() < deadline) {
+      std::this_thread::sleep_for(std::chrono::milliseconds(100));
+      r = K(args);
+    }
+    return r;
+  }
+  static CommandResult EventuallyOut(const std::vector<std::string>& args,
+                                     const std::string& want) {
+    return Eventually(args, [&](const CommandResult& r) { return r.out == want; });
+  }
   // Binds pending pods until `args` succeeds (at most ~30 s).
   static bool BindUntil(const std::string& ns, const std::vector<std::string>& args) {
     for (int i = 0; i < 60; ++i) {
@@ -96,7 +115,8 @@ TEST_F(SimulatedClusterTest, NodesAreReadyWithGpuCapacity) {
   EXPECT_EQ(r.out, want) << r.err;
   r = K({"wait", "--for=condition=Ready", "node/node-3", "--timeout=10s"});
   EXPECT_TRUE(r.ok()) << r.err;
-  r = K({"get", "leases", "-n", "kube-node-lease", "-o", "name"});
+  r = Eventually({"get", "leases", "-n", "kube-node-lease", "-o", "name"},
+                 [](const CommandResult& c) { return Lines(c.out).size() == 4u; });
   EXPECT_EQ(Lines(r.out).size(), 4u) << r.out;
   r = K({"describe", "node", "node-0"});
   EXPECT_NE(r.out.find("nvidia.com/gpu:     8"), std::string::npos) << r.out;
@@ -165,8 +185,10 @@ TEST_F(SimulatedClusterTest, PodsThatDoNotFitAreRejectedLikeByAKubelet) {
   EXPECT_TRUE(r.ok()) << r.err;
   r = K({"get", "pod", "three", "-n", ns});
   EXPECT_NE(r.out.find("OutOfnvidia.com/gpu"), std::string::npos) << r.out;
-  r = K({"get", "events", "-n", ns, "--field-selector", "reason=OutOfnvidia.com/gpu", "-o",
-         "jsonpath={.items[0].message}"});
+  r = EventuallyOut(
+      {"get", "events", "-n", ns, "--field-selector", "reason=OutOfnvidia.com/gpu", "-o",
+       "jsonpath={.items[0].message}"},
+      "Node didn't have enough resource: nvidia.com/gpu, requested: 3, used: 6, capacity: 8");
   EXPECT_EQ(r.out,
             "Node didn't have enough resource: nvidia.com/gpu, requested: 3, used: 6, capacity: 8");
 }
@@ -217,12 +239,16 @@ spec:
       containers: [{name: nginx, image: "nginx:1.25"}]
 )");
   ASSERT_TRUE(r.ok()) << r.err;
-  r = K({"get", "pods", "-n", ns, "-l", "app=web", "-o",
-         "jsonpath={range .items[*]}{.metadata.ownerReferences[0].kind} "
-         "{.metadata.ownerReferences[0].controller} {.spec.schedulerName} {.status.phase};{end}"});
-  EXPECT_EQ(r.out,
-            "ReplicaSet true default-scheduler Pending;ReplicaSet true default-scheduler "
-            "Pending;ReplicaSet true default-scheduler Pending;");
+  // The Deployment and ReplicaSet controllers create the pods after `apply` returns.
+  const std::string pending3 =
+      "ReplicaSet true default-scheduler Pending;ReplicaSet true default-scheduler "
+      "Pending;ReplicaSet true default-scheduler Pending;";
+  r = EventuallyOut(
+      {"get", "pods", "-n", ns, "-l", "app=web", "-o",
+       "jsonpath={range .items[*]}{.metadata.ownerReferences[0].kind} "
+       "{.metadata.ownerReferences[0].controller} {.spec.schedulerName} {.status.phase};{end}"},
+      pending3);
+  EXPECT_EQ(r.out, pending3);
   EXPECT_TRUE(BindUntil(ns, {"rollout", "status", "deploy/web", "-n", ns, "--timeout=1s"}));
   r = K({"get", "deploy", "web", "-n", ns});
   EXPECT_NE(r.out.find("3/3     3            3"), std::string::npos) << r.out;
@@ -240,15 +266,20 @@ spec:
   EXPECT_TRUE(r.out == "0/1 5/2 " || r.out == "5/2 0/1 ") << r.out;
   r = K({"rollout", "history", "deploy/web", "-n", ns});
   EXPECT_NE(r.out.find("REVISION"), std::string::npos) << r.out << r.err;
-  r = K({"get", "pods", "-n", ns, "-l", "app=web", "--field-selector=status.phase=Running", "-o",
-         "jsonpath={.items[*].spec.containers[0].image}"});
-  EXPECT_EQ(r.out, "nginx:1.26 nginx:1.26 nginx:1.26 nginx:1.26 nginx:1.26");
+  // The rollout is complete when the old ReplicaSet has no replicas; its last pods may still be
+  // terminating (Running until their 1 s grace period ends), as in a real cluster.
+  const std::string new5 = "nginx:1.26 nginx:1.26 nginx:1.26 nginx:1.26 nginx:1.26";
+  r = EventuallyOut(
+      {"get", "pods", "-n", ns, "-l", "app=web", "--field-selector=status.phase=Running", "-o",
+       "jsonpath={.items[*].spec.containers[0].image}"},
+      new5);
+  EXPECT_EQ(r.out, new5);
   // Deleting the deployment deletes its ReplicaSets and pods.
   r = K({"delete", "deploy", "web", "-n", ns, "--wait=true"});
   ASSERT_TRUE(r.ok()) << r.err;
-  r = K({"wait", "--for=delete", "pods", "-l", "app=web", "-n", ns, "--timeout=20s"});
-  EXPECT_TRUE(r.ok()) << r.err;
-  EXPECT_EQ(K({"get", "rs", "-n", ns, "-o", "name"}).out, "");
+  // The garbage collector deletes them in the background.
+  EXPECT_EQ(EventuallyOut({"get", "rs", "-n", ns, "-o", "name"}, "").out, "");
+  EXPECT_EQ(EventuallyOut({"get", "pods", "-n", ns, "-o", "name"}, "").out, "");
 }
 
 TEST_F(SimulatedClusterTest, JobRunsToCompletion) {
@@ -270,7 +301,8 @@ spec:
         resources: {limits: {nvidia.com/gpu: 1}}
 )");
   ASSERT_TRUE(r.ok()) << r.err;
-  r = K({"get", "pods", "-n", ns, "-l", "job-name=train", "-o", "name"});
+  r = Eventually({"get", "pods", "-n", ns, "-l", "job-name=train", "-o", "name"},
+                 [](const CommandResult& c) { return Lines(c.out).size() == 2u; });
   EXPECT_EQ(Lines(r.out).size(), 2u) << r.out;
   EXPECT_TRUE(
       BindUntil(ns, {"wait", "--for=condition=complete", "job/train", "-n", ns, "--timeout=1s"}));
