@@ -584,6 +584,40 @@ TEST_F(LocalKubeTest, CompactionGives410AndBookmarksArrive) {
   EXPECT_EQ(t.code, 200);
 }
 
+TEST_F(LocalKubeTest, FutureResourceVersionWaitsThenTimesOut) {
+  const std::string ns = Ns("future1");
+  const std::string base = "/api/v1/namespaces/" + ns + "/configmaps";
+  const std::string far =
+      std::to_string(std::stoull(RvOf(kube_->Request("GET", base).body)) + 1000000);
+  // A list not older than an RV the server has not reached: 504 after ~3 s.
+  auto l =
+      kube_->Request("GET", base + "?resourceVersionMatch=NotOlderThan&resourceVersion=" + far);
+  EXPECT_EQ(l.code, 504) << l.body;
+  EXPECT_NE(l.body.find("\"reason\":\"Timeout\""), std::string::npos) << l.body;
+  EXPECT_NE(
+      l.body.find("\"message\":\"Timeout: Too large resource version: " + far + ", current: "),
+      std::string::npos)
+      << l.body;
+  EXPECT_NE(l.body.find("\"reason\":\"ResourceVersionTooLarge\""), std::string::npos) << l.body;
+  EXPECT_NE(l.body.find("\"retryAfterSeconds\":1"), std::string::npos) << l.body;
+  // A watch-list from it: the stream (200) carries one ERROR event with that status.
+  auto wl = kube_->WatchFor(base +
+                                "?watch=1&sendInitialEvents=true&allowWatchBookmarks=true&"
+                                "resourceVersionMatch=NotOlderThan&resourceVersion=" +
+                                far,
+                            10);
+  EXPECT_EQ(wl.code, 200);
+  auto lines = Lines(wl.body);
+  ASSERT_EQ(lines.size(), 1u) << wl.body;
+  EXPECT_EQ(lines[0].rfind("{\"type\":\"ERROR\"", 0), 0u) << wl.body;
+  EXPECT_NE(lines[0].find("\"code\":504"), std::string::npos) << wl.body;
+  EXPECT_NE(lines[0].find("ResourceVersionTooLarge"), std::string::npos) << wl.body;
+  // A plain watch from it is accepted and silent until the RV is reached.
+  auto w = kube_->WatchFor(base + "?watch=1&allowWatchBookmarks=true&resourceVersion=" + far, 0.5);
+  EXPECT_EQ(w.code, 200);
+  EXPECT_EQ(w.body, "");
+}
+
 TEST_F(LocalKubeTest, WatchSelectorTransitions) {
   const std::string ns = Ns("seltrans");
   const std::string base = "/api/v1/namespaces/" + ns + "/configmaps";

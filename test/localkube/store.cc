@@ -359,6 +359,23 @@ void Store::AppendEventLocked(Table* t, EventType type, const ObjectPtr& obj,
     ++t->first_seq;
   }
   t->cv.notify_all();
+  if (rv_waiters_ > 0) rv_cv_.notify_all();
+}
+
+Status Store::WaitForResourceVersionLocked(std::unique_lock<std::mutex>& l, uint64_t want) const {
+  if (want <= rv_) return Status::OK();
+  const MonoTime deadline = clock_->NowMonotonic() + std::chrono::seconds(3);
+  ++rv_waiters_;
+  while (want > rv_ && !clock_->WaitUntil(rv_cv_, l, deadline)) {
+  }
+  --rv_waiters_;
+  if (want <= rv_) return Status::OK();
+  // storage.NewTooLargeResourceVersionError: a Timeout with a cause, retry after 1 s.
+  Status s = ErrTimeout("Timeout: Too large resource version: " + std::to_string(want) +
+                        ", current: " + std::to_string(rv_));
+  s.AddCause({"ResourceVersionTooLarge", "", "Too large resource version"});
+  s.SetRetryAfterSeconds(1);
+  return s;
 }
 
 StatusOr<ObjectPtr> Store::CommitLocked(Table* t, const std::string& key,
@@ -831,20 +848,8 @@ StatusOr<ListResult> Store::List(const GroupVersionResource& gvr, std::string_vi
       return ErrBadRequest("resourceVersionMatch is forbidden unless resourceVersion is provided");
     }
     std::unique_lock l(mu_);
-    if (has_rv && want > rv_) {
-      // The real server waits a few seconds for a future RV, then times out.
-      const MonoTime deadline = clock_->NowMonotonic() + std::chrono::seconds(3);
-      Table* t = FindTable(r->storage);
-      while (t != nullptr && want > rv_ && !clock_->WaitUntil(t->cv, l, deadline)) {
-      }
-      if (want > rv_) {
-        Status s = ErrTimeout("Too large resource version: " + std::to_string(want) +
-                              ", current: " + std::to_string(rv_));
-        s.AddCause({"ResourceVersionTooLarge", "", "Too large resource version"});
-        s.SetRetryAfterSeconds(1);
-        return s;
-      }
-    }
+    // The real server waits a few seconds for a future RV, then times out.
+    if (has_rv) KAI_RETURN_IF_ERROR(WaitForResourceVersionLocked(l, want));
     if (has_rv && opts.resource_version_match == "Exact" && want != rv_) {
       return ErrExpired("too old resource version: " + std::to_string(want) + " (" +
                         std::to_string(rv_) + ")");
@@ -1541,14 +1546,14 @@ class StoreWatch : public Watch {
   }
 
   // Called under the store lock at creation.
-  void InitLocked(bool initial, uint64_t start_rv, bool expired, uint64_t compacted) {
+  // `error` (410 Expired, 504 too large) is the watch's only event: the real server answers a
+  // watch whose resourceVersion parsed with an ERROR event on a 200 stream.
+  void InitLocked(bool initial, uint64_t start_rv, const Status& error) {
     ++table_->watchers;
     ++store_->active_watches_;
-    if (expired) {
+    if (!error.ok()) {
       expired_ = true;
-      Status s = ErrExpired("too old resource version: " + std::to_string(start_rv) + " (" +
-                            std::to_string(compacted) + ")");
-      pending_.push_back(WatchEvent{EventType::kError, nullptr, 0, false, s, nullptr});
+      pending_.push_back(WatchEvent{EventType::kError, nullptr, 0, false, error, nullptr});
       return;
     }
     if (initial) {
@@ -1570,7 +1575,10 @@ class StoreWatch : public Watch {
       next_seq_ = table_->first_seq + table_->ring.size();
       return;
     }
-    // First event with rv > start_rv.
+    // First event with rv > start_rv. A start_rv ahead of the store (a client that saw a newer
+    // RV elsewhere) waits silently, like the watch cache: no event up to it, and no bookmark
+    // before the store reaches it.
+    min_rv_ = start_rv;
     auto pos = std::upper_bound(
         table_->ring.begin(), table_->ring.end(), start_rv,
         [](uint64_t rv, const std::shared_ptr<const StoredEvent>& e) { return rv < e->rv; });
@@ -1618,7 +1626,9 @@ class StoreWatch : public Watch {
         next_seq_ += n;
         l.unlock();
         const size_t before = out->size();
-        for (const auto& ev : batch) Filter(*ev, out);
+        for (const auto& ev : batch) {
+          if (ev->rv > min_rv_) Filter(*ev, out);
+        }
         if (!batch.empty()) last_rv_ = batch.back()->rv;
         if (out->size() > before) return true;
         batch.clear();
@@ -1629,6 +1639,9 @@ class StoreWatch : public Watch {
       if (deadline_ && now >= *deadline_) {
         ended_ = true;
         return false;
+      }
+      if (opts_.allow_bookmarks && now >= next_bookmark_ && store_->rv_ < min_rv_) {
+        next_bookmark_ = now + opts_.bookmark_interval;  // nothing to bookmark yet
       }
       if (opts_.allow_bookmarks && now >= next_bookmark_) {
         WatchEvent b;
@@ -1687,6 +1700,7 @@ class StoreWatch : public Watch {
   uint64_t epoch_;
   uint64_t next_seq_ = 0;
   uint64_t last_rv_ = 0;
+  uint64_t min_rv_ = 0;  // events at or below it are not sent
   std::optional<MonoTime> deadline_;
   MonoTime next_bookmark_;
   std::deque<WatchEvent> pending_;
@@ -1722,13 +1736,21 @@ StatusOr<std::unique_ptr<Watch>> Store::StartWatch(const GroupVersionResource& g
                                         "to true")});
     }
   }
-  std::lock_guard l(mu_);
+  std::unique_lock l(mu_);
   Table* t = FindTable(r->storage);
   if (t == nullptr) return ErrNotFound(ResourceWhat(*r), "");
+  Status error;
+  if (has_rv && opts.send_initial_events) {
+    // A watch-list must start from state at least as new as its RV: wait for it (the watch
+    // cache's waitUntilFreshAndBlock), else one ERROR event 504.
+    error = WaitForResourceVersionLocked(l, start);
+  } else if (has_rv && start < t->compacted_rv) {
+    error = ErrExpired("too old resource version: " + std::to_string(start) + " (" +
+                       std::to_string(t->compacted_rv) + ")");
+  }
   auto w = std::make_unique<StoreWatch>(this, t, ns, std::move(ls), std::move(fs), opts);
   const bool initial = !has_rv || opts.send_initial_events;
-  const bool expired = has_rv && !opts.send_initial_events && start < t->compacted_rv;
-  w->InitLocked(initial, start, expired, t->compacted_rv);
+  w->InitLocked(initial, start, error);
   return std::unique_ptr<Watch>(std::move(w));
 }
 

@@ -283,6 +283,10 @@ class Store {
                                    Commit&& c);
   void AppendEventLocked(Table* t, EventType type, const ObjectPtr& obj, const ObjectPtr& prev);
   void IndexLocked(const GroupResource& gr, const ObjectPtr& old, const ObjectPtr& now);
+  // Waits (on the injected clock, at most 3 s: the watch cache's blockTimeout) until the
+  // resourceVersion counter reaches `want`; else the real server's 504 Timeout "Too large
+  // resource version". `l` holds mu_.
+  Status WaitForResourceVersionLocked(std::unique_lock<std::mutex>& l, uint64_t want) const;
   void NotifyGc(const ObjectPtr& old, const ObjectPtr& now, const GroupResource& gr);
 
   ResourceRegistry* registry_;
@@ -293,6 +297,8 @@ class Store {
 
   mutable std::mutex mu_;
   uint64_t rv_ = 1;
+  mutable std::condition_variable rv_cv_;  // notified by commits while rv_waiters_ > 0
+  mutable size_t rv_waiters_ = 0;
   std::map<GroupResource, std::unique_ptr<Table>> tables_;
   std::unordered_map<std::string, ObjectLocation> by_uid_;
   // owner uid -> dependents (storage resource, key)
