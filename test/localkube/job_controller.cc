@@ -204,7 +204,9 @@ Status JobController::ReconcileJob(const std::string& key) {
   std::vector<std::string> fresh_s, fresh_f;
   std::vector<ObjectPtr> to_release;
   int64_t new_failures = 0;
-  bool more = false;
+  // Finished pods beyond the cap: recorded by a later sync, but counted for every decision
+  // now (else they would be neither active nor finished and be replaced).
+  int64_t over_s = 0, over_f = 0;
   for (const ObjectPtr& p : pods) {
     const PodSummary& s = pods_->Get(p);
     const bool succeeded = s.phase == "Succeeded";
@@ -227,7 +229,7 @@ Status JobController::ReconcileJob(const std::string& key) {
     if (!succeeded && !failed) continue;
     if (!known.count(p->uid())) {
       if (fresh_s.size() + fresh_f.size() >= static_cast<size_t>(kMaxUncounted)) {
-        more = true;
+        ++(succeeded ? over_s : over_f);
         continue;
       }
       (succeeded ? fresh_s : fresh_f).push_back(p->uid());
@@ -235,6 +237,7 @@ Status JobController::ReconcileJob(const std::string& key) {
     }
     to_release.push_back(p);
   }
+  const bool more = over_s + over_f > 0;
   if (more) loop_.Add(key);
   // Recorded uids whose finalizer is gone move to the counters.
   int64_t succeeded = succeeded0, failed = failed0;
@@ -253,8 +256,8 @@ Status JobController::ReconcileJob(const std::string& key) {
   };
   unc_succeeded = settle(stored_s, fresh_s, &succeeded);
   unc_failed = settle(stored_f, fresh_f, &failed);
-  const int64_t succeeded_total = succeeded + static_cast<int64_t>(unc_succeeded.size());
-  const int64_t failed_total = failed + static_cast<int64_t>(unc_failed.size());
+  const int64_t succeeded_total = succeeded + static_cast<int64_t>(unc_succeeded.size()) + over_s;
+  const int64_t failed_total = failed + static_cast<int64_t>(unc_failed.size()) + over_f;
   Backoff& bo = backoff_[key];
   if (bo.uid != uid) bo = Backoff{.uid = uid};
   if (new_failures > 0) {
@@ -444,7 +447,7 @@ Status JobController::ReconcileJob(const std::string& key) {
   // The terminal condition waits for the pods recorded now (their finalizers go below) and for
   // pods deleted now to be counted.
   const bool terminal_now = !was_finished && !finish_type.empty() && unc_succeeded.empty() &&
-                            unc_failed.empty() && to_release.empty() && !deleted_active &&
+                            unc_failed.empty() && to_release.empty() && !more && !deleted_active &&
                             n_active == 0;
   auto r = ctx_.store->Mutate(
       kJobsResource, ns, name,
