@@ -81,12 +81,13 @@ class SimulatedClusterTest : public ::testing::Test {
                                      const std::string& want) {
     return Eventually(args, [&](const CommandResult& r) { return r.out == want; });
   }
-  // Binds pending pods until `args` succeeds (at most ~30 s).
+  // Binds pending pods until `args` succeeds (at most 60 s).
   static bool BindUntil(const std::string& ns, const std::vector<std::string>& args) {
-    for (int i = 0; i < 60; ++i) {
+    const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(60);
+    while (std::chrono::steady_clock::now() < deadline) {
       BindPending(ns);
       if (K(args).ok()) return true;
-      std::this_thread::sleep_for(std::chrono::milliseconds(500));
+      std::this_thread::sleep_for(std::chrono::milliseconds(200));
     }
     return false;
   }
@@ -113,7 +114,7 @@ TEST_F(SimulatedClusterTest, NodesAreReadyWithGpuCapacity) {
   std::string want;
   for (int i = 0; i < 4; ++i) want += "8 8 8 81920 NVIDIA-A100-SXM4-80GB;";
   EXPECT_EQ(r.out, want) << r.err;
-  r = K({"wait", "--for=condition=Ready", "node/node-3", "--timeout=10s"});
+  r = K({"wait", "--for=condition=Ready", "node/node-3", "--timeout=30s"});
   EXPECT_TRUE(r.ok()) << r.err;
   r = Eventually({"get", "leases", "-n", "kube-node-lease", "-o", "name"},
                  [](const CommandResult& c) { return Lines(c.out).size() == 4u; });
@@ -140,14 +141,19 @@ spec:
   ASSERT_TRUE(r.ok()) << r.err;
   r = Bind(ns, "job-like", "node-1");
   ASSERT_TRUE(r.ok()) << r.err;
-  r = K({"wait", "--for=condition=Ready", "pod/job-like", "-n", ns, "--timeout=10s"});
-  EXPECT_TRUE(r.ok()) << r.err;
-  r = K({"get", "pod", "job-like", "-n", ns, "-o",
-         "jsonpath={.status.phase} {.status.hostIP} {.status.podIP} "
-         "{.status.containerStatuses[0].allocatedResourcesStatus[0].resources[*].resourceID}"});
-  EXPECT_EQ(r.out, "Running 172.16.0.3 10.0.1.2 GPU-node-1-0 GPU-node-1-1") << r.err;
+  // It runs for 2 s (on a loaded machine it may be over before kubectl looks): its placement
+  // stays in the status either way.
+  const std::string placed = " 172.16.0.3 10.0.1.2 GPU-node-1-0 GPU-node-1-1";
+  r = Eventually(
+      {"get", "pod", "job-like", "-n", ns, "-o",
+       "jsonpath={.status.phase} {.status.hostIP} {.status.podIP} "
+       "{.status.containerStatuses[0].allocatedResourcesStatus[0].resources[*].resourceID}"},
+      [&](const CommandResult& c) {
+        return c.out == "Running" + placed || c.out == "Succeeded" + placed;
+      });
+  EXPECT_TRUE(r.out == "Running" + placed || r.out == "Succeeded" + placed) << r.out << r.err;
   r = K({"wait", "--for=jsonpath={.status.phase}=Succeeded", "pod/job-like", "-n", ns,
-         "--timeout=15s"});
+         "--timeout=30s"});
   EXPECT_TRUE(r.ok()) << r.err;
   r = K({"get", "pod", "job-like", "-n", ns});
   EXPECT_NE(r.out.find("Completed"), std::string::npos) << r.out;
@@ -156,13 +162,13 @@ spec:
   r = K({"run", "server", "-n", ns, "--image=nginx", "--restart=Always"});
   ASSERT_TRUE(r.ok()) << r.err;
   ASSERT_TRUE(Bind(ns, "server", "node-2").ok());
-  r = K({"wait", "--for=condition=Ready", "pod/server", "-n", ns, "--timeout=10s"});
+  r = K({"wait", "--for=condition=Ready", "pod/server", "-n", ns, "--timeout=30s"});
   ASSERT_TRUE(r.ok()) << r.err;
-  r = K({"delete", "pod", "server", "-n", ns, "--grace-period=3", "--wait=false"});
+  r = K({"delete", "pod", "server", "-n", ns, "--grace-period=8", "--wait=false"});
   ASSERT_TRUE(r.ok()) << r.err;
   r = K({"get", "pod", "server", "-n", ns});
   EXPECT_NE(r.out.find("Terminating"), std::string::npos) << r.out << r.err;
-  r = K({"wait", "--for=delete", "pod/server", "-n", ns, "--timeout=15s"});
+  r = K({"wait", "--for=delete", "pod/server", "-n", ns, "--timeout=30s"});
   EXPECT_TRUE(r.ok()) << r.err;
 }
 
@@ -178,10 +184,10 @@ TEST_F(SimulatedClusterTest, PodsThatDoNotFitAreRejectedLikeByAKubelet) {
   ASSERT_TRUE(pod("six", 6).ok());
   ASSERT_TRUE(pod("three", 3).ok());
   ASSERT_TRUE(Bind(ns, "six", "node-3").ok());
-  ASSERT_TRUE(K({"wait", "--for=condition=Ready", "pod/six", "-n", ns, "--timeout=10s"}).ok());
+  ASSERT_TRUE(K({"wait", "--for=condition=Ready", "pod/six", "-n", ns, "--timeout=30s"}).ok());
   ASSERT_TRUE(Bind(ns, "three", "node-3").ok());
   CommandResult r =
-      K({"wait", "--for=jsonpath={.status.phase}=Failed", "pod/three", "-n", ns, "--timeout=10s"});
+      K({"wait", "--for=jsonpath={.status.phase}=Failed", "pod/three", "-n", ns, "--timeout=30s"});
   EXPECT_TRUE(r.ok()) << r.err;
   r = K({"get", "pod", "three", "-n", ns});
   EXPECT_NE(r.out.find("OutOfnvidia.com/gpu"), std::string::npos) << r.out;
