@@ -348,7 +348,12 @@ HttpResponse ApiHandler::Handle(const HttpRequest& req) {
   HttpResponse o = OpenApi(req, &handled);
   if (handled) return o;
   if (path.rfind("/api/", 0) == 0 || path.rfind("/apis/", 0) == 0) {
-    return HandleResource(req, user);
+    HttpResponse r = HandleResource(req, user);
+    if (options_.after_write && req.method != "GET" && req.method != "HEAD" && r.status < 400 &&
+        !r.stream) {
+      options_.after_write();
+    }
+    return r;
   }
   if (path == "/") {
     std::string body =
@@ -420,7 +425,7 @@ HttpResponse ApiHandler::HandleResource(const HttpRequest& req, const UserInfo& 
   std::chrono::milliseconds latency{0};
   if (auto fault = faults_->Match(verb, resource, sub, ns, &latency);
       fault || latency.count() > 0) {
-    if (latency.count() > 0) std::this_thread::sleep_for(latency);
+    if (latency.count() > 0) store_->clock()->SleepFor(latency);
     if (fault) return ErrorResponse(*fault);
   }
 

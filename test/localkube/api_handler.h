@@ -4,6 +4,7 @@
 #pragma once
 
 #include <atomic>
+#include <functional>
 #include <map>
 #include <memory>
 #include <mutex>
@@ -31,6 +32,9 @@ struct ApiHandlerOptions {
   // Default watch timeout when the client sets none (real server: 30-60 min).
   Duration default_watch_timeout = std::chrono::minutes(30);
   std::string version_git = "v1.32.0";
+  // Called after a successful API write before the response goes out (persistence: wait until
+  // the write is in the write-ahead log).
+  std::function<void()> after_write;
 };
 
 class ApiHandler {

@@ -18,6 +18,8 @@ class CrdController {
   static void RegisterCrdResource(ResourceRegistry* registry);
   // Hooks into the store's change stream.
   void Start();
+  // Serves a CRD that is already stored (reloaded by persistence).
+  void Serve(const ObjectPtr& crd) { Apply(crd); }
 
  private:
   void OnChange(const GroupResource& gr, const ObjectPtr& old, const ObjectPtr& now);

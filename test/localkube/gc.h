@@ -39,6 +39,8 @@ class GarbageCollector {
 
   // Called by the store after each committed write.
   void Observe(const GroupResource& gr, const ObjectPtr& old, const ObjectPtr& now);
+  // Queues a restored object that is being deleted or has owners (persistence).
+  void Requeue(const GroupResource& gr, const ObjectPtr& obj) { Enqueue(Item{gr, obj->Key(), ""}); }
   // Blocks until the queue is empty and no item is being processed (tests).
   void WaitIdle();
 

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <set>
+#include <unordered_set>
 
 #include "kube/base/strings.h"
 #include "kube/base/time.h"
@@ -15,6 +16,7 @@ constexpr char kTrackingFinalizer[] = "batch.kubernetes.io/job-tracking";
 constexpr char kCompletionIndex[] = "batch.kubernetes.io/job-completion-index";
 constexpr char kOrphanPrefix[] = "orphan:";
 constexpr int64_t kBurst = 500;
+constexpr int64_t kMaxUncounted = 500;
 
 // "1,3-5,7" <-> {1,3,4,5,7} (status.completedIndexes).
 std::set<int64_t> ParseIndexes(const std::string& s) {
@@ -86,8 +88,9 @@ Status RemoveTrackingFinalizer(Store* store, const ObjectPtr& pod) {
 
 }  // namespace
 
-JobController::JobController(ControllerContext ctx)
+JobController::JobController(ControllerContext ctx, Duration pod_batch_period)
     : ctx_(ctx),
+      pod_batch_period_(pod_batch_period),
       pods_(std::make_unique<PodSummaries>()),
       loop_("job-controller", ctx.clock,
             [this](const std::string& key) { return Reconcile(key); }) {}
@@ -96,7 +99,14 @@ JobController::~JobController() { Stop(); }
 
 void JobController::OnJob(const ObjectPtr& old, const ObjectPtr& now) {
   const ObjectPtr& j = now ? now : old;
-  loop_.Add(j->Key());
+  // As the real controller: a spec change syncs at once, a status-only change (typically this
+  // controller's own write) is batched like pod changes.
+  if (old && now && old->generation() == now->generation() &&
+      pod_batch_period_ > Duration::zero()) {
+    loop_.AddAfter(j->Key(), pod_batch_period_);
+  } else {
+    loop_.Add(j->Key());
+  }
   if (!now) {
     for (const ObjectPtr& p : ctx_.pods->ByIndex("controller", old->uid())) {
       if (p->HasFinalizer(kTrackingFinalizer)) loop_.Add(kOrphanPrefix + p->Key());
@@ -108,7 +118,11 @@ void JobController::OnPod(const ObjectPtr& old, const ObjectPtr& now) {
   const ObjectPtr& p = now ? now : old;
   const std::string key = ControllerKey(*p, "Job");
   if (key.empty()) return;
-  loop_.Add(key);
+  if (pod_batch_period_ > Duration::zero()) {
+    loop_.AddAfter(key, pod_batch_period_);
+  } else {
+    loop_.Add(key);
+  }
   if (now && now->HasFinalizer(kTrackingFinalizer)) {
     ObjectPtr job = ctx_.jobs->Get(key);
     bool owned = false;
@@ -179,11 +193,20 @@ Status JobController::ReconcileJob(const std::string& key) {
   };
 
   // Finished pods: record them as uncounted (then their finalizer goes), and count the
-  // uncounted ones whose finalizer is gone.
+  // uncounted ones whose finalizer is gone. At most kMaxUncounted new ones per sync, as the
+  // real controller does, so the status stays small.
   std::vector<ObjectPtr> pods = owned();
-  std::set<std::string> with_finalizer;
+  const std::vector<std::string> stored_s = unc_succeeded;
+  const std::vector<std::string> stored_f = unc_failed;
+  std::unordered_set<std::string> known(stored_s.begin(), stored_s.end());
+  known.insert(stored_f.begin(), stored_f.end());
+  std::unordered_set<std::string> with_finalizer;
+  std::vector<std::string> fresh_s, fresh_f;
   std::vector<ObjectPtr> to_release;
   int64_t new_failures = 0;
+  // Finished pods beyond the cap: recorded by a later sync, but counted for every decision
+  // now (else they would be neither active nor finished and be replaced).
+  int64_t over_s = 0, over_f = 0;
   for (const ObjectPtr& p : pods) {
     const PodSummary& s = pods_->Get(p);
     const bool succeeded = s.phase == "Succeeded";
@@ -204,46 +227,37 @@ Status JobController::ReconcileJob(const std::string& key) {
     }
     with_finalizer.insert(p->uid());
     if (!succeeded && !failed) continue;
-    auto& list = succeeded ? unc_succeeded : unc_failed;
-    if (std::find(list.begin(), list.end(), p->uid()) == list.end()) {
-      list.push_back(p->uid());
+    if (!known.count(p->uid())) {
+      if (fresh_s.size() + fresh_f.size() >= static_cast<size_t>(kMaxUncounted)) {
+        ++(succeeded ? over_s : over_f);
+        continue;
+      }
+      (succeeded ? fresh_s : fresh_f).push_back(p->uid());
       if (failed) ++new_failures;
     }
     to_release.push_back(p);
   }
+  const bool more = over_s + over_f > 0;
+  if (more) loop_.Add(key);
+  // Recorded uids whose finalizer is gone move to the counters.
   int64_t succeeded = succeeded0, failed = failed0;
-  auto settle = [&](std::vector<std::string>& list, int64_t* count) {
-    for (auto it = list.begin(); it != list.end();) {
-      if (with_finalizer.count(*it)) {
-        ++it;
+  auto settle = [&](const std::vector<std::string>& stored, const std::vector<std::string>& fresh,
+                    int64_t* count) {
+    std::vector<std::string> out;
+    for (const std::string& u : stored) {
+      if (with_finalizer.count(u)) {
+        out.push_back(u);
       } else {
         ++*count;
-        it = list.erase(it);
       }
     }
+    out.insert(out.end(), fresh.begin(), fresh.end());
+    return out;
   };
-  // Only uids recorded in the stored status may move to the counters.
-  {
-    std::vector<std::string> stored_s =
-        StringList(Path(doc, {"status", "uncountedTerminatedPods", "succeeded"}));
-    std::vector<std::string> stored_f =
-        StringList(Path(doc, {"status", "uncountedTerminatedPods", "failed"}));
-    std::vector<std::string> fresh_s, fresh_f;
-    for (const auto& u : unc_succeeded) {
-      if (std::find(stored_s.begin(), stored_s.end(), u) == stored_s.end()) fresh_s.push_back(u);
-    }
-    for (const auto& u : unc_failed) {
-      if (std::find(stored_f.begin(), stored_f.end(), u) == stored_f.end()) fresh_f.push_back(u);
-    }
-    settle(stored_s, &succeeded);
-    settle(stored_f, &failed);
-    unc_succeeded = stored_s;
-    unc_succeeded.insert(unc_succeeded.end(), fresh_s.begin(), fresh_s.end());
-    unc_failed = stored_f;
-    unc_failed.insert(unc_failed.end(), fresh_f.begin(), fresh_f.end());
-  }
-  const int64_t succeeded_total = succeeded + static_cast<int64_t>(unc_succeeded.size());
-  const int64_t failed_total = failed + static_cast<int64_t>(unc_failed.size());
+  unc_succeeded = settle(stored_s, fresh_s, &succeeded);
+  unc_failed = settle(stored_f, fresh_f, &failed);
+  const int64_t succeeded_total = succeeded + static_cast<int64_t>(unc_succeeded.size()) + over_s;
+  const int64_t failed_total = failed + static_cast<int64_t>(unc_failed.size()) + over_f;
   Backoff& bo = backoff_[key];
   if (bo.uid != uid) bo = Backoff{.uid = uid};
   if (new_failures > 0) {
@@ -254,10 +268,20 @@ Status JobController::ReconcileJob(const std::string& key) {
   int64_t active = 0;
   for (const ObjectPtr& p : pods) active += pods_->Get(p).Active();
 
-  // Finished?
+  // Finished? As the real controller (1.31+): when the success or failure criteria are met,
+  // SuccessCriteriaMet / FailureTarget is added first; the terminal Complete / Failed condition
+  // follows once every finished pod is counted (no uncounted pods, no tracking finalizers left)
+  // and no pod is active, so a client that sees Complete reads the final counters.
   std::string finish_type, finish_reason, finish_message;
   if (!was_finished) {
-    if (failed_total > backoff_limit) {
+    const Json* target = FindCondition(doc, "FailureTarget");
+    if (target != nullptr && GetStr(*target, {"status"}) == "True") {
+      finish_type = "Failed";
+      finish_reason = GetStr(*target, {"reason"});
+      finish_message = GetStr(*target, {"message"});
+    } else if (cond_true("SuccessCriteriaMet")) {
+      finish_type = "Complete";
+    } else if (failed_total > backoff_limit) {
       finish_type = "Failed";
       finish_reason = "BackoffLimitExceeded";
       finish_message = "Job has reached the specified backoff limit";
@@ -292,11 +316,13 @@ Status JobController::ReconcileJob(const std::string& key) {
 
   Status manage_error;
   bool start_now = false;
+  bool deleted_active = false;
   if (finished || suspend || job->deleting()) {
-    // A failed or suspended job's running pods are deleted (a complete one has none).
-    if (finish_type == "Failed" || suspend || cond_true("Failed")) {
+    // A finished or suspended job's running pods are deleted (a complete one rarely has any).
+    if (finished || suspend) {
       for (const ObjectPtr& p : pods) {
         if (!pods_->Get(p).Active()) continue;
+        deleted_active = true;
         // Pods a suspension removes are not failures: stop tracking them first.
         if (suspend && !finished) KAI_RETURN_IF_ERROR(RemoveTrackingFinalizer(ctx_.store, p));
         KAI_RETURN_IF_ERROR(delete_pod(p));
@@ -418,6 +444,11 @@ Status JobController::ReconcileJob(const std::string& key) {
       ++n_terminating;
     }
   }
+  // The terminal condition waits for the pods recorded now (their finalizers go below) and for
+  // pods deleted now to be counted.
+  const bool terminal_now = !was_finished && !finish_type.empty() && unc_succeeded.empty() &&
+                            unc_failed.empty() && to_release.empty() && !more && !deleted_active &&
+                            n_active == 0;
   auto r = ctx_.store->Mutate(
       kJobsResource, ns, name,
       [&](MutableObject& m) -> Status {
@@ -462,8 +493,10 @@ Status JobController::ReconcileJob(const std::string& key) {
             SetStatusCondition(st, "SuccessCriteriaMet", "True", "CompletionsReached",
                                "Reached expected number of succeeded pods", now_s, a,
                                "lastProbeTime");
-            SetString(st, "completionTime", now_s, a);
           }
+        }
+        if (terminal_now) {
+          if (finish_type == "Complete") SetString(st, "completionTime", now_s, a);
           SetStatusCondition(st, finish_type, "True",
                              finish_type == "Failed" ? finish_reason : "CompletionsReached",
                              finish_type == "Failed" ? finish_message
@@ -481,9 +514,13 @@ Status JobController::ReconcileJob(const std::string& key) {
   }
   // The status now records these pods: their tracking finalizer can go.
   for (const ObjectPtr& p : to_release) KAI_RETURN_IF_ERROR(RemoveTrackingFinalizer(ctx_.store, p));
+  // Criteria met, terminal condition pending: count what was just released at once (pod
+  // changes would only sync after the batch period).
+  const bool terminal = was_finished || terminal_now;
+  if (!finish_type.empty() && !terminal && !to_release.empty()) loop_.Add(key);
 
   // The TTL-after-finished controller.
-  if (finished && ttl) {
+  if (terminal && ttl) {
     auto fd = Parse((*r)->json());
     WallTime done = now;
     if (fd.ok()) {
@@ -507,7 +544,7 @@ Status JobController::ReconcileJob(const std::string& key) {
       loop_.AddAfter(key, expire - now);
     }
   }
-  if (finished) backoff_.erase(key);
+  if (terminal) backoff_.erase(key);
   return manage_error;
 }
 

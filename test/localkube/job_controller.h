@@ -24,7 +24,10 @@ class PodSummaries;
 
 class JobController {
  public:
-  explicit JobController(ControllerContext ctx);
+  // Pod changes are batched per job for `pod_batch_period` (the real controller's
+  // syncJobBatchPeriod, 1 s), so a job with thousands of pods is not synced per pod.
+  explicit JobController(ControllerContext ctx,
+                         Duration pod_batch_period = std::chrono::seconds(1));
   ~JobController();
 
   void Start() { loop_.Start(); }
@@ -47,6 +50,7 @@ class JobController {
   };
 
   ControllerContext ctx_;
+  Duration pod_batch_period_;
   std::unique_ptr<PodSummaries> pods_;                // worker thread only
   std::unordered_map<std::string, Backoff> backoff_;  // by job key; worker thread only
   ReconcileLoop loop_;

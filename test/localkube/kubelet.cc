@@ -465,6 +465,7 @@ Status SimulatedKubelet::ReconcilePod(const std::string& key) {
   ObjectPtr pod = pods_.Get(key);
   if (!pod) {
     resources_.erase(key);
+    times_.erase(key);
     return Status::OK();
   }
   const std::string node_name(pod->Field("spec.nodeName"));
@@ -478,6 +479,15 @@ Status SimulatedKubelet::ReconcilePod(const std::string& key) {
   if (!parsed.ok()) return parsed.status();
   const JsonDoc& doc = *parsed;
   const std::string uid = pod->uid();
+  PodTimes& times = times_[key];
+  if (times.uid != uid) times = PodTimes{.uid = uid};
+  // A stored (whole-second) timestamp, or the precise instant it records.
+  auto precise = [](const Json& obj, std::initializer_list<std::string_view> path,
+                    const std::optional<WallTime>& mem) -> std::optional<WallTime> {
+    const std::string stored = GetStr(obj, path);
+    if (mem && !stored.empty() && FormatRfc3339(*mem) == stored) return mem;
+    return TimeAt(obj, path);
+  };
   const std::string ns = pod->namespace_();
   const std::string name = pod->name();
   const WallTime now = clock_->Now();
@@ -567,6 +577,10 @@ Status SimulatedKubelet::ReconcilePod(const std::string& key) {
     if (TerminalPhase(phase) || phase == "Pending") return del();
     std::optional<WallTime> deadline = TimeAt(doc, {"metadata", "deletionTimestamp"});
     const int64_t grace = GetInt(doc, {"metadata", "deletionGracePeriodSeconds"}).value_or(0);
+    // The grace period as this kubelet observes it (a shorter one from a later delete wins).
+    const WallTime by_grace = now + std::chrono::seconds(grace);
+    times.kill_at = times.kill_at ? std::min(*times.kill_at, by_grace) : by_grace;
+    if (deadline && *times.kill_at > *deadline) deadline = times.kill_at;
     WallTime exit_at = deadline.value_or(now);
     bool killed = true;
     const std::string td = AnnotationOf(doc, kTerminationDurationAnnotation);
@@ -807,6 +821,7 @@ Status SimulatedKubelet::ReconcilePod(const std::string& key) {
       slot->devices = devices;
       slot->ip = ip;
     }
+    times.started = now;
     return Status::OK();  // the write re-queues the pod for the Running steps
   }
 
@@ -845,13 +860,14 @@ Status SimulatedKubelet::ReconcilePod(const std::string& key) {
   const int64_t restarts = GetInt(*cs0, {"restartCount"}).value_or(0);
   if (const Json* waiting = Path(*cs0, {"state", "waiting"}); waiting != nullptr) {
     // CrashLoopBackOff: restart when the back-off ends.
-    std::optional<WallTime> finished = TimeAt(*cs0, {"lastState", "terminated", "finishedAt"});
+    std::optional<WallTime> finished =
+        precise(*cs0, {"lastState", "terminated", "finishedAt"}, times.exited);
     const WallTime restart_at = finished.value_or(now) + RestartBackoff(restarts);
     if (now < restart_at) {
       loop_.AddAt(kPodPrefix + key, at(restart_at));
       return Status::OK();
     }
-    return write_status([&](Json& status, JsonAlloc& a) {
+    Status s = write_status([&](Json& status, JsonAlloc& a) {
       Json* list = Member(status, "containerStatuses");
       if (list == nullptr || !list->IsArray()) return;
       for (Json& c : list->GetArray()) {
@@ -870,8 +886,10 @@ Status SimulatedKubelet::ReconcilePod(const std::string& key) {
       SetCondition(status, "Ready", "True", "", "", now_s, a);
       SetCondition(status, "ContainersReady", "True", "", "", now_s, a);
     });
+    if (s.ok()) times.started = now;
+    return s;
   }
-  std::optional<WallTime> started = TimeAt(*cs0, {"state", "running", "startedAt"});
+  std::optional<WallTime> started = precise(*cs0, {"state", "running", "startedAt"}, times.started);
   if (!started) return Status::OK();
   const WallTime finish = *started + *duration;
   if (now < finish) {
@@ -884,6 +902,7 @@ Status SimulatedKubelet::ReconcilePod(const std::string& key) {
     return write_status(
         [&](Json& status, JsonAlloc& a) { terminate(status, a, exit_code, /*terminal=*/true); });
   }
+  times.exited = now;
   return write_status([&](Json& status, JsonAlloc& a) {
     Json* list = Member(status, "containerStatuses");
     if (list == nullptr || !list->IsArray()) return;

@@ -18,6 +18,7 @@
 
 #include <memory>
 #include <mutex>
+#include <optional>
 #include <set>
 #include <string>
 #include <string_view>
@@ -94,6 +95,17 @@ class SimulatedKubelet {
   std::set<std::string, std::less<>> managed_;
   // Worker thread only: requests, devices and IP of pods, parsed once per pod uid.
   std::unordered_map<std::string, std::unique_ptr<PodResources>> resources_;
+  // Worker thread only: precise times of a pod's lifecycle as this kubelet saw them. Stored
+  // timestamps have whole seconds; these are used while they match what is stored, so a run
+  // duration or grace period counts from the real instant (after a restart, the stored
+  // timestamps alone decide).
+  struct PodTimes {
+    std::string uid;
+    std::optional<WallTime> started;  // current run of the containers
+    std::optional<WallTime> exited;   // last exit (CrashLoopBackOff)
+    std::optional<WallTime> kill_at;  // deletion seen + grace period
+  };
+  std::unordered_map<std::string, PodTimes> times_;
 };
 
 }  // namespace kai::localkube

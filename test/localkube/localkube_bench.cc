@@ -2,11 +2,18 @@
 // concurrent clients, list latency of all pods, watch fan-out, memory. Prints one JSON object.
 //
 //   build/bin/localkube_bench --nodes=5000 --pods=100000 --watchers=10
+//
+// --mode=cluster measures the simulated cluster instead: start time with --sim_nodes simulated
+// nodes, how fast the simulated kubelet runs bound pods and finishes graceful deletions, and
+// how fast the Deployment and Job controllers create and track their pods.
+//
+//   build/bin/localkube_bench --mode=cluster --sim_nodes=100 --sim_pods=5000
 #include <curl/curl.h>
 #include <gflags/gflags.h>
 
 #include <algorithm>
 #include <atomic>
+#include <cctype>
 #include <chrono>
 #include <cstdio>
 #include <fstream>
@@ -17,12 +24,19 @@
 
 #include "kube/base/strings.h"
 #include "test/localkube/server.h"
+#include "test/localkube/simulated_cluster.h"
 
 DEFINE_int32(nodes, 5000, "nodes to create");
 DEFINE_int32(pods, 100000, "pods to create in the 16-client phase (total pods stored)");
 DEFINE_int32(small_phase_pods, 5000, "pods per phase for the 1- and 4-client phases");
 DEFINE_int32(watchers, 10, "concurrent pod watchers during the fan-out phase");
 DEFINE_bool(tls, false, "clients talk HTTPS instead of plain HTTP");
+DEFINE_string(mode, "api", "api: the API server; cluster: simulated nodes, kubelet, controllers");
+DEFINE_string(phases, "pods,deployment,job", "cluster mode: phases to run");
+DEFINE_int32(sim_nodes, 100, "cluster mode: simulated nodes (8 GPUs each)");
+DEFINE_int32(sim_pods, 5000,
+             "cluster mode: pods bound to them (also deployment replicas and job "
+             "completions)");
 
 namespace {
 
@@ -121,11 +135,197 @@ long RssKb() {
   return 0;
 }
 
+double Ms(Clock::time_point since) {
+  return std::chrono::duration<double, std::milli>(Clock::now() - since).count();
+}
+
+// Polls until `done` (at most `limit`); returns false on timeout.
+template <typename Pred>
+bool WaitFor(Pred done, std::chrono::seconds limit = std::chrono::seconds(600)) {
+  const auto end = Clock::now() + limit;
+  while (!done()) {
+    if (Clock::now() > end) return false;
+    std::this_thread::sleep_for(std::chrono::milliseconds(50));
+  }
+  return true;
+}
+
+int RunCluster() {
+  using kai::localkube::GroupVersionResource;
+  const GroupVersionResource pods{"", "v1", "pods"};
+  kai::localkube::LocalKubeOptions o;
+  o.listen = "127.0.0.1:0";
+  o.tls = FLAGS_tls;
+  o.store.watch_history = 200000;
+  kai::localkube::NodePool pool;
+  pool.count = FLAGS_sim_nodes;
+  pool.gpus = 8;
+  pool.max_pods = std::max(110, 2 * FLAGS_sim_pods / std::max(1, FLAGS_sim_nodes) + 10);
+  o.simulation.node_pools.push_back(pool);
+  kai::localkube::LocalKube kube(o);
+  const auto t_start = Clock::now();
+  if (auto s = kube.Start(); !s.ok()) {
+    std::fprintf(stderr, "start: %s\n", s.ToString().c_str());
+    return 1;
+  }
+  std::string json = "{\"mode\":\"cluster\"";
+  auto add = [&](const std::string& k, double v) {
+    char buf[64];
+    std::snprintf(buf, sizeof(buf), "%.1f", v);
+    json += ",\"" + k + "\":" + buf;
+    std::fprintf(stderr, "%s=%s\n", k.c_str(), buf);
+  };
+  add("start_ms", Ms(t_start));
+  add("sim_nodes", FLAGS_sim_nodes);
+  kai::localkube::Store* store = kube.store();
+  auto count = [&](const std::string& field_selector, const std::string& label_selector) {
+    auto l =
+        store->List(pods, "", {.label_selector = label_selector, .field_selector = field_selector});
+    return l.ok() ? static_cast<int>(l->items.size()) : -1;
+  };
+  const int n = FLAGS_sim_pods;
+  add("pods", n);
+
+  auto phase = [](const char* name) { return FLAGS_phases.find(name) != std::string::npos; };
+  // Bare pods: create, bind (16 clients), the kubelet runs them.
+  if (phase("pods")) {
+    Run(kube, 16, 0, n, [](Client& c, int i) {
+      const std::string p =
+          "{\"metadata\":{\"name\":\"p-" + std::to_string(i) +
+          "\",\"labels\":{\"set\":\"bare\"}},\"spec\":{\"terminationGracePeriodSeconds\":1,"
+          "\"containers\":[{\"name\":\"c\",\"image\":\"busybox\",\"resources\":{\"requests\":{"
+          "\"cpu\":\"100m\",\"memory\":\"100Mi\"}}}]}}";
+      return c.Do("POST", "/api/v1/namespaces/default/pods", p, "application/json") == 201;
+    });
+    const auto t_bind = Clock::now();
+    auto binds = Run(kube, 16, 0, n, [](Client& c, int i) {
+      const std::string b =
+          "{\"apiVersion\":\"v1\",\"kind\":\"Binding\",\"metadata\":{\"name\":\"p-" +
+          std::to_string(i) + "\"},\"target\":{\"kind\":\"Node\",\"name\":\"node-" +
+          std::to_string(i % std::max(1, FLAGS_sim_nodes)) + "\"}}";
+      return c.Do("POST", "/api/v1/namespaces/default/pods/p-" + std::to_string(i) + "/binding", b,
+                  "application/json") == 201;
+    });
+    add("bindings_per_s_16", binds.first);
+    const auto t_bound = Clock::now();
+    WaitFor([&] { return count("status.phase=Running", "set=bare") >= n; });
+    add("all_running_ms_after_first_binding", Ms(t_bind));
+    add("all_running_ms_after_last_binding", Ms(t_bound));
+    add("kubelet_pods_started_per_s", n / (Ms(t_bind) / 1000.0));
+
+    // Graceful deletion (grace 1 s): the kubelet confirms each with a status and a delete.
+    const auto t_del = Clock::now();
+    auto dels = Run(kube, 16, 0, n, [](Client& c, int i) {
+      return c.Do("DELETE", "/api/v1/namespaces/default/pods/p-" + std::to_string(i), "",
+                  "application/json") == 200;
+    });
+    WaitFor([&] { return count("", "set=bare") == 0; });
+    add("graceful_deletes_per_s_16", dels.first);
+    add("all_deleted_ms", Ms(t_del));
+  }
+
+  // Deployment: the ReplicaSet controller creates n pods; binding them makes it available.
+  if (phase("deployment")) {
+    Client c;
+    c.base = kube.url();
+    c.ca = kube.ca_pem();
+    c.token = kube.token();
+    const auto t0 = Clock::now();
+    c.Do("POST", "/apis/apps/v1/namespaces/default/deployments",
+         "{\"metadata\":{\"name\":\"web\"},\"spec\":{\"replicas\":" + std::to_string(n) +
+             ",\"selector\":{\"matchLabels\":{\"app\":\"web\"}},\"template\":{\"metadata\":{"
+             "\"labels\":{\"app\":\"web\"}},\"spec\":{\"terminationGracePeriodSeconds\":1,"
+             "\"containers\":[{\"name\":\"c\",\"image\":\"nginx\"}]}}}}",
+         "application/json");
+    WaitFor([&] { return count("", "app=web") >= n; });
+    add("deployment_pods_created_ms", Ms(t0));
+    auto l = store->List(pods, "default", {.label_selector = "app=web"});
+    std::vector<std::string> names;
+    for (const auto& p : l->items) names.push_back(p->name());
+    const auto t1 = Clock::now();
+    Run(kube, 16, 0, static_cast<int>(names.size()), [&](Client& cl, int i) {
+      const std::string& name = names[static_cast<size_t>(i)];
+      const std::string b =
+          "{\"apiVersion\":\"v1\",\"kind\":\"Binding\",\"metadata\":{\"name\":\"" + name +
+          "\"},\"target\":{\"kind\":\"Node\",\"name\":\"node-" +
+          std::to_string(i % std::max(1, FLAGS_sim_nodes)) + "\"}}";
+      return cl.Do("POST", "/api/v1/namespaces/default/pods/" + name + "/binding", b,
+                   "application/json") == 201;
+    });
+    WaitFor([&] {
+      auto d = store->Get({"apps", "v1", "deployments"}, "default", "web");
+      if (!d.ok()) return false;
+      const std::string want = "\"availableReplicas\":" + std::to_string(n);
+      const size_t at = (*d)->json().find(want);
+      return at != std::string::npos && !std::isdigit((*d)->json()[at + want.size()]);
+    });
+    add("deployment_available_ms_after_first_binding", Ms(t1));
+    const auto t2 = Clock::now();
+    c.Do("DELETE", "/apis/apps/v1/namespaces/default/deployments/web",
+         "{\"propagationPolicy\":\"Background\",\"gracePeriodSeconds\":0}", "application/json");
+    WaitFor([&] { return count("", "app=web") == 0; });
+    add("deployment_deleted_ms", Ms(t2));
+  }
+
+  // Job: n completions, parallelism n, 1 s run duration.
+  if (phase("job")) {
+    Client c;
+    c.base = kube.url();
+    c.ca = kube.ca_pem();
+    c.token = kube.token();
+    const auto t0 = Clock::now();
+    c.Do("POST", "/apis/batch/v1/namespaces/default/jobs",
+         "{\"metadata\":{\"name\":\"train\"},\"spec\":{\"completions\":" + std::to_string(n) +
+             ",\"parallelism\":" + std::to_string(n) +
+             ",\"template\":{\"metadata\":{\"annotations\":{\"localkube.kai.scheduler/"
+             "run-duration\":\"1s\"}},\"spec\":{\"restartPolicy\":\"Never\",\"containers\":[{"
+             "\"name\":\"c\",\"image\":\"busybox\"}]}}}}",
+         "application/json");
+    WaitFor([&] { return count("", "job-name=train") >= n; });
+    add("job_pods_created_ms", Ms(t0));
+    auto l = store->List(pods, "default", {.label_selector = "job-name=train"});
+    std::vector<std::string> names;
+    for (const auto& p : l->items) names.push_back(p->name());
+    const auto t1 = Clock::now();
+    Run(kube, 16, 0, static_cast<int>(names.size()), [&](Client& cl, int i) {
+      const std::string& name = names[static_cast<size_t>(i)];
+      const std::string b =
+          "{\"apiVersion\":\"v1\",\"kind\":\"Binding\",\"metadata\":{\"name\":\"" + name +
+          "\"},\"target\":{\"kind\":\"Node\",\"name\":\"node-" +
+          std::to_string(i % std::max(1, FLAGS_sim_nodes)) + "\"}}";
+      return cl.Do("POST", "/api/v1/namespaces/default/pods/" + name + "/binding", b,
+                   "application/json") == 201;
+    });
+    WaitFor([&] {
+      return count("status.phase=Running", "job-name=train") >= n ||
+             count("status.phase=Succeeded", "job-name=train") > 0;
+    });
+    add("job_first_running_all_ms", Ms(t1));
+    WaitFor([&] { return count("status.phase=Succeeded", "job-name=train") >= n; });
+    add("job_all_succeeded_ms", Ms(t1));
+    WaitFor([&] {
+      auto j = store->Get({"batch", "v1", "jobs"}, "default", "train");
+      return j.ok() && (*j)->json().find("\"type\":\"Complete\"") != std::string::npos;
+    });
+    add("job_complete_ms_after_first_binding", Ms(t1));
+  }
+  add("rss_mb", RssKb() / 1024.0);
+  json += "}";
+  std::printf("%s\n", json.c_str());
+  kube.Stop();
+  return 0;
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
   gflags::ParseCommandLineFlags(&argc, &argv, true);
   curl_global_init(CURL_GLOBAL_ALL);
+  if (FLAGS_mode == "cluster") return RunCluster();
+  if (FLAGS_mode != "api") {
+    std::fprintf(stderr, "--mode must be api or cluster\n");
+    return 2;
+  }
   kai::localkube::LocalKubeOptions o;
   o.listen = "127.0.0.1:0";
   o.tls = FLAGS_tls;

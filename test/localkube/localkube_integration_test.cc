@@ -2,6 +2,7 @@
 // HTTP for watch semantics and bad input.
 #include <gtest/gtest.h>
 
+#include <atomic>
 #include <chrono>
 #include <string>
 #include <thread>
@@ -583,6 +584,40 @@ TEST_F(LocalKubeTest, CompactionGives410AndBookmarksArrive) {
   EXPECT_EQ(t.code, 200);
 }
 
+TEST_F(LocalKubeTest, FutureResourceVersionWaitsThenTimesOut) {
+  const std::string ns = Ns("future1");
+  const std::string base = "/api/v1/namespaces/" + ns + "/configmaps";
+  const std::string far =
+      std::to_string(std::stoull(RvOf(kube_->Request("GET", base).body)) + 1000000);
+  // A list not older than an RV the server has not reached: 504 after ~3 s.
+  auto l =
+      kube_->Request("GET", base + "?resourceVersionMatch=NotOlderThan&resourceVersion=" + far);
+  EXPECT_EQ(l.code, 504) << l.body;
+  EXPECT_NE(l.body.find("\"reason\":\"Timeout\""), std::string::npos) << l.body;
+  EXPECT_NE(
+      l.body.find("\"message\":\"Timeout: Too large resource version: " + far + ", current: "),
+      std::string::npos)
+      << l.body;
+  EXPECT_NE(l.body.find("\"reason\":\"ResourceVersionTooLarge\""), std::string::npos) << l.body;
+  EXPECT_NE(l.body.find("\"retryAfterSeconds\":1"), std::string::npos) << l.body;
+  // A watch-list from it: the stream (200) carries one ERROR event with that status.
+  auto wl = kube_->WatchFor(base +
+                                "?watch=1&sendInitialEvents=true&allowWatchBookmarks=true&"
+                                "resourceVersionMatch=NotOlderThan&resourceVersion=" +
+                                far,
+                            10);
+  EXPECT_EQ(wl.code, 200);
+  auto lines = Lines(wl.body);
+  ASSERT_EQ(lines.size(), 1u) << wl.body;
+  EXPECT_EQ(lines[0].rfind("{\"type\":\"ERROR\"", 0), 0u) << wl.body;
+  EXPECT_NE(lines[0].find("\"code\":504"), std::string::npos) << wl.body;
+  EXPECT_NE(lines[0].find("ResourceVersionTooLarge"), std::string::npos) << wl.body;
+  // A plain watch from it is accepted and silent until the RV is reached.
+  auto w = kube_->WatchFor(base + "?watch=1&allowWatchBookmarks=true&resourceVersion=" + far, 0.5);
+  EXPECT_EQ(w.code, 200);
+  EXPECT_EQ(w.body, "");
+}
+
 TEST_F(LocalKubeTest, WatchSelectorTransitions) {
   const std::string ns = Ns("seltrans");
   const std::string base = "/api/v1/namespaces/" + ns + "/configmaps";
@@ -725,6 +760,133 @@ TEST_F(LocalKubeTest, FaultInjection) {
   EXPECT_EQ(kube_->Request("GET", "/api/v1/namespaces/" + ns + "/configmaps/f").code, 500);
   EXPECT_EQ(kube_->Request("GET", "/api/v1/namespaces/" + ns + "/configmaps/f").code, 500);
   EXPECT_EQ(kube_->Request("GET", "/api/v1/namespaces/" + ns + "/configmaps/f").code, 200);
+}
+
+TEST_F(LocalKubeTest, FaultInjectionAudit) {
+  const std::string ns = Ns("faults2");
+  const std::string base = "/api/v1/namespaces/" + ns + "/configmaps";
+  ASSERT_EQ(kube_->Request("POST", base, R"({"metadata":{"name":"c"}})").code, 201);
+  // 409 Conflict on the next update.
+  ASSERT_EQ(
+      kube_->Request("POST", "/localkube/faults", "verb=update,resource=configmaps,code=409").code,
+      200);
+  auto r = kube_->Request("PUT", base + "/c", R"({"metadata":{"name":"c"},"data":{"a":"1"}})");
+  EXPECT_EQ(r.code, 409) << r.body;
+  EXPECT_NE(r.body.find("\"reason\":\"Conflict\""), std::string::npos) << r.body;
+  r = kube_->Request("PUT", base + "/c", R"({"metadata":{"name":"c"},"data":{"a":"1"}})");
+  EXPECT_EQ(r.code, 200) << r.body;
+  // count -1 lasts until cleared; it is listed; the namespace filter limits it.
+  ASSERT_EQ(kube_
+                ->Request("POST", "/localkube/faults",
+                          R"({"verb":"get","resource":"configmaps","namespace":")" + ns +
+                              R"(","code":503,"count":-1,"retryAfter":4,"message":"down"})")
+                .code,
+            200);
+  for (int i = 0; i < 3; ++i) {
+    r = kube_->Request("GET", base + "/c");
+    EXPECT_EQ(r.code, 503) << r.body;
+    EXPECT_EQ(r.headers["retry-after"], "4");
+    EXPECT_NE(r.body.find("down"), std::string::npos) << r.body;
+  }
+  EXPECT_EQ(kube_->Request("GET", "/api/v1/namespaces/default/configmaps/kube-root-ca.crt").code,
+            200);
+  r = kube_->Request("GET", "/localkube/faults");
+  EXPECT_NE(r.body.find("\"code\":503,\"count\":-1,\"retryAfter\":4"), std::string::npos) << r.body;
+  ASSERT_EQ(kube_->Request("POST", "/localkube/faults/clear").code, 200);
+  EXPECT_EQ(kube_->Request("GET", "/localkube/faults").body, "[]");
+  EXPECT_EQ(kube_->Request("GET", base + "/c").code, 200);
+  // Subresources: pods/binding fails, the pod itself does not.
+  ASSERT_TRUE(K({"apply", "-n", ns, "-f", "-"}, kPod).ok());
+  ASSERT_EQ(
+      kube_->Request("POST", "/localkube/faults", "verb=create,resource=pods/binding,code=500")
+          .code,
+      200);
+  const std::string binding =
+      R"({"apiVersion":"v1","kind":"Binding","metadata":{"name":"web"},"target":{"kind":"Node","name":"n"}})";
+  EXPECT_EQ(kube_->Request("POST", "/api/v1/namespaces/" + ns + "/pods/web/binding", binding).code,
+            500);
+  EXPECT_EQ(kube_->Request("GET", "/api/v1/namespaces/" + ns + "/pods/web").code, 200);
+  EXPECT_EQ(kube_->Request("POST", "/api/v1/namespaces/" + ns + "/pods/web/binding", binding).code,
+            201);
+  // kubectl sees the injected errors as a real server's.
+  ASSERT_EQ(kube_
+                ->Request("POST", "/localkube/faults",
+                          "verb=list,resource=configmaps,code=429,count=1,retryAfter=1")
+                .code,
+            200);
+  CommandResult k = K({"get", "cm", "-n", ns, "-o", "name"});  // client-go retries the 429
+  EXPECT_TRUE(k.ok()) << k.err;
+  EXPECT_NE(k.out.find("configmap/c"), std::string::npos);
+  ASSERT_EQ(
+      kube_->Request("POST", "/localkube/faults", "verb=delete,resource=configmaps,code=500").code,
+      200);
+  k = K({"delete", "cm", "c", "-n", ns});
+  EXPECT_FALSE(k.ok());
+  EXPECT_NE(k.err.find("injected fault"), std::string::npos) << k.err;
+  // Watches: the verb "watch" fails; dropping ends open watches (clients re-watch).
+  ASSERT_EQ(
+      kube_->Request("POST", "/localkube/faults", "verb=watch,resource=configmaps,code=500").code,
+      200);
+  EXPECT_EQ(kube_->WatchFor(base + "?watch=1", 0.5).code, 500);
+  std::atomic<bool> ended{false};
+  std::thread watcher([&] {
+    kube_->WatchFor("/api/v1/namespaces/" + ns + "/secrets?watch=1&timeoutSeconds=60", 60);
+    ended = true;
+  });
+  auto watches = [&] {
+    const std::string body = kube_->Request("GET", "/localkube/stats").body;
+    const size_t p = body.find("\"watches\":");
+    return p == std::string::npos ? -1 : std::stoi(body.substr(p + 10));
+  };
+  for (int i = 0; i < 100 && watches() < 1; ++i) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(50));
+  }
+  EXPECT_GE(watches(), 1);
+  EXPECT_FALSE(ended.load());
+  ASSERT_EQ(kube_->Request("POST", "/localkube/watches/drop").code, 200);
+  for (int i = 0; i < 100 && !ended.load(); ++i) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(50));
+  }
+  EXPECT_TRUE(ended.load());
+  watcher.join();
+  // Latency: global, then per rule (no error code: the request only waits).
+  ASSERT_EQ(kube_->Request("POST", "/localkube/latency?ms=300").code, 200);
+  auto t0 = std::chrono::steady_clock::now();
+  EXPECT_EQ(kube_->Request("GET", base).code, 200);
+  EXPECT_GE(std::chrono::steady_clock::now() - t0, std::chrono::milliseconds(300));
+  ASSERT_EQ(kube_->Request("POST", "/localkube/latency?ms=0").code, 200);
+  ASSERT_EQ(kube_->Request("POST", "/localkube/faults", R"({"verb":"get","latencyMs":250})").code,
+            200);
+  t0 = std::chrono::steady_clock::now();
+  EXPECT_EQ(kube_->Request("GET", base + "/c").code, 200);
+  EXPECT_GE(std::chrono::steady_clock::now() - t0, std::chrono::milliseconds(250));
+  ASSERT_EQ(kube_->Request("POST", "/localkube/faults/clear").code, 200);
+  EXPECT_EQ(kube_->Request("POST", "/localkube/nope").code, 404);
+  EXPECT_EQ(kube_->Request("DELETE", "/localkube/faults").code, 405);
+}
+
+TEST(LocalKubeProcessTest, FaultAndLatencyFlags) {
+  auto p = LocalKubeProcess::Start(
+      {.args = {"--fault=verb=create,resource=configmaps,code=503,count=1,retryAfter=3;"
+                "verb=get,resource=secrets,code=404,count=-1",
+                "--latency-ms=200"}});
+  ASSERT_TRUE(p.ok()) << p.status();
+  auto t0 = std::chrono::steady_clock::now();
+  auto r = (*p)->Request("POST", "/api/v1/namespaces/default/configmaps",
+                         R"({"metadata":{"name":"x"}})");
+  EXPECT_GE(std::chrono::steady_clock::now() - t0, std::chrono::milliseconds(200));
+  EXPECT_EQ(r.code, 503) << r.body;
+  EXPECT_EQ(r.headers["retry-after"], "3");
+  EXPECT_EQ(
+      (*p)->Request("POST", "/api/v1/namespaces/default/configmaps", R"({"metadata":{"name":"x"}})")
+          .code,
+      201);
+  EXPECT_EQ((*p)->Request("GET", "/api/v1/namespaces/default/secrets/any").code, 404);
+  EXPECT_EQ((*p)->Request("GET", "/api/v1/namespaces/default/secrets/any").code, 404);
+  auto bad = LocalKubeProcess::Start({.args = {"--fault=verb=get,frequency=3"}});
+  ASSERT_FALSE(bad.ok());
+  EXPECT_NE(bad.status().message().find("fault rule: unknown key frequency"), std::string::npos)
+      << bad.status();
 }
 
 TEST(LocalKubeProcessTest, TokenAuthAndPlainHttp) {

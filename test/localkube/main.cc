@@ -53,6 +53,10 @@ DEFINE_string(node_status_interval, "1m",
               "how often the simulated kubelet refreshes a node's Ready heartbeat");
 DEFINE_string(node_lease_interval, "10s",
               "how often the simulated kubelet renews a node's lease in kube-node-lease");
+DEFINE_string(data_dir, "",
+              "persist objects and the resourceVersion counter here (write-ahead log + snapshot) "
+              "and reload them at start; also keeps the generated certificates and admin token");
+DEFINE_string(data_fsync_interval, "1s", "how often the write-ahead log is fsynced");
 DEFINE_bool(controllers, true,
             "run the Deployment, ReplicaSet and Job controllers (kube-controller-manager's part)");
 DEFINE_string(resource_reservation_namespace, "kai-resource-reservation",
@@ -156,6 +160,14 @@ int main(int argc, char** argv) {
   }
   o.simulation.kubelet.reservation_namespace = FLAGS_resource_reservation_namespace;
   o.simulation.controllers = FLAGS_controllers;
+  o.data_dir = FLAGS_data_dir;
+  {
+    auto d = kai::ParseGoDuration(FLAGS_data_fsync_interval);
+    if (!d.ok() || d->count() < 0) {
+      return fail("--data-fsync-interval: invalid duration \"" + FLAGS_data_fsync_interval + "\"");
+    }
+    o.data_fsync_interval = *d;
+  }
 
   signal(SIGPIPE, SIG_IGN);
   kai::localkube::LocalKube server(o);

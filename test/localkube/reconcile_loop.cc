@@ -1,6 +1,7 @@
 #include "test/localkube/reconcile_loop.h"
 
 #include <glog/logging.h>
+#include <pthread.h>
 
 #include <algorithm>
 
@@ -25,7 +26,10 @@ void ReconcileLoop::Start() {
   if (started_) return;
   started_ = true;
   stop_ = false;
-  thread_ = std::thread([this] { Run(); });
+  thread_ = std::thread([this] {
+    pthread_setname_np(pthread_self(), name_.substr(0, 15).c_str());  // for profilers
+    Run();
+  });
 }
 
 void ReconcileLoop::Stop() {

@@ -1,6 +1,10 @@
 #include "test/localkube/server.h"
 
 #include <glog/logging.h>
+#include <sys/stat.h>
+
+#include <cerrno>
+#include <cstring>
 
 #include "kube/base/file.h"
 #include "kube/base/strings.h"
@@ -8,6 +12,7 @@
 #include "test/localkube/crd.h"
 #include "test/localkube/http_server.h"
 #include "test/localkube/json.h"
+#include "test/localkube/persistence.h"
 #include "test/localkube/tls.h"
 #include "test/localkube/types.h"
 #include "test/localkube/webhooks.h"
@@ -86,6 +91,18 @@ StatusOr<std::map<std::string, UserInfo>> ReadTokenFile(const std::string& path,
   return out;
 }
 
+Status MakeDataDir(const std::string& dir) {
+  std::string cur;
+  for (const std::string& part : StrSplit(dir, '/')) {
+    cur += part + "/";
+    if (part.empty()) continue;
+    if (::mkdir(cur.c_str(), 0755) != 0 && errno != EEXIST) {
+      return InternalError("mkdir " + cur + ": " + std::strerror(errno));
+    }
+  }
+  return Status::OK();
+}
+
 Status CreateIfMissing(Store* store, const GroupVersionResource& gvr, const std::string& ns,
                        const std::string& json) {
   WriteOptions wo;
@@ -153,8 +170,18 @@ Status LocalKube::Start() {
   const bool anonymous = options_.anonymous || tokens.empty();
   if (token_.empty()) {
     // kubectl prompts for a password when a secure server's kubeconfig user has no credentials,
-    // so the kubeconfig always carries a token: an admin token generated at start.
+    // so the kubeconfig always carries a token: an admin token generated at start (kept in the
+    // data directory, so kubeconfigs stay valid across restarts).
     token_ = "localkube-" + random_->AlphaNumeric(32);
+    if (!options_.data_dir.empty()) {
+      auto saved = ReadFile(options_.data_dir + "/admin-token");
+      if (saved.ok() && !StripWhitespace(*saved).empty()) {
+        token_ = std::string(StripWhitespace(*saved));
+      } else {
+        KAI_RETURN_IF_ERROR(MakeDataDir(options_.data_dir));
+        KAI_RETURN_IF_ERROR(WriteFileAtomic(options_.data_dir + "/admin-token", token_, 0600));
+      }
+    }
     UserInfo admin;
     admin.username = "kubernetes-admin";
     admin.groups = {"system:masters", "system:authenticated"};
@@ -195,10 +222,34 @@ Status LocalKube::Start() {
       if (host_ != "127.0.0.1" && host_ != "localhost" && host_ != "::1" && host_ != "0.0.0.0") {
         hosts.push_back(host_);
       }
-      KAI_ASSIGN_OR_RETURN(CertBundle b, GenerateCerts(hosts));
-      cert = b.cert_pem;
-      key = b.key_pem;
-      ca_pem_ = b.ca_pem;
+      // With a data directory the generated certificates are kept (for the same listen host).
+      const std::string pki = options_.data_dir.empty() ? "" : options_.data_dir + "/pki";
+      bool loaded = false;
+      if (!pki.empty()) {
+        auto h = ReadFile(pki + "/host");
+        auto c = ReadFile(pki + "/tls.crt");
+        auto k = ReadFile(pki + "/tls.key");
+        auto ca = ReadFile(pki + "/ca.crt");
+        if (h.ok() && *h == host_ && c.ok() && k.ok() && ca.ok()) {
+          cert = *c;
+          key = *k;
+          ca_pem_ = *ca;
+          loaded = true;
+        }
+      }
+      if (!loaded) {
+        KAI_ASSIGN_OR_RETURN(CertBundle b, GenerateCerts(hosts));
+        cert = b.cert_pem;
+        key = b.key_pem;
+        ca_pem_ = b.ca_pem;
+        if (!pki.empty()) {
+          KAI_RETURN_IF_ERROR(MakeDataDir(pki));
+          KAI_RETURN_IF_ERROR(WriteFileAtomic(pki + "/tls.crt", cert, 0644));
+          KAI_RETURN_IF_ERROR(WriteFileAtomic(pki + "/tls.key", key, 0600));
+          KAI_RETURN_IF_ERROR(WriteFileAtomic(pki + "/ca.crt", ca_pem_, 0644));
+          KAI_RETURN_IF_ERROR(WriteFileAtomic(pki + "/host", host_, 0644));
+        }
+      }
     }
   }
 
@@ -222,6 +273,18 @@ Status LocalKube::Start() {
           .IgnoreError();
     }
   });
+  // Persistence: reload, then log every commit (before any controller or client writes).
+  if (!options_.data_dir.empty()) {
+    PersistenceOptions po;
+    po.fsync_interval = options_.data_fsync_interval;
+    KAI_ASSIGN_OR_RETURN(persistence_, Persistence::Open(options_.data_dir, clock_, po));
+    KAI_RETURN_IF_ERROR(
+        persistence_->Restore(store_.get(), [this](const ObjectPtr& crd) { crds_->Serve(crd); }));
+    KAI_RETURN_IF_ERROR(persistence_->Start(store_.get()));
+    LOG(INFO) << "localkube: restored " << persistence_->stats().restored_objects
+              << " objects from " << options_.data_dir << " (resourceVersion "
+              << persistence_->stats().restored_rv << ")";
+  }
   crds_->Start();
   store_->Start();
   for (const char* ns : {"default", "kube-system", "kube-public", "kube-node-lease"}) {
@@ -250,6 +313,9 @@ Status LocalKube::Start() {
   hopts.tokens = tokens;
   hopts.allow_anonymous = anonymous;
   hopts.bookmark_interval = options_.bookmark_interval;
+  if (persistence_) {
+    hopts.after_write = [this] { persistence_->WaitWritten(store_->CurrentResourceVersion()); };
+  }
   handler_ = std::make_unique<ApiHandler>(store_.get(), &faults_, hopts);
 
   HttpServerOptions sopts;
@@ -277,6 +343,10 @@ void LocalKube::Stop() {
   if (http_) http_->Stop();
   if (cluster_) cluster_->Stop();
   if (store_) store_->Shutdown();
+  if (persistence_) {
+    Status s = persistence_->Close();
+    if (!s.ok()) LOG(ERROR) << "localkube: persistence: " << s;
+  }
   started_ = false;
 }
 

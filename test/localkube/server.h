@@ -21,6 +21,7 @@ class ApiHandler;
 class HttpServer;
 class CrdController;
 class WebhookAdmission;
+class Persistence;
 
 struct LocalKubeOptions {
   std::string listen = "127.0.0.1:0";
@@ -46,6 +47,10 @@ struct LocalKubeOptions {
   size_t max_connections = 4096;
   // Simulated nodes, kubelet and workload controllers.
   SimulationOptions simulation;
+  // Persistence (--data-dir): objects, the resourceVersion counter, and the generated
+  // certificates and admin token survive restarts. Empty: in memory only.
+  std::string data_dir;
+  Duration data_fsync_interval = std::chrono::seconds(1);
 };
 
 class LocalKube {
@@ -70,6 +75,7 @@ class LocalKube {
   ResourceRegistry* registry() { return &registry_; }
   Faults* faults() { return &faults_; }
   SimulatedCluster* cluster() { return cluster_.get(); }
+  Persistence* persistence() { return persistence_.get(); }
 
  private:
   LocalKubeOptions options_;
@@ -83,6 +89,7 @@ class LocalKube {
   std::unique_ptr<ApiHandler> handler_;
   std::unique_ptr<HttpServer> http_;
   std::unique_ptr<SimulatedCluster> cluster_;
+  std::unique_ptr<Persistence> persistence_;
   std::string ca_pem_;
   std::string token_;
   std::string host_;

@@ -8,7 +8,10 @@ namespace kai::localkube {
 
 SimulatedCluster::SimulatedCluster(Store* store, SimulationOptions options)
     : store_(store), options_(std::move(options)), kubelet_(store, options_.kubelet) {
-  if (options_.controllers) controllers_ = std::make_unique<WorkloadControllers>(store);
+  if (options_.controllers) {
+    controllers_ = std::make_unique<WorkloadControllers>(store, std::chrono::minutes(5),
+                                                         options_.job_pod_batch_period);
+  }
 }
 
 SimulatedCluster::~SimulatedCluster() { Stop(); }

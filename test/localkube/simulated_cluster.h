@@ -23,6 +23,9 @@ struct SimulationOptions {
   KubeletOptions kubelet;
   // Deployment, ReplicaSet and Job controllers (kube-controller-manager's part of a cluster).
   bool controllers = true;
+  // The Job controller syncs a job at most this often for changes of its pods (the real
+  // controller's syncJobBatchPeriod); 0 syncs at once (tests on a FakeClock).
+  Duration job_pod_batch_period = std::chrono::seconds(1);
 };
 
 class SimulatedCluster {

@@ -240,6 +240,8 @@ void Store::DropTable(const GroupResource& storage) {
   it->second->cv.notify_all();
   for (const auto& [key, obj] : it->second->objects) {
     by_uid_.erase(obj->uid());
+    // Objects that go with their table are gone for persistence too.
+    if (sink_ != nullptr) sink_->Committed(storage, key, rv_, nullptr);
   }
   // Watchers still hold a raw pointer until they notice `dropped`; keep the table alive by
   // parking it (tables are few; CRD deletions are rare).
@@ -298,12 +300,13 @@ std::vector<std::pair<GroupResource, ObjectPtr>> Store::Dependents(
     std::string_view owner_uid) const {
   std::lock_guard l(mu_);
   std::vector<std::pair<GroupResource, ObjectPtr>> out;
-  auto range = dependents_.equal_range(std::string(owner_uid));
-  for (auto it = range.first; it != range.second; ++it) {
-    Table* t = FindTable(it->second.storage);
+  auto deps = dependents_.find(std::string(owner_uid));
+  if (deps == dependents_.end()) return out;
+  for (const auto& [gr, key] : deps->second) {
+    Table* t = FindTable(gr);
     if (t == nullptr) continue;
-    auto oit = t->objects.find(it->second.key);
-    if (oit != t->objects.end()) out.emplace_back(it->second.storage, oit->second);
+    auto oit = t->objects.find(key);
+    if (oit != t->objects.end()) out.emplace_back(gr, oit->second);
   }
   std::sort(out.begin(), out.end(), [](const auto& a, const auto& b) {
     return std::tie(a.first, a.second->namespace_(), a.second->name()) <
@@ -313,22 +316,28 @@ std::vector<std::pair<GroupResource, ObjectPtr>> Store::Dependents(
 }
 
 void Store::IndexLocked(const GroupResource& gr, const ObjectPtr& old, const ObjectPtr& now) {
+  // Most updates keep the uid and the owners: nothing to re-index (and re-indexing would scan
+  // every sibling under the same owner).
+  if (old && now && old->uid() == now->uid() &&
+      old->owner_references().size() == now->owner_references().size() &&
+      std::equal(old->owner_references().begin(), old->owner_references().end(),
+                 now->owner_references().begin(),
+                 [](const OwnerReference& a, const OwnerReference& b) { return a.uid == b.uid; })) {
+    return;
+  }
   if (old) {
     if (!now || now->uid() != old->uid()) by_uid_.erase(old->uid());
     for (const OwnerReference& o : old->owner_references()) {
-      auto range = dependents_.equal_range(o.uid);
-      for (auto it = range.first; it != range.second; ++it) {
-        if (it->second.storage == gr && it->second.key == old->Key()) {
-          dependents_.erase(it);
-          break;
-        }
-      }
+      auto deps = dependents_.find(o.uid);
+      if (deps == dependents_.end()) continue;
+      deps->second.erase({gr, old->Key()});
+      if (deps->second.empty()) dependents_.erase(deps);
     }
   }
   if (now) {
     by_uid_[now->uid()] = ObjectLocation{gr, now->Key()};
     for (const OwnerReference& o : now->owner_references()) {
-      dependents_.emplace(o.uid, ObjectLocation{gr, now->Key()});
+      dependents_[o.uid].insert({gr, now->Key()});
     }
   }
 }
@@ -350,6 +359,23 @@ void Store::AppendEventLocked(Table* t, EventType type, const ObjectPtr& obj,
     ++t->first_seq;
   }
   t->cv.notify_all();
+  if (rv_waiters_ > 0) rv_cv_.notify_all();
+}
+
+Status Store::WaitForResourceVersionLocked(std::unique_lock<std::mutex>& l, uint64_t want) const {
+  if (want <= rv_) return Status::OK();
+  const MonoTime deadline = clock_->NowMonotonic() + std::chrono::seconds(3);
+  ++rv_waiters_;
+  while (want > rv_ && !clock_->WaitUntil(rv_cv_, l, deadline)) {
+  }
+  --rv_waiters_;
+  if (want <= rv_) return Status::OK();
+  // storage.NewTooLargeResourceVersionError: a Timeout with a cause, retry after 1 s.
+  Status s = ErrTimeout("Timeout: Too large resource version: " + std::to_string(want) +
+                        ", current: " + std::to_string(rv_));
+  s.AddCause({"ResourceVersionTooLarge", "", "Too large resource version"});
+  s.SetRetryAfterSeconds(1);
+  return s;
 }
 
 StatusOr<ObjectPtr> Store::CommitLocked(Table* t, const std::string& key,
@@ -392,6 +418,7 @@ StatusOr<ObjectPtr> Store::CommitLocked(Table* t, const std::string& key,
     t->objects.erase(it);
     IndexLocked(t->info->storage, current, nullptr);
     AppendEventLocked(t, EventType::kDeleted, gone, current);
+    if (sink_ != nullptr) sink_->Committed(t->info->storage, key, rv, nullptr);
     return gone;
   }
   ObjectPtr now = ObjectBuilder::Seal(std::move(c.pending), rv);
@@ -402,6 +429,7 @@ StatusOr<ObjectPtr> Store::CommitLocked(Table* t, const std::string& key,
   }
   IndexLocked(t->info->storage, current, now);
   AppendEventLocked(t, current ? EventType::kModified : EventType::kAdded, now, current);
+  if (sink_ != nullptr) sink_->Committed(t->info->storage, key, rv, now);
   return now;
 }
 
@@ -820,20 +848,8 @@ StatusOr<ListResult> Store::List(const GroupVersionResource& gvr, std::string_vi
       return ErrBadRequest("resourceVersionMatch is forbidden unless resourceVersion is provided");
     }
     std::unique_lock l(mu_);
-    if (has_rv && want > rv_) {
-      // The real server waits a few seconds for a future RV, then times out.
-      const MonoTime deadline = clock_->NowMonotonic() + std::chrono::seconds(3);
-      Table* t = FindTable(r->storage);
-      while (t != nullptr && want > rv_ && !clock_->WaitUntil(t->cv, l, deadline)) {
-      }
-      if (want > rv_) {
-        Status s = ErrTimeout("Too large resource version: " + std::to_string(want) +
-                              ", current: " + std::to_string(rv_));
-        s.AddCause({"ResourceVersionTooLarge", "", "Too large resource version"});
-        s.SetRetryAfterSeconds(1);
-        return s;
-      }
-    }
+    // The real server waits a few seconds for a future RV, then times out.
+    if (has_rv) KAI_RETURN_IF_ERROR(WaitForResourceVersionLocked(l, want));
     if (has_rv && opts.resource_version_match == "Exact" && want != rv_) {
       return ErrExpired("too old resource version: " + std::to_string(want) + " (" +
                         std::to_string(rv_) + ")");
@@ -1530,14 +1546,14 @@ class StoreWatch : public Watch {
   }
 
   // Called under the store lock at creation.
-  void InitLocked(bool initial, uint64_t start_rv, bool expired, uint64_t compacted) {
+  // `error` (410 Expired, 504 too large) is the watch's only event: the real server answers a
+  // watch whose resourceVersion parsed with an ERROR event on a 200 stream.
+  void InitLocked(bool initial, uint64_t start_rv, const Status& error) {
     ++table_->watchers;
     ++store_->active_watches_;
-    if (expired) {
+    if (!error.ok()) {
       expired_ = true;
-      Status s = ErrExpired("too old resource version: " + std::to_string(start_rv) + " (" +
-                            std::to_string(compacted) + ")");
-      pending_.push_back(WatchEvent{EventType::kError, nullptr, 0, false, s, nullptr});
+      pending_.push_back(WatchEvent{EventType::kError, nullptr, 0, false, error, nullptr});
       return;
     }
     if (initial) {
@@ -1559,7 +1575,10 @@ class StoreWatch : public Watch {
       next_seq_ = table_->first_seq + table_->ring.size();
       return;
     }
-    // First event with rv > start_rv.
+    // First event with rv > start_rv. A start_rv ahead of the store (a client that saw a newer
+    // RV elsewhere) waits silently, like the watch cache: no event up to it, and no bookmark
+    // before the store reaches it.
+    min_rv_ = start_rv;
     auto pos = std::upper_bound(
         table_->ring.begin(), table_->ring.end(), start_rv,
         [](uint64_t rv, const std::shared_ptr<const StoredEvent>& e) { return rv < e->rv; });
@@ -1607,7 +1626,9 @@ class StoreWatch : public Watch {
         next_seq_ += n;
         l.unlock();
         const size_t before = out->size();
-        for (const auto& ev : batch) Filter(*ev, out);
+        for (const auto& ev : batch) {
+          if (ev->rv > min_rv_) Filter(*ev, out);
+        }
         if (!batch.empty()) last_rv_ = batch.back()->rv;
         if (out->size() > before) return true;
         batch.clear();
@@ -1618,6 +1639,9 @@ class StoreWatch : public Watch {
       if (deadline_ && now >= *deadline_) {
         ended_ = true;
         return false;
+      }
+      if (opts_.allow_bookmarks && now >= next_bookmark_ && store_->rv_ < min_rv_) {
+        next_bookmark_ = now + opts_.bookmark_interval;  // nothing to bookmark yet
       }
       if (opts_.allow_bookmarks && now >= next_bookmark_) {
         WatchEvent b;
@@ -1676,6 +1700,7 @@ class StoreWatch : public Watch {
   uint64_t epoch_;
   uint64_t next_seq_ = 0;
   uint64_t last_rv_ = 0;
+  uint64_t min_rv_ = 0;  // events at or below it are not sent
   std::optional<MonoTime> deadline_;
   MonoTime next_bookmark_;
   std::deque<WatchEvent> pending_;
@@ -1711,14 +1736,73 @@ StatusOr<std::unique_ptr<Watch>> Store::StartWatch(const GroupVersionResource& g
                                         "to true")});
     }
   }
-  std::lock_guard l(mu_);
+  std::unique_lock l(mu_);
   Table* t = FindTable(r->storage);
   if (t == nullptr) return ErrNotFound(ResourceWhat(*r), "");
+  Status error;
+  if (has_rv && opts.send_initial_events) {
+    // A watch-list must start from state at least as new as its RV: wait for it (the watch
+    // cache's waitUntilFreshAndBlock), else one ERROR event 504.
+    error = WaitForResourceVersionLocked(l, start);
+  } else if (has_rv && start < t->compacted_rv) {
+    error = ErrExpired("too old resource version: " + std::to_string(start) + " (" +
+                       std::to_string(t->compacted_rv) + ")");
+  }
   auto w = std::make_unique<StoreWatch>(this, t, ns, std::move(ls), std::move(fs), opts);
   const bool initial = !has_rv || opts.send_initial_events;
-  const bool expired = has_rv && !opts.send_initial_events && start < t->compacted_rv;
-  w->InitLocked(initial, start, expired, t->compacted_rv);
+  w->InitLocked(initial, start, error);
   return std::unique_ptr<Watch>(std::move(w));
+}
+
+Status Store::Restore(const GroupResource& storage, std::string_view json) {
+  std::lock_guard l(mu_);
+  Table* t = FindTable(storage);
+  if (t == nullptr) return NotFoundError("no resource " + storage.ToString());
+  KAI_ASSIGN_OR_RETURN(ObjectPtr obj, ObjectBuilder::FromJson(json, t->info->selectable_fields));
+  const std::string key = obj->Key();
+  auto it = t->objects.find(key);
+  const ObjectPtr old = it == t->objects.end() ? nullptr : it->second;
+  t->objects[key] = obj;
+  IndexLocked(storage, old, obj);
+  rv_ = std::max(rv_, obj->resource_version());
+  return Status::OK();
+}
+
+void Store::FinishRestore(uint64_t rv) {
+  std::vector<std::pair<GroupResource, ObjectPtr>> gc;
+  {
+    std::lock_guard l(mu_);
+    rv_ = std::max(rv_, rv);
+    for (auto& [gr, t] : tables_) {
+      t->first_seq += t->ring.size();
+      t->ring.clear();
+      t->compacted_rv = rv_;
+      for (const auto& [key, obj] : t->objects) {
+        if (obj->deleting() || !obj->owner_references().empty()) gc.emplace_back(gr, obj);
+      }
+    }
+  }
+  for (const auto& [gr, obj] : gc) gc_->Requeue(gr, obj);
+}
+
+uint64_t Store::SnapshotAndAttach(CommitSink* sink,
+                                  std::vector<std::pair<GroupResource, ObjectPtr>>* objects) {
+  std::lock_guard l(mu_);
+  sink_ = sink;
+  if (objects != nullptr) {
+    for (const auto& [gr, t] : tables_) {
+      for (const auto& [key, obj] : t->objects) objects->emplace_back(gr, obj);
+    }
+  }
+  return rv_;
+}
+
+uint64_t Store::SnapshotObjects(std::vector<std::pair<GroupResource, ObjectPtr>>* objects) const {
+  std::lock_guard l(mu_);
+  for (const auto& [gr, t] : tables_) {
+    for (const auto& [key, obj] : t->objects) objects->emplace_back(gr, obj);
+  }
+  return rv_;
 }
 
 void Store::CompactHistory() {

@@ -16,6 +16,7 @@
 #include <memory>
 #include <mutex>
 #include <optional>
+#include <set>
 #include <string>
 #include <string_view>
 #include <thread>
@@ -143,6 +144,16 @@ struct StoreOptions {
   std::function<bool(std::string_view node_name)> node_has_kubelet;
 };
 
+// Receives every committed change in commit (resourceVersion) order, under the store lock:
+// implementations only queue (persistence's write-ahead log).
+class CommitSink {
+ public:
+  virtual ~CommitSink() = default;
+  // `now` is null when the object was removed.
+  virtual void Committed(const GroupResource& storage, const std::string& key, uint64_t rv,
+                         const ObjectPtr& now) = 0;
+};
+
 // A location of a stored object.
 struct ObjectLocation {
   GroupResource storage;
@@ -227,6 +238,21 @@ class Store {
   void DropWatches();
   size_t ActiveWatches() const;
 
+  // Persistence.
+  // Inserts an object exactly as it was stored (uid, resourceVersion, timestamps), without the
+  // write pipeline, watch events or observers. The resource's table must exist.
+  Status Restore(const GroupResource& storage, std::string_view json);
+  // After Restore calls: the resourceVersion counter continues after `rv`, watch history starts
+  // there (older resourceVersions get 410), and restored deletions, finalizers and owner
+  // references are handed to the garbage collector.
+  void FinishRestore(uint64_t rv);
+  // Atomically: every stored object (sorted by resource and key) and the current
+  // resourceVersion, and `sink` receives every later commit. Pass null to detach.
+  uint64_t SnapshotAndAttach(CommitSink* sink,
+                             std::vector<std::pair<GroupResource, ObjectPtr>>* objects);
+  // Every stored object and the current resourceVersion (consistent).
+  uint64_t SnapshotObjects(std::vector<std::pair<GroupResource, ObjectPtr>>* objects) const;
+
   // The object with `uid`, if stored.
   ObjectPtr FindByUid(std::string_view uid, GroupResource* storage = nullptr) const;
   // Objects whose ownerReferences name `owner_uid`.
@@ -257,6 +283,10 @@ class Store {
                                    Commit&& c);
   void AppendEventLocked(Table* t, EventType type, const ObjectPtr& obj, const ObjectPtr& prev);
   void IndexLocked(const GroupResource& gr, const ObjectPtr& old, const ObjectPtr& now);
+  // Waits (on the injected clock, at most 3 s: the watch cache's blockTimeout) until the
+  // resourceVersion counter reaches `want`; else the real server's 504 Timeout "Too large
+  // resource version". `l` holds mu_.
+  Status WaitForResourceVersionLocked(std::unique_lock<std::mutex>& l, uint64_t want) const;
   void NotifyGc(const ObjectPtr& old, const ObjectPtr& now, const GroupResource& gr);
 
   ResourceRegistry* registry_;
@@ -267,10 +297,14 @@ class Store {
 
   mutable std::mutex mu_;
   uint64_t rv_ = 1;
+  mutable std::condition_variable rv_cv_;  // notified by commits while rv_waiters_ > 0
+  mutable size_t rv_waiters_ = 0;
   std::map<GroupResource, std::unique_ptr<Table>> tables_;
   std::unordered_map<std::string, ObjectLocation> by_uid_;
-  std::unordered_multimap<std::string, ObjectLocation> dependents_;  // owner uid -> dependent
+  // owner uid -> dependents (storage resource, key)
+  std::unordered_map<std::string, std::set<std::pair<GroupResource, std::string>>> dependents_;
   std::atomic<uint64_t> drop_epoch_{0};
+  CommitSink* sink_ = nullptr;  // guarded by mu_
   std::atomic<size_t> active_watches_{0};
 
   struct ContinueSnapshot {

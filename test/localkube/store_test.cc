@@ -3,6 +3,10 @@
 
 #include <gtest/gtest.h>
 
+#include <chrono>
+#include <future>
+#include <thread>
+
 #include "kube/base/fake_clock.h"
 #include "test/localkube/crd.h"
 #include "test/localkube/json.h"
@@ -189,6 +193,118 @@ TEST_F(StoreTest, WatchFromResourceVersionAndSelectorTransitions) {
   // The DELETED for leaving the selector carries the old labels at the event's RV.
   EXPECT_NE(ev[1].object->json().find("\"a\":\"1\""), std::string::npos);
   EXPECT_EQ(ev[1].object->resource_version(), ev[1].resource_version);
+}
+
+// Blocks until one more thread waits on the fake clock than `base` (the call under test has
+// started its timed wait); bounded so a regression fails instead of hanging.
+void AwaitWaiter(const FakeClock& clock, int base) {
+  const auto give_up = std::chrono::steady_clock::now() + std::chrono::seconds(30);
+  while (clock.NumWaiters() <= base && std::chrono::steady_clock::now() < give_up) {
+    std::this_thread::yield();
+  }
+  ASSERT_GT(clock.NumWaiters(), base);
+}
+
+TEST_F(StoreTest, ListFromFutureResourceVersionWaitsThenTimesOut) {
+  const uint64_t rv = store_->CurrentResourceVersion();
+  ListOptions lo;
+  lo.resource_version = std::to_string(rv + 1);
+  lo.resource_version_match = "NotOlderThan";
+  // Nothing is written within 3 s (of the injected clock): 504 as the watch cache answers.
+  int base = clock_.NumWaiters();
+  auto late = std::async(std::launch::async, [&] { return store_->List(kCms, "default", lo); });
+  AwaitWaiter(clock_, base);
+  clock_.Advance(std::chrono::milliseconds(2999));
+  EXPECT_EQ(late.wait_for(std::chrono::milliseconds(50)), std::future_status::timeout);
+  clock_.Advance(std::chrono::milliseconds(1));
+  StatusOr<ListResult> r = late.get();
+  ASSERT_FALSE(r.ok());
+  EXPECT_EQ(r.status().http_code(), 504);
+  EXPECT_EQ(r.status().reason(), "Timeout");
+  EXPECT_EQ(r.status().message(), "Timeout: Too large resource version: " + std::to_string(rv + 1) +
+                                      ", current: " + std::to_string(rv));
+  ASSERT_EQ(r.status().causes().size(), 1u);
+  EXPECT_EQ(r.status().causes()[0].type, "ResourceVersionTooLarge");
+  EXPECT_EQ(r.status().causes()[0].message, "Too large resource version");
+  EXPECT_EQ(r.status().retry_after_seconds(), 1);
+
+  // A write of any resource that reaches the RV within the wait answers the list (legacy
+  // resourceVersion without resourceVersionMatch means the same).
+  lo.resource_version_match.clear();
+  base = clock_.NumWaiters();
+  auto ok = std::async(std::launch::async, [&] { return store_->List(kCms, "default", lo); });
+  AwaitWaiter(clock_, base);
+  clock_.Advance(std::chrono::seconds(2));
+  MustCreate(kPods,
+             R"({"metadata":{"name":"later"},"spec":{"containers":[{"name":"c","image":"i"}]}})");
+  StatusOr<ListResult> l = ok.get();
+  ASSERT_TRUE(l.ok()) << l.status();
+  EXPECT_EQ(l->resource_version, rv + 1);
+}
+
+TEST_F(StoreTest, WatchFromFutureResourceVersion) {
+  const uint64_t rv = store_->CurrentResourceVersion();
+  // A plain watch ahead of the store is accepted at once and sends nothing (not even bookmarks)
+  // up to its RV: the write at rv+1 is skipped, the one at rv+2 arrives.
+  WatchOptions wo;
+  wo.resource_version = std::to_string(rv + 1);
+  wo.allow_bookmarks = true;
+  wo.bookmark_interval = std::chrono::seconds(1);
+  auto w = store_->StartWatch(kCms, "default", wo);
+  ASSERT_TRUE(w.ok()) << w.status();
+  std::vector<WatchEvent> ev;
+  clock_.Advance(std::chrono::seconds(2));
+  ASSERT_TRUE((*w)->Next(clock_.NowMonotonic(), &ev));
+  EXPECT_TRUE(ev.empty());
+  MustCreate(kCms, R"({"metadata":{"name":"skipped"}})");
+  ASSERT_TRUE((*w)->Next(clock_.NowMonotonic(), &ev));
+  EXPECT_TRUE(ev.empty());
+  MustCreate(kCms, R"({"metadata":{"name":"sent"}})");
+  ASSERT_TRUE((*w)->Next(clock_.NowMonotonic(), &ev));
+  ASSERT_EQ(ev.size(), 1u);
+  EXPECT_EQ(ev[0].type, EventType::kAdded);
+  EXPECT_EQ(ev[0].object->name(), "sent");
+
+  // A watch-list (sendInitialEvents) ahead of the store waits up to 3 s, then its only event
+  // is an ERROR with the 504 status.
+  const uint64_t now_rv = store_->CurrentResourceVersion();
+  WatchOptions wl;
+  wl.send_initial_events = true;
+  wl.allow_bookmarks = true;
+  wl.resource_version_match = "NotOlderThan";
+  wl.resource_version = std::to_string(now_rv + 5);
+  int base = clock_.NumWaiters();
+  auto late =
+      std::async(std::launch::async, [&] { return store_->StartWatch(kCms, "default", wl); });
+  AwaitWaiter(clock_, base);
+  clock_.Advance(std::chrono::seconds(3));
+  auto lw = late.get();
+  ASSERT_TRUE(lw.ok()) << lw.status();
+  ev.clear();
+  EXPECT_FALSE((*lw)->Next(clock_.NowMonotonic(), &ev));
+  ASSERT_EQ(ev.size(), 1u);
+  EXPECT_EQ(ev[0].type, EventType::kError);
+  EXPECT_EQ(ev[0].error.http_code(), 504);
+  EXPECT_EQ(ev[0].error.reason(), "Timeout");
+  EXPECT_EQ(ev[0].error.message(),
+            "Timeout: Too large resource version: " + std::to_string(now_rv + 5) +
+                ", current: " + std::to_string(now_rv));
+
+  // ... and when the RV arrives in time, the initial state follows, then the bookmark.
+  wl.resource_version = std::to_string(now_rv + 1);
+  base = clock_.NumWaiters();
+  auto fresh =
+      std::async(std::launch::async, [&] { return store_->StartWatch(kCms, "default", wl); });
+  AwaitWaiter(clock_, base);
+  MustCreate(kCms, R"({"metadata":{"name":"third"}})");
+  auto fw = fresh.get();
+  ASSERT_TRUE(fw.ok()) << fw.status();
+  ev = Drain(**fw);
+  ASSERT_EQ(ev.size(), 4u);
+  EXPECT_EQ(ev[2].object->name(), "third");
+  EXPECT_EQ(ev[3].type, EventType::kBookmark);
+  EXPECT_TRUE(ev[3].initial_events_end);
+  EXPECT_GE(ev[3].resource_version, now_rv + 1);
 }
 
 TEST_F(StoreTest, HistoryCompactionGivesExpired) {

@@ -7,7 +7,8 @@
 
 namespace kai::localkube {
 
-WorkloadControllers::WorkloadControllers(Store* store, Duration resync_period)
+WorkloadControllers::WorkloadControllers(Store* store, Duration resync_period,
+                                         Duration job_pod_batch_period)
     : store_(store),
       resync_period_(resync_period),
       pods_(store, kPodsResource),
@@ -30,7 +31,7 @@ WorkloadControllers::WorkloadControllers(Store* store, Duration resync_period)
   ctx.jobs = &jobs_;
   replicaset_ = std::make_unique<ReplicaSetController>(ctx);
   deployment_ = std::make_unique<DeploymentController>(ctx);
-  job_ = std::make_unique<JobController>(ctx);
+  job_ = std::make_unique<JobController>(ctx, job_pod_batch_period);
   pods_.AddIndex("controller", &ObjectCache::ControllerUidIndex);
   replicasets_.AddIndex("controller", &ObjectCache::ControllerUidIndex);
   pods_.AddHandler([this](const ObjectPtr& old, const ObjectPtr& now) {

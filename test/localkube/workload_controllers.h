@@ -21,7 +21,8 @@ class JobController;
 
 class WorkloadControllers {
  public:
-  explicit WorkloadControllers(Store* store, Duration resync_period = std::chrono::minutes(5));
+  explicit WorkloadControllers(Store* store, Duration resync_period = std::chrono::minutes(5),
+                               Duration job_pod_batch_period = std::chrono::seconds(1));
   ~WorkloadControllers();
 
   Status Start();

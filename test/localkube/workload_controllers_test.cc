@@ -4,6 +4,9 @@
 
 #include <gtest/gtest.h>
 
+#include <atomic>
+#include <memory>
+
 #include "kube/base/time.h"
 #include "test/localkube/testing/sim_fixture.h"
 
@@ -216,6 +219,17 @@ constexpr char kJob[] =
     R"({"metadata":{"name":"train"},"spec":{"completions":3,"parallelism":2,"template":{"metadata":{"annotations":{"localkube.kai.scheduler/run-duration":"10s"}},"spec":{"restartPolicy":"Never","schedulerName":"kai-scheduler","containers":[{"name":"c","image":"busybox"}]}}}})";
 
 TEST_F(ControllersTest, JobRunsToCompletion) {
+  // Complete is only ever written with the final counters (every pod counted).
+  auto premature = std::make_shared<std::atomic<int>>(0);
+  store_->AddObserver([premature](const GroupResource& gr, const ObjectPtr&, const ObjectPtr& now) {
+    if (gr.resource != "jobs" || !now || now->name() != "train") return;
+    const std::string& j = now->json();
+    if (j.find(R"("type":"Complete")") != std::string::npos &&
+        (j.find(R"("succeeded":3)") == std::string::npos ||
+         j.find(R"("uncountedTerminatedPods":{})") == std::string::npos)) {
+      ++*premature;
+    }
+  });
   Apply(kJobsGvr, kJob);
   ObjectPtr job = Get(kJobsGvr, "default", "train");
   std::vector<ObjectPtr> pods = Pods("job-name=train");
@@ -250,8 +264,45 @@ TEST_F(ControllersTest, JobRunsToCompletion) {
   EXPECT_EQ(Field(kJobsGvr, "train", {"status", "active"}), "");
   EXPECT_EQ(Condition(kJobsGvr, "train", "Complete"), "True/CompletionsReached");
   EXPECT_EQ(Field(kJobsGvr, "train", {"status", "completionTime"}), FormatRfc3339(clock_.Now()));
+  EXPECT_EQ(Condition(kJobsGvr, "train", "SuccessCriteriaMet"), "True/CompletionsReached");
   EXPECT_EQ(Pods("job-name=train").size(), 3u);
   EXPECT_EQ(CountPhase("Succeeded", "job-name=train"), 3);
+  EXPECT_EQ(premature->load(), 0);
+}
+
+// More pods finish at once than one sync records (500): the rest are counted for every
+// decision meanwhile, so none is replaced or deleted, and Complete comes with the final counts.
+TEST_F(ControllersTest, LargeJobCountsEveryPodOnce) {
+  SimulationOptions o;
+  NodePool p;
+  p.count = 6;
+  p.max_pods = 200;
+  o.node_pools.push_back(p);
+  StopAll();
+  job_pod_batch_period_ = std::chrono::seconds(5);  // pods finish together between syncs
+  StartCluster(o);
+  auto created = std::make_shared<std::atomic<int>>(0);
+  store_->AddObserver([created](const GroupResource& gr, const ObjectPtr& old, const ObjectPtr&) {
+    if (gr.resource == "pods" && !old) ++*created;
+  });
+  Apply(
+      kJobsGvr,
+      R"({"metadata":{"name":"big"},"spec":{"completions":1100,"parallelism":1100,"template":{"metadata":{"annotations":{"localkube.kai.scheduler/run-duration":"10s"}},"spec":{"restartPolicy":"Never","containers":[{"name":"c","image":"busybox"}]}}}})");
+  Advance(std::chrono::seconds(10));  // 500 pods per sync
+  ASSERT_EQ(Pods("job-name=big").size(), 1100u);
+  int bound = 0;
+  for (const ObjectPtr& pod : Pods("job-name=big")) {
+    ASSERT_TRUE(store_->Bind("default", pod->name(), "node-" + std::to_string(bound++ % 6)).ok());
+  }
+  Settle();
+  EXPECT_EQ(CountPhase("Running", "job-name=big"), 1100);
+  Advance(std::chrono::seconds(10));
+  EXPECT_EQ(CountPhase("Succeeded", "job-name=big"), 1100);
+  Advance(std::chrono::seconds(15));
+  EXPECT_EQ(Field(kJobsGvr, "big", {"status", "succeeded"}), "1100");
+  EXPECT_EQ(Field(kJobsGvr, "big", {"status", "failed"}), "");  // 0 is omitted
+  EXPECT_EQ(Condition(kJobsGvr, "big", "Complete"), "True/CompletionsReached");
+  EXPECT_EQ(created->load(), 1100);
 }
 
 TEST_F(ControllersTest, JobBackoffLimitAndDeletedPodsCountAsFailed) {

@@ -43,6 +43,7 @@ class SimFixture : public ::testing::Test {
   }
   // A new SimulatedCluster on the same store (what a localkube restart does to controllers).
   void RestartCluster(SimulationOptions options) {
+    options.job_pod_batch_period = job_pod_batch_period_;
     if (cluster_) cluster_->Stop();
     cluster_.reset();
     cluster_ = std::make_unique<SimulatedCluster>(store_.get(), std::move(options));
@@ -89,6 +90,8 @@ class SimFixture : public ::testing::Test {
     return PodField(ns, name, {"status", "phase"});
   }
 
+  // Zero: the Job controller syncs on every pod change (set before StartCluster to batch).
+  Duration job_pod_batch_period_ = Duration::zero();
   FakeClock clock_;
   SeededRandom random_;
   ResourceRegistry registry_;
