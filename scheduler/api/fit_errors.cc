@@ -4,25 +4,21 @@
 
 namespace kai::scheduler {
 
-namespace {
-constexpr std::string_view kResourcesWereNotFound = "no nodes with enough resources were found";
-}  // namespace
-
-void TaskFitErrors::AddNodeError(const NodeFitError& e) {
-  ++nodes_;
-  for (const auto& r : e.reasons) reason_counts_[r]++;
-}
+void TaskFitErrors::AddNodeError(const NodeFitError& e) { nodes_[e.node_name] = e.reasons; }
 
 void TaskFitErrors::Merge(const TaskFitErrors& other) {
-  for (const auto& [r, c] : other.reason_counts_) reason_counts_[r] += c;
-  nodes_ += other.nodes_;
+  for (const auto& [node, reasons] : other.nodes_) nodes_[node] = reasons;
   if (error_.empty()) error_ = other.error_;
 }
 
 std::string TaskFitErrors::Message() const {
+  std::map<std::string, int> counts;
+  for (const auto& [node, reasons] : nodes_) {
+    for (const auto& r : reasons) counts[r]++;
+  }
   std::vector<std::string> reasons;
-  reasons.reserve(reason_counts_.size());
-  for (const auto& [r, c] : reason_counts_) reasons.push_back(std::to_string(c) + " " + r);
+  reasons.reserve(counts.size());
+  for (const auto& [r, c] : counts) reasons.push_back(std::to_string(c) + " " + r);
   std::sort(reasons.begin(), reasons.end());
   std::string base = error_.empty() ? std::string(kResourcesWereNotFound) : error_;
   if (!reasons.empty()) {
@@ -34,6 +30,27 @@ std::string TaskFitErrors::Message() const {
     base += ".";
   }
   return base;
+}
+
+std::string JobFitErrorsToMessage(const std::vector<JobFitError>& errors) {
+  std::map<std::string, int> counts;
+  for (const auto& e : errors) counts[e.message]++;
+  std::vector<std::string> lines;
+  lines.reserve(counts.size());
+  for (const auto& [message, count] : counts) {
+    lines.push_back(count > 1 ? std::to_string(count) + " " + message : message);
+  }
+  std::sort(lines.begin(), lines.end());
+  std::string out = errors.size() == 1 ? errors.front().reason : std::string(kDefaultPodGroupError);
+  if (!lines.empty()) {
+    out += ": ";
+    for (size_t i = 0; i < lines.size(); ++i) {
+      if (i > 0) out += ". \n";
+      out += lines[i];
+    }
+    out += ".";
+  }
+  return out;
 }
 
 }  // namespace kai::scheduler

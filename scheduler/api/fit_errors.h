@@ -16,6 +16,8 @@ inline constexpr std::string_view kReasonQueueDoesNotExist = "QueueDoesNotExist"
 inline constexpr std::string_view kReasonOverCapacity = "OverCapacity";
 inline constexpr std::string_view kDefaultPodError = "Unable to schedule pod";
 inline constexpr std::string_view kDefaultPodGroupError = "Unable to schedule podgroup";
+inline constexpr std::string_view kResourcesWereNotFound =
+    "no nodes with enough resources were found";
 
 // Queue numbers attached to capacity reasons (PodGroup condition details.queueDetails).
 struct QueueDetails {
@@ -30,27 +32,35 @@ struct JobFitError {
   std::optional<QueueDetails> details;
 };
 
+// KAI's common_info.JobFitErrorsToMessage: the reason of the only fit error (or "Unable to
+// schedule podgroup" when there are several or none), then ": " and the distinct messages with
+// their counts ("2 <message>" when repeated), sorted, joined by ". \n", and a final ".".
+std::string JobFitErrorsToMessage(const std::vector<JobFitError>& errors);
+
 // Reasons a single node rejected a task.
 struct NodeFitError {
   std::string node_name;
   std::vector<std::string> reasons;
 };
 
-// Aggregated per task: counts of identical reasons over nodes, plus an optional task-level error
-// (pre-predicate failures). Message format follows KAI's TasksFitErrors.Error().
+// Aggregated per task: the latest reasons of every node that rejected it, plus an optional
+// task-level error (pre-predicate failures). Message format follows KAI's TasksFitErrors.Error():
+// nodes are keyed by name, so a node tried several times (topology domains, elastic retries)
+// counts once.
 class TaskFitErrors {
  public:
   void SetError(std::string err) { error_ = std::move(err); }
   void AddNodeError(const NodeFitError& e);
   void Merge(const TaskFitErrors& other);
-  bool empty() const { return error_.empty() && reason_counts_.empty(); }
-  // "0/N nodes are available: 2 node(s) ...". With only a task-level error, that error.
+  bool empty() const { return error_.empty() && nodes_.empty(); }
+  const std::string& error() const { return error_; }
+  // "<error or 'no nodes with enough resources were found'>: <count> <reason>. \n<count>
+  // <reason>." (reasons sorted as strings, as KAI does).
   std::string Message() const;
 
  private:
   std::string error_;
-  std::map<std::string, int> reason_counts_;
-  int nodes_ = 0;
+  std::map<std::string, std::vector<std::string>> nodes_;
 };
 
 }  // namespace kai::scheduler

@@ -400,15 +400,54 @@ bool NodeInfo::IsTaskAllocatableOnReleasingOrIdle(const PodInfo& task) const {
   return IsTaskAllocatableOn(task, v);
 }
 
-int64_t NodeInfo::FractionTaskGpusAllocatableDeviceCount(const PodInfo& task) const {
-  int64_t n = 0;
-  for (const auto& [g, m] : used_shared_gpus_memory) {
-    if (IsTaskFitOnGpuGroup(task, g)) {
-      ++n;
-      if (n >= task.gpu_req.NumDevices()) return n;
-    }
+template <typename F>
+void NodeInfo::ForEachSharedGroup(F&& f) const {
+  auto alloc = allocated_shared_gpus_memory.begin();
+  auto rel = releasing_shared_gpus_memory.begin();
+  for (const auto& [g, used] : used_shared_gpus_memory) {
+    while (alloc != allocated_shared_gpus_memory.end() && alloc->first < g) ++alloc;
+    while (rel != releasing_shared_gpus_memory.end() && rel->first < g) ++rel;
+    int64_t a =
+        alloc != allocated_shared_gpus_memory.end() && alloc->first == g ? alloc->second : 0;
+    int64_t r = rel != releasing_shared_gpus_memory.end() && rel->first == g ? rel->second : 0;
+    if (!f(g, used, a, r)) return;
   }
+}
+
+int NodeInfo::CountFittingGpuGroups(const PodInfo& task, int limit) const {
+  if (used_shared_gpus_memory.empty() || limit == 0) return 0;
+  const int64_t need = ResourceGpuMemory(task.gpu_req);
+  int n = 0;
+  // Same test as IsTaskFitOnGpuGroup: used, room for the request, not entirely releasing.
+  ForEachSharedGroup([&](const std::string&, int64_t used, int64_t allocated, int64_t releasing) {
+    if (used != 0 && memory_of_every_gpu - allocated + releasing - need >= 0 &&
+        allocated != releasing) {
+      ++n;
+      if (limit >= 0 && n >= limit) return false;
+    }
+    return true;
+  });
   return n;
+}
+
+std::vector<std::string> NodeInfo::FittingGpuGroups(const PodInfo& task) const {
+  std::vector<std::string> out;
+  if (used_shared_gpus_memory.empty()) return out;
+  const int64_t need = ResourceGpuMemory(task.gpu_req);
+  ForEachSharedGroup([&](const std::string& g, int64_t used, int64_t allocated, int64_t releasing) {
+    if (used != 0 && memory_of_every_gpu - allocated + releasing - need >= 0 &&
+        allocated != releasing) {
+      out.push_back(g);
+    }
+    return true;
+  });
+  return out;
+}
+
+int64_t NodeInfo::FractionTaskGpusAllocatableDeviceCount(const PodInfo& task) const {
+  int64_t devices = task.gpu_req.NumDevices();
+  if (devices <= 0) return 0;
+  return CountFittingGpuGroups(task, static_cast<int>(devices));
 }
 
 bool NodeInfo::EnoughResourcesOnGpu(const GpuRequirement& r, const std::string& g) const {

@@ -153,6 +153,19 @@ class PodGroupInfo {
   // Signature over the PodSets' task signatures (§7.7).
   const std::string& SchedulingConstraintsSignature() const;
 
+  // Memo of the actions' "tasks to allocate" (actions/common/allocation.cc): KAI caches the list
+  // on the job and drops it when one of its tasks changes status (reference §7.2). Here the memo
+  // is keyed by the statuses themselves (and the PodSets' minimums), so no status change can be
+  // missed. One entry per mode (real allocation / simulation).
+  struct TasksToAllocateMemo {
+    bool valid = false;
+    std::vector<uint16_t> key;
+    std::vector<PodInfo*> tasks;
+    bool has_init_resource = false;
+    ResourceVector init_resource;
+  };
+  mutable TasksToAllocateMemo tasks_to_allocate_memo[2];
+
   // Unschedulable explanations.
   std::vector<JobFitError> job_fit_errors;
   std::map<std::string, TaskFitErrors> task_fit_errors;  // by task uid

@@ -2,13 +2,15 @@
 // in-process through RunSimulation, one test per scenario file. The clock is a FakeClock set to
 // the scenario's `now`, so timestamps are used as written. Comparison rules are those of
 // test/scenarios/FORMAT.md (after / node per pod, counts exact or {max: N}, fair shares with a
-// relative tolerance of 1e-6).
+// relative tolerance of 1e-6), plus the project's extensions written by
+// test/scenarios/tools/scengen.py (GPU groups, acceptable nodes, unschedulable reasons).
 #include <gtest/gtest.h>
 
 #include <algorithm>
 #include <cmath>
 #include <filesystem>
 #include <map>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -49,6 +51,61 @@ std::string TestName(const std::string& path) {
 struct Outcome {
   std::vector<std::string> diffs;
 };
+
+std::vector<std::string> StringList(const rapidjson::Value& v) {
+  std::vector<std::string> out;
+  if (!v.IsArray()) return out;
+  for (const auto& e : v.GetArray()) {
+    if (e.IsString()) out.push_back(e.GetString());
+  }
+  return out;
+}
+
+std::string Joined(const std::vector<std::string>& v) {
+  std::string out = "[";
+  for (size_t i = 0; i < v.size(); ++i) out += (i ? ", " : "") + v[i];
+  return out + "]";
+}
+
+// Project extensions of expect.pods (test/scenarios/tools/scengen.py): the GPU groups a pod got
+// (exact list, count, must include / exclude ids) and a set of acceptable nodes.
+void CheckPodExtensions(const std::string& key, const rapidjson::Value& want, const SimPod& got,
+                        std::vector<std::string>* diffs) {
+  const std::vector<std::string>& groups = got.gpu_groups;
+  auto has = [&](const std::string& g) {
+    return std::find(groups.begin(), groups.end(), g) != groups.end();
+  };
+  if (const auto* v = api::FindMember(want, "gpuGroups")) {
+    if (StringList(*v) != groups) {
+      diffs->push_back("pod " + key + ": gpuGroups=" + Joined(groups) + ", expected " +
+                       Joined(StringList(*v)));
+    }
+  }
+  if (const auto* v = api::FindMember(want, "gpuGroupsCount"); v && v->IsInt()) {
+    std::set<std::string> distinct(groups.begin(), groups.end());
+    if (static_cast<int>(distinct.size()) != v->GetInt() ||
+        static_cast<int>(groups.size()) != v->GetInt()) {
+      diffs->push_back("pod " + key + ": gpuGroups=" + Joined(groups) + ", expected " +
+                       std::to_string(v->GetInt()) + " distinct groups");
+    }
+  }
+  if (const auto* v = api::FindMember(want, "gpuGroupsInclude")) {
+    for (const auto& g : StringList(*v)) {
+      if (!has(g)) diffs->push_back("pod " + key + ": gpuGroups=" + Joined(groups) + " lack " + g);
+    }
+  }
+  if (const auto* v = api::FindMember(want, "gpuGroupsExclude")) {
+    for (const auto& g : StringList(*v)) {
+      if (has(g)) diffs->push_back("pod " + key + ": gpuGroups=" + Joined(groups) + " hold " + g);
+    }
+  }
+  if (const auto* v = api::FindMember(want, "nodeIn")) {
+    std::vector<std::string> nodes = StringList(*v);
+    if (std::find(nodes.begin(), nodes.end(), got.node) == nodes.end()) {
+      diffs->push_back("pod " + key + ": node=" + got.node + ", expected one of " + Joined(nodes));
+    }
+  }
+}
 
 Outcome RunScenario(const std::string& path) {
   Outcome out;
@@ -113,6 +170,28 @@ Outcome RunScenario(const std::string& path) {
           it->second->node != node->GetString()) {
         out.diffs.push_back("pod " + key + ": node=" + it->second->node + ", expected " +
                             node->GetString());
+      }
+      CheckPodExtensions(key, m->value, *it->second, &out.diffs);
+    }
+  }
+  if (const auto* groups = api::FindMember(*expect, "podGroups"); groups && groups->IsObject()) {
+    std::map<std::string, const SimPodGroup*> by_key;
+    for (const auto& g : result->podgroups) by_key[g.namespace_ + "/" + g.name] = &g;
+    for (auto m = groups->MemberBegin(); m != groups->MemberEnd(); ++m) {
+      std::string key = m->name.GetString();
+      auto it = by_key.find(key);
+      if (it == by_key.end()) {
+        out.diffs.push_back("podGroup " + key + ": missing from the output");
+        continue;
+      }
+      const auto* contains = api::FindMember(m->value, "unschedulableReasonContains");
+      if (contains == nullptr || !contains->IsArray()) continue;
+      for (const auto& want : contains->GetArray()) {
+        if (it->second->unschedulable_reason.find(want.GetString()) == std::string::npos) {
+          out.diffs.push_back("podGroup " + key + ": unschedulableReason \"" +
+                              it->second->unschedulable_reason + "\" lacks \"" +
+                              want.GetString() + "\"");
+        }
       }
     }
   }

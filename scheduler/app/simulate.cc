@@ -16,6 +16,7 @@
 #include "kube/base/time.h"
 #include "scheduler/actions/actions.h"
 #include "scheduler/cache/cluster_model.h"
+#include "scheduler/framework/job_status.h"
 #include "scheduler/framework/session.h"
 #include "scheduler/framework/statement.h"
 #include "scheduler/plugins/plugins.h"
@@ -293,22 +294,24 @@ StatusOr<SimulationResult> RunSimulation(const SimulateOptions& opts, Clock* clo
       if (t->IsFractionRequest()) p.gpu_fraction = t->gpu_req.Portion();
       result.pods.push_back(std::move(p));
     }
+    std::map<std::string, std::string> pod_messages;
     for (const auto& [id, job] : c.jobs) {
       SimPodGroup g;
       g.namespace_ = job->namespace_();
       g.name = job->name();
-      bool pending = job->NumPending() > 0;
-      if (pending) {
-        for (const auto& e : job->job_fit_errors) {
-          g.reasons.emplace_back(e.reason, e.message);
-          if (!g.unschedulable_reason.empty()) g.unschedulable_reason += "\n";
-          g.unschedulable_reason += e.message;
-        }
-        if (g.reasons.empty() && job->NumActiveAllocated() == 0) {
-          g.unschedulable_reason = std::string(kDefaultPodGroupError);
-        }
-      }
+      // What KAI reports at session close (§21.2): the NotReady event text for incomplete
+      // gangs, else the PodGroup's Unschedulable message with its reasons.
+      JobStatusReport report =
+          BuildJobStatusReport(*job, NodePoolOf(*job, params.node_pool_label_key));
+      g.unschedulable_reason = report.Explanation();
+      for (const auto& e : report.reasons) g.reasons.emplace_back(e.reason, e.message);
+      for (const auto& pm : report.pod_messages) pod_messages[pm.task->key()] = pm.message;
       result.podgroups.push_back(std::move(g));
+    }
+    for (auto& p : result.pods) {
+      if (p.after != "Pending") continue;
+      auto it = pod_messages.find(p.namespace_ + "/" + p.name);
+      if (it != pod_messages.end()) p.unschedulable_message = it->second;
     }
     for (const auto& [name, q] : c.queues) {
       SimQueue sq;
@@ -385,6 +388,10 @@ std::string FormatJson(const SimulationResult& r) {
     w.EndArray();
     w.Key("gpuFraction");
     w.Double(p.gpu_fraction);
+    if (!p.unschedulable_message.empty()) {
+      w.Key("unschedulableMessage");
+      w.String(p.unschedulable_message.c_str());
+    }
     w.EndObject();
   }
   w.EndArray();

@@ -29,11 +29,15 @@ struct SimPod {
   std::string before, after, node;
   std::vector<std::string> gpu_groups;
   double gpu_fraction = 0;
+  // Pending pods: the Unschedulable event / PodScheduled condition message (§21.2).
+  std::string unschedulable_message;
 };
 
 struct SimPodGroup {
   std::string namespace_, name;
-  std::string unschedulable_reason;                          // joined messages ("" when none)
+  // NotReady text for incomplete gangs, else the PodGroup Unschedulable message ("" when the
+  // job has nothing pending), reference §21.2.
+  std::string unschedulable_reason;
   std::vector<std::pair<std::string, std::string>> reasons;  // (reason, message)
 };
 

@@ -363,7 +363,6 @@ std::unique_ptr<ClusterInfo> ClusterModel::Snapshot(const SchedulerParams& param
     if (const std::string* ts = Annotation(m, api::kStalePodGroupTimestampAnnotation)) {
       if (auto t = ParseRfc3339(*ts); t.ok()) {
         job->stale_timestamp = *t;
-        job->stale = true;
       }
     }
     auto it = pods_by_job.find(job->uid());

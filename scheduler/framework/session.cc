@@ -231,27 +231,62 @@ std::map<std::string, std::string> Session::MutateBindRequestAnnotations(
   return out;
 }
 
-NodeSet Session::OrderedNodesByTask(const NodeSet& nodes, const PodInfo& task) const {
-  NodePreOrder(task, nodes);
+namespace {
+
+std::vector<std::pair<double, NodeInfo*>> ScoreNodes(const Session& ssn, const NodeSet& nodes,
+                                                     const PodInfo& task) {
+  ssn.NodePreOrder(task, nodes);
   std::vector<std::pair<double, NodeInfo*>> scored;
   scored.reserve(nodes.size());
   for (NodeInfo* n : nodes) {
-    std::optional<double> s = NodeOrderScore(task, *n);
+    std::optional<double> s = ssn.NodeOrderScore(task, *n);
     if (!s) {
-      LOG(ERROR) << "session " << id_ << ": scoring node " << n->name() << " for " << task.key()
-                 << " failed; node skipped";
+      LOG(ERROR) << "session " << ssn.id() << ": scoring node " << n->name() << " for "
+                 << task.key() << " failed; node skipped";
       continue;
     }
     scored.emplace_back(*s, n);
   }
-  std::sort(scored.begin(), scored.end(), [](const auto& a, const auto& b) {
-    if (a.first != b.first) return a.first > b.first;
-    return a.second->name() < b.second->name();
-  });
+  return scored;
+}
+
+// Score descending, then name ascending: a strict total order (names are unique), so a heap
+// yields exactly the sorted sequence.
+bool NodeBefore(const std::pair<double, NodeInfo*>& a, const std::pair<double, NodeInfo*>& b) {
+  if (a.first != b.first) return a.first > b.first;
+  return a.second->name() < b.second->name();
+}
+
+bool NodeAfter(const std::pair<double, NodeInfo*>& a, const std::pair<double, NodeInfo*>& b) {
+  return NodeBefore(b, a);
+}
+
+}  // namespace
+
+NodeSet Session::OrderedNodesByTask(const NodeSet& nodes, const PodInfo& task) const {
+  std::vector<std::pair<double, NodeInfo*>> scored = ScoreNodes(*this, nodes, task);
+  std::sort(scored.begin(), scored.end(), NodeBefore);
   NodeSet out;
   out.reserve(scored.size());
   for (auto& [s, n] : scored) out.push_back(n);
   return out;
+}
+
+Session::NodeOrder::NodeOrder(std::vector<std::pair<double, NodeInfo*>> scored)
+    : heap_(std::move(scored)), size_(heap_.size()) {
+  std::make_heap(heap_.begin(), heap_.end(), NodeAfter);
+}
+
+NodeInfo* Session::NodeOrder::Next() {
+  if (size_ == 0) return nullptr;
+  std::pop_heap(heap_.begin(), heap_.begin() + static_cast<std::ptrdiff_t>(size_), NodeAfter);
+  --size_;
+  return heap_[size_].second;
+}
+
+Session::NodeOrder Session::LazyOrderedNodesByTask(const NodeSet& nodes,
+                                                   const PodInfo& task) const {
+  return NodeOrder(ScoreNodes(*this, nodes, task));
 }
 
 bool Session::FittingNode(const PodInfo& task, const NodeInfo& node, bool record_fit_errors) {
@@ -280,10 +315,7 @@ bool Session::FittingNode(const PodInfo& task, const NodeInfo& node, bool record
 }
 
 std::vector<std::string> Session::FittingGpus(const NodeInfo& node, const PodInfo& task) const {
-  std::vector<std::string> filtered;
-  for (const auto& [group, mem] : node.used_shared_gpus_memory) {
-    if (node.IsTaskFitOnGpuGroup(task, group)) filtered.push_back(group);
-  }
+  std::vector<std::string> filtered = node.FittingGpuGroups(task);
   int whole = static_cast<int>(node.idle.gpu()) + static_cast<int>(node.releasing.gpu());
   if (node.idle.gpu() > 0 || node.releasing.gpu() > 0) {
     for (int i = 0; i < whole; ++i) filtered.emplace_back(kWholeGpuIndicator);

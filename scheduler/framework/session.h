@@ -144,6 +144,19 @@ class Session {
 
   // Nodes sorted by summed score (desc), ties by name (§6.7).
   NodeSet OrderedNodesByTask(const NodeSet& nodes, const PodInfo& task) const;
+  // The same order, produced lazily: callers that stop at the first fitting node (allocation)
+  // pay for scoring every node but not for sorting them all.
+  class NodeOrder {
+   public:
+    explicit NodeOrder(std::vector<std::pair<double, NodeInfo*>> scored);
+    // The next node in order; nullptr when exhausted.
+    NodeInfo* Next();
+
+   private:
+    std::vector<std::pair<double, NodeInfo*>> heap_;
+    size_t size_;
+  };
+  NodeOrder LazyOrderedNodesByTask(const NodeSet& nodes, const PodInfo& task) const;
   // Resource fit on Idle+Releasing, then all predicates; failures are recorded on the job when
   // `record_fit_errors`.
   bool FittingNode(const PodInfo& task, const NodeInfo& node, bool record_fit_errors);

@@ -19,6 +19,22 @@ Status Statement::Evict(PodInfo* task, const std::string& message, const Evictio
   return Status::OK();
 }
 
+void Statement::SaveState(const PodInfo& task, Op* op) {
+  op->prev_status = task.status;
+  op->prev_node = task.node_name;
+  op->prev_groups = task.gpu_groups;
+  op->prev_virtual = task.is_virtual_status;
+  op->prev_received = task.received_type;
+  op->prev_accepted = task.accepted;
+  op->prev_accepted_gpu = task.accepted_gpu;
+}
+
+void Statement::RestoreAccepted(const Op& op, PodInfo* task) {
+  task->received_type = op.prev_received;
+  task->accepted = op.prev_accepted;
+  task->accepted_gpu = op.prev_accepted_gpu;
+}
+
 Status Statement::DoEvict(Op* op) {
   PodInfo* task = op->task;
   ClusterInfo& c = ssn_->cluster();
@@ -29,11 +45,7 @@ Status Statement::DoEvict(Op* op) {
   if (node == nullptr) {
     return NotFoundError("node " + task->node_name + " of " + task->key() + " is not in session");
   }
-  op->prev_status = task->status;
-  op->prev_groups = task->gpu_groups;
-  op->prev_virtual = task->is_virtual_status;
-  op->prev_received = task->received_type;
-  op->prev_node = task->node_name;
+  SaveState(*task, op);
   task->status = PodStatus::kReleasing;
   task->is_virtual_status = true;
   if (!node->UpdateTask(task)) {
@@ -98,11 +110,7 @@ Status Statement::DoPipeline(Op* op) {
   PodInfo* task = op->task;
   NodeInfo* node = ssn_->cluster().FindNode(op->node);
   if (node == nullptr) return NotFoundError("node " + op->node + " is not in session");
-  op->prev_status = task->status;
-  op->prev_node = task->node_name;
-  op->prev_groups = task->gpu_groups;
-  op->prev_virtual = task->is_virtual_status;
-  op->prev_received = task->received_type;
+  SaveState(*task, op);
   auto it = node->tasks().find(task->key());
   if (op->moved_gpu && it != node->tasks().end()) op->prev_groups = it->second.groups;
   task->status = PodStatus::kPipelined;
@@ -142,10 +150,12 @@ void Statement::ReversePipeline(Op& op) {
       node->UpdateTask(task);
     } else {
       node->RemoveTask(*task);
-      task->received_type = op.prev_received;
     }
   }
+  // The event handlers subtract what the task held, so its accepted resources are restored
+  // only afterwards.
   ssn_->FireDeallocate(*task);
+  if (node != nullptr && !op.moved_gpu && !op.existed_on_node) RestoreAccepted(op, task);
   task->node_name = op.prev_node;
 }
 
@@ -165,11 +175,7 @@ Status Statement::DoAllocate(Op* op) {
   if (c.FindJob(task->job()) == nullptr) return NotFoundError("failed to find job " + task->job());
   NodeInfo* node = c.FindNode(op->node);
   if (node == nullptr) return NotFoundError("failed to find node " + op->node);
-  op->prev_status = task->status;
-  op->prev_node = task->node_name;
-  op->prev_groups = task->gpu_groups;
-  op->prev_virtual = task->is_virtual_status;
-  op->prev_received = task->received_type;
+  SaveState(*task, op);
   task->status = PodStatus::kAllocated;
   task->node_name = op->node;
   if (!node->AddTask(task)) {
@@ -190,7 +196,7 @@ void Statement::ReverseAllocate(Op& op) {
   ssn_->FireDeallocate(*task);
   task->node_name.clear();
   task->gpu_groups = op.prev_groups;
-  task->received_type = op.prev_received;
+  RestoreAccepted(op, task);
 }
 
 void Statement::Reverse(Op& op) {
@@ -282,6 +288,17 @@ Status Statement::ConvertAllAllocatedToPipelined(const PodGroupId& job) {
     ssn_->FireDeallocate(*task);
     task->node_name.clear();
     KAI_RETURN_IF_ERROR(Pipeline(task, node, true));
+    // The allocate operation is dropped below: undoing the pipeline must restore the state the
+    // task had before it was allocated.
+    Op& pipeline = ops_.back();
+    const Op& alloc = ops_[i];
+    pipeline.prev_status = alloc.prev_status;
+    pipeline.prev_node = alloc.prev_node;
+    pipeline.prev_groups = alloc.prev_groups;
+    pipeline.prev_virtual = alloc.prev_virtual;
+    pipeline.prev_received = alloc.prev_received;
+    pipeline.prev_accepted = alloc.prev_accepted;
+    pipeline.prev_accepted_gpu = alloc.prev_accepted_gpu;
   }
   if (allocs.empty()) return Status::OK();
   // Drop the allocate operations, remapping undo markers.
@@ -331,6 +348,8 @@ Status Statement::CommitAllocate(PodInfo* task) {
     undo.prev_virtual = false;
     undo.prev_groups = task->gpu_groups;
     undo.prev_received = task->received_type;
+    undo.prev_accepted = task->accepted;
+    undo.prev_accepted_gpu = task->accepted_gpu;
     ReverseAllocate(undo);
     return s;
   }

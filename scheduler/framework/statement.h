@@ -55,6 +55,8 @@ class Statement {
     std::vector<std::string> prev_groups;
     ResourceReceivedType prev_received = ResourceReceivedType::kNone;
     bool prev_virtual = false;
+    ResourceVector prev_accepted;
+    GpuRequirement prev_accepted_gpu;
     // Forward data.
     std::string node;
     bool existed_on_node = false;  // pipeline: task was already on the node (update path)
@@ -65,6 +67,9 @@ class Statement {
     bool undone = false;
   };
 
+  // Records the task's scheduling state before an operation.
+  static void SaveState(const PodInfo& task, Op* op);
+  static void RestoreAccepted(const Op& op, PodInfo* task);
   Status DoEvict(Op* op);
   Status DoPipeline(Op* op);
   Status DoAllocate(Op* op);

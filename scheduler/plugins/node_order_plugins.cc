@@ -50,10 +50,7 @@ class GpuSharingOrderPlugin : public Plugin {
   void OnSessionOpen(Session* ssn) override {
     ssn->AddNodeOrderFn([](const PodInfo& task, const NodeInfo& node) -> std::optional<double> {
       if (!task.IsSharedGpuRequest()) return 0.0;
-      for (const auto& [group, mem] : node.used_shared_gpus_memory) {
-        if (node.IsTaskFitOnGpuGroup(task, group)) return scores::kGpuSharing;
-      }
-      return 0.0;
+      return node.CountFittingGpuGroups(task, 1) > 0 ? scores::kGpuSharing : 0.0;
     });
   }
 };
@@ -105,6 +102,8 @@ class NodePlacementPlugin : public Plugin {
         if (cur > max) max = cur;
       }
       ranges_[task.uid()] = {min, max};
+      last_task_ = &task;
+      last_range_ = {min, max};
     });
     ssn->AddNodeOrderFn([this](const PodInfo& task, const NodeInfo& node) -> std::optional<double> {
       bool cpu = task.IsCpuOnlyRequest();
@@ -123,9 +122,15 @@ class NodePlacementPlugin : public Plugin {
         }
         return non_allocated / count;
       }
-      auto it = ranges_.find(task.uid());
-      double min = it == ranges_.end() ? 0 : it->second.first;
-      double max = it == ranges_.end() ? 0 : it->second.second;
+      double min = 0, max = 0;
+      if (&task == last_task_) {
+        // Scoring right after the pre-order of the same task (the usual case): no map lookup.
+        min = last_range_.first;
+        max = last_range_.second;
+      } else if (auto it = ranges_.find(task.uid()); it != ranges_.end()) {
+        min = it->second.first;
+        max = it->second.second;
+      }
       double overall = node.allocatable.Get(idx);
       if (overall == 0 || max == 0) return 0.0;
       if (min == max) return scores::kMaxHighDensity;
@@ -138,6 +143,8 @@ class NodePlacementPlugin : public Plugin {
   bool gpu_spread_ = false;
   bool cpu_spread_ = false;
   std::map<std::string, std::pair<double, double>> ranges_;
+  const PodInfo* last_task_ = nullptr;
+  std::pair<double, double> last_range_{0, 0};
 };
 
 }  // namespace

@@ -224,13 +224,7 @@ class PredicatesPlugin : public Plugin {
     //    reservation pod).
     int64_t needed = 1;
     if (task.IsSharedGpuRequest()) {
-      needed = 2;
-      for (const auto& [group, mem] : node.used_shared_gpus_memory) {
-        if (node.IsTaskFitOnGpuGroup(task, group)) {
-          needed = 0;
-          break;
-        }
-      }
+      needed = node.CountFittingGpuGroups(task, 1) > 0 ? 0 : 2;
     }
     int64_t free_slots = static_cast<int64_t>(node.idle.pods() + node.releasing.pods());
     k8s::FilterResult pods = k8s::CheckPodCount(free_slots, needed);

@@ -6,6 +6,7 @@
 #include <set>
 #include <tuple>
 
+#include "api/quantity.h"
 #include "kube/base/strings.h"
 #include "test/localkube/errors.h"
 #include "test/localkube/selector.h"
@@ -107,24 +108,42 @@ void DefaultPodTemplate(Json& obj, std::initializer_list<std::string_view> path,
   if (Json* spec = Path(obj, path); spec != nullptr) DefaultPodSpec(*spec, a);
 }
 
+// The pod's QoS class as the API server computes it (pkg/apis/core/helper/qos): only cpu and
+// memory count, summed over regular and init containers; Guaranteed needs cpu and memory limits
+// on every container and total requests equal to total limits.
 std::string PodQos(const Json& pod) {
-  const Json* cs = Path(pod, {"spec", "containers"});
-  if (cs == nullptr || !cs->IsArray()) return "BestEffort";
-  bool any = false, guaranteed = true;
-  for (const Json& c : cs->GetArray()) {
-    const Json* req = Path(c, {"resources", "requests"});
-    const Json* lim = Path(c, {"resources", "limits"});
-    const bool has_req = req && req->IsObject() && req->MemberCount() > 0;
-    const bool has_lim = lim && lim->IsObject() && lim->MemberCount() > 0;
-    if (has_req || has_lim) any = true;
-    for (const char* res : {"cpu", "memory"}) {
-      const Json* l = lim ? Member(*lim, res) : nullptr;
-      const Json* r = req ? Member(*req, res) : nullptr;
-      if (l == nullptr || (r != nullptr && !(*r == *l))) guaranteed = false;
+  std::map<std::string, api::Quantity> requests, limits;
+  bool guaranteed = true;
+  for (const char* field : {"containers", "initContainers"}) {
+    const Json* cs = Path(pod, {"spec", field});
+    if (cs == nullptr || !cs->IsArray()) continue;
+    for (const Json& c : cs->GetArray()) {
+      bool cpu_limit = false, memory_limit = false;
+      for (const char* kind : {"requests", "limits"}) {
+        const Json* list = Path(c, {"resources", kind});
+        if (list == nullptr || !list->IsObject()) continue;
+        for (auto it = list->MemberBegin(); it != list->MemberEnd(); ++it) {
+          const std::string_view name = View(it->name);
+          if (name != "cpu" && name != "memory") continue;
+          auto q = it->value.IsString() ? api::Quantity::Parse(View(it->value))
+                                        : StatusOr<api::Quantity>(api::Quantity());
+          if (!q.ok() || q->Sign() <= 0) continue;
+          auto& total = (kind[0] == 'r' ? requests : limits)[std::string(name)];
+          total.Add(*q);
+          if (kind[0] == 'l') (name == "cpu" ? cpu_limit : memory_limit) = true;
+        }
+      }
+      if (!cpu_limit || !memory_limit) guaranteed = false;
     }
   }
-  if (!any) return "BestEffort";
-  return guaranteed ? "Guaranteed" : "Burstable";
+  if (requests.empty() && limits.empty()) return "BestEffort";
+  if (guaranteed) {
+    for (const auto& [name, req] : requests) {
+      auto it = limits.find(name);
+      if (it == limits.end() || it->second.Cmp(req) != 0) guaranteed = false;
+    }
+  }
+  return guaranteed && requests.size() == limits.size() ? "Guaranteed" : "Burstable";
 }
 
 // ---- validation helpers

@@ -67,12 +67,19 @@ void GarbageCollector::Stop() {
 
 void GarbageCollector::AddObserver(Observer o) {
   std::lock_guard l(observers_mu_);
-  observers_.push_back(std::move(o));
+  auto next = std::make_shared<std::vector<Observer>>(*observers_);
+  next->push_back(std::move(o));
+  observers_ = std::move(next);
 }
 
 void GarbageCollector::WaitIdle() {
   std::unique_lock l(mu_);
-  cv_.wait(l, [&] { return (queue_.empty() && !busy_) || stop_ || !started_; });
+  // Timers that are due count as queued work (a FakeClock advanced by a test makes them due
+  // before this thread notices).
+  cv_.wait(l, [&] {
+    const bool due = !timers_.empty() && timers_.begin()->first <= store_->clock()->NowMonotonic();
+    return (queue_.empty() && !busy_ && !due) || stop_ || !started_;
+  });
 }
 
 void GarbageCollector::Enqueue(Item item) {
@@ -90,12 +97,12 @@ void GarbageCollector::EnqueueAfter(Item item, MonoTime when) {
 
 void GarbageCollector::Observe(const GroupResource& gr, const ObjectPtr& old,
                                const ObjectPtr& now) {
-  std::vector<Observer> observers;
+  std::shared_ptr<const std::vector<Observer>> observers;
   {
     std::lock_guard l(observers_mu_);
     observers = observers_;
   }
-  for (const Observer& o : observers) o(gr, old, now);
+  for (const Observer& o : *observers) o(gr, old, now);
 
   if (!now) {
     // Removed: its dependents may now be orphaned, and owners waiting in foreground deletion
@@ -265,8 +272,10 @@ void GarbageCollector::ProcessObject(const GroupResource& gr, const std::string&
       if (!doc.ok()) return;
       const int64_t grace = GetInt(*doc, {"metadata", "deletionGracePeriodSeconds"}).value_or(0);
       auto ts = ParseRfc3339(GetStr(*doc, {"metadata", "deletionTimestamp"}));
+      const auto& has_kubelet = store_->options_.node_has_kubelet;
       if (grace > 0 && ts.ok() && obj->finalizers().empty() &&
-          store_->options_.complete_graceful_deletion) {
+          store_->options_.complete_graceful_deletion &&
+          !(has_kubelet && has_kubelet(obj->Field("spec.nodeName")))) {
         Clock* clock = store_->clock();
         const WallTime wall = clock->Now();
         if (*ts > wall) {

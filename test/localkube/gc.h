@@ -9,6 +9,7 @@
 #include <deque>
 #include <functional>
 #include <map>
+#include <memory>
 #include <mutex>
 #include <set>
 #include <string>
@@ -68,7 +69,9 @@ class GarbageCollector {
   bool started_ = false;
   std::thread thread_;
   std::mutex observers_mu_;
-  std::vector<Observer> observers_;
+  // Copy-on-write: each commit takes a reference instead of copying every observer.
+  std::shared_ptr<const std::vector<Observer>> observers_ =
+      std::make_shared<const std::vector<Observer>>();
 };
 
 }  // namespace kai::localkube

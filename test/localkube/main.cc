@@ -6,7 +6,9 @@
 
 #include <cstdio>
 #include <iostream>
+#include <tuple>
 
+#include "kube/base/file.h"
 #include "kube/base/strings.h"
 #include "kube/base/time.h"
 #include "test/localkube/server.h"
@@ -32,6 +34,29 @@ DEFINE_string(webhook_service_map, "",
               "comma-separated namespace/name:port=host:port mappings for webhook services "
               "(default: a service resolves to 127.0.0.1:<port>)");
 DEFINE_int32(max_connections, 4096, "maximum concurrent connections");
+
+// Simulated cluster.
+DEFINE_int32(nodes, 0, "simulated GPU nodes to create (named <node-name-prefix><i>)");
+DEFINE_int32(gpus_per_node, 8, "nvidia.com/gpu capacity of each --nodes node (0: CPU-only)");
+DEFINE_int64(gpu_memory, 81920, "GPU memory in MiB (label nvidia.com/gpu.memory)");
+DEFINE_string(gpu_product, "NVIDIA-A100-SXM4-80GB", "GPU product (label nvidia.com/gpu.product)");
+DEFINE_string(cpu, "64", "cpu capacity of each --nodes node");
+DEFINE_string(memory, "512Gi", "memory capacity of each --nodes node");
+DEFINE_int32(max_pods, 110, "pods capacity of each --nodes node");
+DEFINE_string(node_labels, "", "extra labels of the --nodes nodes: k=v,k2=v2");
+DEFINE_string(node_taints, "", "taints of the --nodes nodes: key=value:Effect,...");
+DEFINE_string(node_name_prefix, "node-", "name prefix of the --nodes nodes");
+DEFINE_string(node_pools, "",
+              "YAML file of node pools ({nodePools: [{namePrefix, count, gpus, gpuMemory, "
+              "gpuProduct, cpu, memory, maxPods, labels, taints}]}), in addition to --nodes");
+DEFINE_string(node_status_interval, "1m",
+              "how often the simulated kubelet refreshes a node's Ready heartbeat");
+DEFINE_string(node_lease_interval, "10s",
+              "how often the simulated kubelet renews a node's lease in kube-node-lease");
+DEFINE_bool(controllers, true,
+            "run the Deployment, ReplicaSet and Job controllers (kube-controller-manager's part)");
+DEFINE_string(resource_reservation_namespace, "kai-resource-reservation",
+              "namespace of KAI's GPU reservation pods (they get run.ai/reserve_for_gpu_index)");
 
 namespace {
 volatile sig_atomic_t g_signals = 0;
@@ -76,6 +101,61 @@ int main(int argc, char** argv) {
     if (!kai::StripWhitespace(m).empty()) o.webhook_service_map.push_back(m);
   }
   o.max_connections = static_cast<size_t>(std::max(1, FLAGS_max_connections));
+
+  // Simulated cluster.
+  auto fail = [](const std::string& msg) {
+    std::cerr << "localkube: " << msg << "\n";
+    return 2;
+  };
+  if (FLAGS_nodes > 0) {
+    kai::localkube::NodePool pool;
+    pool.name_prefix = FLAGS_node_name_prefix;
+    pool.count = FLAGS_nodes;
+    pool.gpus = FLAGS_gpus_per_node;
+    pool.gpu_memory_mib = FLAGS_gpu_memory;
+    pool.gpu_product = FLAGS_gpu_product;
+    pool.cpu = FLAGS_cpu;
+    pool.memory = FLAGS_memory;
+    pool.max_pods = FLAGS_max_pods;
+    auto labels = kai::localkube::ParseNodeLabels(FLAGS_node_labels);
+    if (!labels.ok()) return fail(std::string(labels.status().message()));
+    pool.labels = *labels;
+    auto taints = kai::localkube::ParseNodeTaints(FLAGS_node_taints);
+    if (!taints.ok()) return fail(std::string(taints.status().message()));
+    pool.taints = *taints;
+    kai::Status v = kai::localkube::ValidateNodePool(pool, "--nodes");
+    if (!v.ok()) return fail(std::string(v.message()));
+    o.simulation.node_pools.push_back(pool);
+  } else if (FLAGS_nodes < 0) {
+    return fail("--nodes must not be negative");
+  }
+  if (!FLAGS_node_pools.empty()) {
+    auto text = kai::ReadFile(FLAGS_node_pools);
+    if (!text.ok()) return fail("--node-pools: " + std::string(text.status().message()));
+    auto pools = kai::localkube::ParseNodePools(*text, FLAGS_node_pools);
+    if (!pools.ok()) return fail(std::string(pools.status().message()));
+    for (const auto& p : *pools) {
+      for (const auto& q : o.simulation.node_pools) {
+        if (p.name_prefix == q.name_prefix) {
+          return fail("--node-pools: namePrefix \"" + p.name_prefix +
+                      "\" is also used by --nodes (--node-name-prefix)");
+        }
+      }
+      o.simulation.node_pools.push_back(p);
+    }
+  }
+  for (auto [flag, value, out] : {std::tuple{"--node-status-interval", &FLAGS_node_status_interval,
+                                             &o.simulation.kubelet.node_status_interval},
+                                  std::tuple{"--node-lease-interval", &FLAGS_node_lease_interval,
+                                             &o.simulation.kubelet.lease_renew_interval}}) {
+    auto d = kai::ParseGoDuration(*value);
+    if (!d.ok() || d->count() <= 0) {
+      return fail(std::string(flag) + ": invalid duration \"" + *value + "\"");
+    }
+    *out = *d;
+  }
+  o.simulation.kubelet.reservation_namespace = FLAGS_resource_reservation_namespace;
+  o.simulation.controllers = FLAGS_controllers;
 
   signal(SIGPIPE, SIG_IGN);
   kai::localkube::LocalKube server(o);

@@ -163,7 +163,13 @@ Status LocalKube::Start() {
 
   RegisterBuiltins(&registry_);
   CrdController::RegisterCrdResource(&registry_);
-  store_ = std::make_unique<Store>(&registry_, clock_, random_, options_.store);
+  StoreOptions store_options = options_.store;
+  // Pods on simulated nodes are confirmed terminated by the simulated kubelet.
+  store_options.node_has_kubelet = [this](std::string_view node) {
+    return cluster_ != nullptr && cluster_->ManagesNode(node);
+  };
+  store_ = std::make_unique<Store>(&registry_, clock_, random_, store_options);
+  cluster_ = std::make_unique<SimulatedCluster>(store_.get(), options_.simulation);
   crds_ = std::make_unique<CrdController>(store_.get());
   admission_ = std::make_unique<WebhookAdmission>(store_.get(), options_.webhook_service_map);
   store_->SetAdmission(admission_.get());
@@ -238,6 +244,8 @@ Status LocalKube::Start() {
       "\"provider\":\"kubernetes\"}},\"spec\":{\"clusterIP\":\"10.96.0.1\",\"ports\":[{\"name\":"
       "\"https\",\"port\":443,\"targetPort\":6443}]}}"));
 
+  KAI_RETURN_IF_ERROR(cluster_->Start());
+
   ApiHandlerOptions hopts;
   hopts.tokens = tokens;
   hopts.allow_anonymous = anonymous;
@@ -267,6 +275,7 @@ Status LocalKube::Start() {
 
 void LocalKube::Stop() {
   if (http_) http_->Stop();
+  if (cluster_) cluster_->Stop();
   if (store_) store_->Shutdown();
   started_ = false;
 }

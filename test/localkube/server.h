@@ -12,6 +12,7 @@
 #include "kube/base/statusor.h"
 #include "test/localkube/faults.h"
 #include "test/localkube/resource.h"
+#include "test/localkube/simulated_cluster.h"
 #include "test/localkube/store.h"
 
 namespace kai::localkube {
@@ -43,6 +44,8 @@ struct LocalKubeOptions {
   // service reference resolves to 127.0.0.1:<service port>.
   std::vector<std::string> webhook_service_map;
   size_t max_connections = 4096;
+  // Simulated nodes, kubelet and workload controllers.
+  SimulationOptions simulation;
 };
 
 class LocalKube {
@@ -66,6 +69,7 @@ class LocalKube {
   Store* store() { return store_.get(); }
   ResourceRegistry* registry() { return &registry_; }
   Faults* faults() { return &faults_; }
+  SimulatedCluster* cluster() { return cluster_.get(); }
 
  private:
   LocalKubeOptions options_;
@@ -78,6 +82,7 @@ class LocalKube {
   std::unique_ptr<WebhookAdmission> admission_;
   std::unique_ptr<ApiHandler> handler_;
   std::unique_ptr<HttpServer> http_;
+  std::unique_ptr<SimulatedCluster> cluster_;
   std::string ca_pem_;
   std::string token_;
   std::string host_;

@@ -138,6 +138,9 @@ struct StoreOptions {
   // Pods bound to a node are deleted gracefully (deletionTimestamp, then removed after the
   // grace period). Without a kubelet to confirm, the store removes them when it expires.
   bool complete_graceful_deletion = true;
+  // When set and true for a pod's node, that node's kubelet (the simulated kubelet) confirms
+  // the termination by deleting the pod with grace 0, so the store leaves it alone.
+  std::function<bool(std::string_view node_name)> node_has_kubelet;
 };
 
 // A location of a stored object.

@@ -339,3 +339,29 @@ TEST(SelectorTest, LabelGrammar) {
 
 }  // namespace
 }  // namespace kai::localkube
+
+namespace kai::localkube {
+namespace {
+
+TEST_F(StoreTest, PodQosClassCountsOnlyCpuAndMemory) {
+  auto qos = [&](const std::string& name, const std::string& resources) {
+    ObjectPtr p = MustCreate(kPods, R"({"metadata":{"name":")" + name +
+                                        R"("},"spec":{"containers":[{"name":"c","image":"i",)" +
+                                        R"("resources":)" + resources + "}]}}");
+    return p ? GetStr(Parse(p->json()).value(), {"status", "qosClass"}) : "";
+  };
+  EXPECT_EQ(qos("gpu-only", R"({"limits":{"nvidia.com/gpu":"1"}})"), "BestEffort");
+  EXPECT_EQ(qos("none", R"({})"), "BestEffort");
+  EXPECT_EQ(qos("guaranteed", R"({"limits":{"cpu":"1","memory":"1Gi","nvidia.com/gpu":"1"}})"),
+            "Guaranteed");
+  EXPECT_EQ(
+      qos("same-value",
+          R"({"limits":{"cpu":"1","memory":"1Gi"},"requests":{"cpu":"1000m","memory":"1Gi"}})"),
+      "Guaranteed");
+  EXPECT_EQ(qos("cpu-only", R"({"limits":{"cpu":"1"}})"), "Burstable");
+  EXPECT_EQ(qos("less", R"({"limits":{"cpu":"2","memory":"1Gi"},"requests":{"cpu":"1"}})"),
+            "Burstable");
+}
+
+}  // namespace
+}  // namespace kai::localkube

@@ -37,8 +37,10 @@ bool HasTasksToAllocate(const PodGroupInfo& job, bool real_allocation) {
   return false;
 }
 
-std::vector<PodInfo*> GetTasksToAllocate(const Session& ssn, const PodGroupInfo& job,
-                                         bool real_allocation) {
+namespace {
+
+std::vector<PodInfo*> ComputeTasksToAllocate(const Session& ssn, const PodGroupInfo& job,
+                                             bool real_allocation) {
   std::vector<PodSet*> sets;
   int unsatisfied = 0;
   for (const auto& [name, ps] : job.pod_sets()) {
@@ -68,17 +70,55 @@ std::vector<PodInfo*> GetTasksToAllocate(const Session& ssn, const PodGroupInfo&
   return result;
 }
 
+// The memo key: what the result depends on besides the session's (static) order functions.
+void MemoKey(const PodGroupInfo& job, std::vector<uint16_t>* key) {
+  key->clear();
+  key->reserve(job.tasks().size() + job.pod_sets().size());
+  for (const PodInfo* t : job.tasks()) {
+    key->push_back(
+        static_cast<uint16_t>(static_cast<int>(t->status) << 1 | (t->is_virtual_status ? 1 : 0)));
+  }
+  for (const auto& [name, ps] : job.pod_sets()) {
+    key->push_back(static_cast<uint16_t>(0x8000 | (ps->min_available() & 0x7fff)));
+  }
+}
+
+PodGroupInfo::TasksToAllocateMemo& Memo(const Session& ssn, const PodGroupInfo& job,
+                                        bool real_allocation) {
+  PodGroupInfo::TasksToAllocateMemo& m = job.tasks_to_allocate_memo[real_allocation ? 1 : 0];
+  thread_local std::vector<uint16_t> key;
+  MemoKey(job, &key);
+  if (!m.valid || m.key != key) {
+    m.tasks = ComputeTasksToAllocate(ssn, job, real_allocation);
+    m.key = key;
+    m.valid = true;
+    m.has_init_resource = false;
+  }
+  return m;
+}
+
+}  // namespace
+
+std::vector<PodInfo*> GetTasksToAllocate(const Session& ssn, const PodGroupInfo& job,
+                                         bool real_allocation) {
+  return Memo(ssn, job, real_allocation).tasks;
+}
+
 ResourceVector GetTasksToAllocateInitResource(const Session& ssn, const PodGroupInfo& job,
                                               bool real_allocation) {
+  PodGroupInfo::TasksToAllocateMemo& m = Memo(ssn, job, real_allocation);
+  if (m.has_init_resource) return m.init_resource;
   const ClusterInfo& c = ssn.cluster();
   ResourceVector result(c.vector_map->size());
-  for (const PodInfo* t : GetTasksToAllocate(ssn, job, real_allocation)) {
+  for (const PodInfo* t : m.tasks) {
     if (!t->ShouldAllocate(real_allocation)) continue;
     result.Add(t->res_req);
     if (t->IsGpuMemoryRequest() && c.min_node_gpu_memory) {
       result.Set(kGpuIndex, result.gpu() + t->gpu_req.GpuMemoryAsFraction(*c.min_node_gpu_memory));
     }
   }
+  m.init_resource = result;
+  m.has_init_resource = true;
   return result;
 }
 
@@ -228,8 +268,8 @@ class JobAllocator {
       real_job->AddTaskFitErrors(*task, e);
       return false;
     }
-    NodeSet ordered = ssn_->OrderedNodesByTask(nodes, *task);
-    for (NodeInfo* node : ordered) {
+    Session::NodeOrder ordered = ssn_->LazyOrderedNodesByTask(nodes, *task);
+    for (NodeInfo* node = ordered.Next(); node != nullptr; node = ordered.Next()) {
       if (!ssn_->FittingNode(*task, *node, !pipeline_only_)) continue;
       if (AllocateTaskToNode(task, node)) return true;
     }

@@ -1,0 +1,357 @@
+#include "kube/cache/informer.h"
+
+#include <gtest/gtest.h>
+
+#include <atomic>
+#include <condition_variable>
+#include <thread>
+
+#include "api/pod.h"
+#include "kube/base/fake_clock.h"
+#include "kube/cache/factory.h"
+#include "kube/cache/typed.h"
+#include "kube/rest/errors.h"
+#include "kube/rest/fake_client.h"
+
+namespace kai::kube {
+namespace {
+
+const GroupVersionResource kPods{"", "v1", "pods"};
+const GroupVersionResource kConfigMaps{"", "v1", "configmaps"};
+
+std::string Pod(std::string_view name, std::string_view node = "", std::string_view ns = "ns") {
+  return R"({"apiVersion":"v1","kind":"Pod","metadata":{"name":")" + std::string(name) +
+         R"(","namespace":")" + std::string(ns) + R"("},"spec":{"nodeName":")" + std::string(node) +
+         R"(","containers":[{"name":"c"}]}})";
+}
+
+// Records handler calls as "ADD ns/p rv [initial]" ... and lets tests wait for them.
+class Recorder {
+ public:
+  ResourceEventHandler Handler() {
+    return {
+        .on_add = [this](const ObjectPtr& o,
+                         bool initial) { Record("ADD " + o->key() + (initial ? " initial" : "")); },
+        .on_update =
+            [this](const ObjectPtr& old_obj, const ObjectPtr& o) {
+              Record("UPDATE " + o->key() +
+                     (old_obj->resource_version() == o->resource_version() ? " resync" : ""));
+            },
+        .on_delete =
+            [this](const ObjectPtr& o, bool unknown) {
+              Record("DELETE " + o->key() + (unknown ? " tombstone" : ""));
+            },
+    };
+  }
+  void Record(std::string e) {
+    std::lock_guard<std::mutex> l(mu_);
+    events_.push_back(std::move(e));
+    cv_.notify_all();
+  }
+  // Waits (real time, generous) until `n` events were recorded; returns them.
+  std::vector<std::string> WaitFor(size_t n) {
+    std::unique_lock<std::mutex> l(mu_);
+    cv_.wait_for(l, std::chrono::seconds(30), [&] { return events_.size() >= n; });
+    return events_;
+  }
+  std::vector<std::string> events() {
+    std::lock_guard<std::mutex> l(mu_);
+    return events_;
+  }
+
+ private:
+  std::mutex mu_;
+  std::condition_variable cv_;
+  std::vector<std::string> events_;
+};
+
+// Waits (real time, generous) until `pred` holds.
+template <class Pred>
+bool Eventually(Pred pred) {
+  for (int i = 0; i < 30000; ++i) {
+    if (pred()) return true;
+    std::this_thread::sleep_for(std::chrono::milliseconds(1));
+  }
+  return pred();
+}
+
+// Advances a FakeClock whenever a thread waits on it (backoffs, resyncs), in the background.
+class ClockDriver {
+ public:
+  ClockDriver(FakeClock* clock, Duration step) : clock_(clock) {
+    thread_ = std::thread([this, step] {
+      while (!done_.load()) {
+        if (clock_->NumWaiters() > 0) clock_->Advance(step);
+        std::this_thread::sleep_for(std::chrono::microseconds(200));
+      }
+    });
+  }
+  ~ClockDriver() {
+    done_ = true;
+    thread_.join();
+  }
+
+ private:
+  FakeClock* clock_;
+  std::atomic<bool> done_{false};
+  std::thread thread_;
+};
+
+InformerOptions Options(FakeClock* clock, Decoder decoder = nullptr) {
+  InformerOptions o;
+  o.reflector.clock = clock;
+  o.reflector.decoder = std::move(decoder);
+  o.reflector.page_size = 2;  // exercise the pager
+  return o;
+}
+
+TEST(InformerTest, ListThenWatchWithTypedObjects) {
+  FakeClock clock;
+  FakeClient fake;
+  ASSERT_TRUE(fake.Seed(kPods, Pod("a", "n1")).ok());
+  ASSERT_TRUE(fake.Seed(kPods, Pod("b", "n2")).ok());
+  ASSERT_TRUE(fake.Seed(kPods, Pod("c", "n1")).ok());
+  SharedInformer informer(&fake, kPods, Options(&clock, TypedDecoder<api::Pod>()));
+  ASSERT_TRUE(informer
+                  .AddIndex("node",
+                            [](const Object& o) -> std::vector<std::string> {
+                              return {o.As<api::Pod>()->spec.node_name};
+                            })
+                  .ok());
+  Recorder rec;
+  auto reg = informer.AddEventHandler(rec.Handler());
+  EXPECT_FALSE(informer.HasSynced());
+  informer.Start();
+  ASSERT_TRUE(informer.WaitForCacheSync(std::chrono::hours(1)));
+  EXPECT_EQ(rec.WaitFor(3),
+            (std::vector<std::string>{"ADD ns/a initial", "ADD ns/b initial", "ADD ns/c initial"}));
+  EXPECT_TRUE(Eventually([&] { return reg->HasSynced(); }));
+  EXPECT_EQ(informer.store().ByIndex("node", "n1").size(), 2u);
+
+  ASSERT_TRUE(fake.Create(kPods, "ns", Pod("d", "n1")).ok());
+  ASSERT_TRUE(
+      fake.Patch(kPods, "ns", "a", PatchType::kMerge, R"({"spec":{"nodeName":"n3"}})").ok());
+  ASSERT_TRUE(fake.Delete(kPods, "ns", "b").ok());
+  EXPECT_EQ(rec.WaitFor(6),
+            (std::vector<std::string>{"ADD ns/a initial", "ADD ns/b initial", "ADD ns/c initial",
+                                      "ADD ns/d", "UPDATE ns/a", "DELETE ns/b"}));
+  EXPECT_TRUE(Eventually([&] { return informer.store().size() == 3; }));
+  ObjectPtr a = informer.store().Get("ns/a");
+  ASSERT_NE(a, nullptr);
+  EXPECT_EQ(a->As<api::Pod>()->spec.node_name, "n3");
+  EXPECT_EQ(informer.store().ByIndex("node", "n1").size(), 2u);  // c, d
+  EXPECT_TRUE(
+      Eventually([&] { return informer.LastSyncResourceVersion() == fake.resource_version(); }));
+
+  // A bookmark moves the RV without an event.
+  ASSERT_TRUE(fake.Create(kConfigMaps, "ns", R"({"metadata":{"name":"x"}})").ok());
+  fake.Bookmark();
+  EXPECT_TRUE(
+      Eventually([&] { return informer.LastSyncResourceVersion() == fake.resource_version(); }));
+  EXPECT_GE(informer.reflector_stats().bookmarks, 1);
+  EXPECT_EQ(rec.events().size(), 6u);
+  informer.Stop();
+}
+
+TEST(InformerTest, DropsAndCompactionNeverLoseOrDuplicateEvents) {
+  FakeClock clock;
+  ClockDriver driver(&clock, std::chrono::milliseconds(100));
+  FakeClient fake;
+  for (int i = 0; i < 5; ++i) ASSERT_TRUE(fake.Seed(kPods, Pod("p" + std::to_string(i))).ok());
+  SharedInformer informer(&fake, kPods, Options(&clock));
+  Recorder rec;
+  informer.AddEventHandler(rec.Handler());
+  // The first re-watch after the initial list finds the history compacted behind changes it
+  // never saw: the watch gets 410 Expired, the reflector relists with RV "" and the relist
+  // reports them (the delete as a tombstone).
+  std::atomic<int> watches{0};
+  fake.PrependReactor("watch", "pods",
+                      [&](const FakeAction&) -> std::optional<StatusOr<std::string>> {
+                        if (watches.fetch_add(1) == 1) {
+                          EXPECT_TRUE(fake.Delete(kPods, "ns", "p0").ok());
+                          EXPECT_TRUE(fake.Patch(kPods, "ns", "p1", PatchType::kMerge,
+                                                 R"({"metadata":{"labels":{"x":"1"}}})")
+                                          .ok());
+                          EXPECT_TRUE(fake.Create(kPods, "ns", Pod("q")).ok());
+                          fake.CompactHistory();
+                        }
+                        return std::nullopt;
+                      });
+  informer.Start();
+  ASSERT_TRUE(informer.WaitForCacheSync(std::chrono::hours(1)));
+  rec.WaitFor(5);
+  // End the first watch cleanly after one event, so the reflector re-watches from its RV.
+  ASSERT_TRUE(fake.Create(kPods, "ns", Pod("r")).ok());
+  rec.WaitFor(6);
+  fake.DropWatches();
+  const std::vector<std::string> want = {
+      "ADD ns/p0 initial", "ADD ns/p1 initial", "ADD ns/p2 initial",
+      "ADD ns/p3 initial", "ADD ns/p4 initial", "ADD ns/r",
+      "UPDATE ns/p1",      "ADD ns/q",          "DELETE ns/p0 tombstone"};
+  EXPECT_EQ(rec.WaitFor(want.size()), want);
+  EXPECT_GE(informer.reflector_stats().expired, 1);
+
+  // Many drops while a writer runs: every change arrives at most once, in order, and the last
+  // one is seen.
+  std::mutex mu;
+  std::vector<uint64_t> p2_rvs;
+  informer.AddEventHandler({.on_update = [&](const ObjectPtr&, const ObjectPtr& o) {
+    if (o->key() != "ns/p2") return;
+    std::lock_guard<std::mutex> l(mu);
+    p2_rvs.push_back(std::stoull(o->resource_version()));
+  }});
+  std::thread writer([&] {
+    for (int i = 0; i < 200; ++i) {
+      EXPECT_TRUE(fake.Patch(kPods, "ns", "p2", PatchType::kMerge,
+                             R"({"metadata":{"labels":{"i":")" + std::to_string(i) + R"("}}})")
+                      .ok());
+      if (i % 20 == 0) fake.DropWatches();
+    }
+  });
+  writer.join();
+  const uint64_t final_rv = std::stoull(fake.resource_version());
+  EXPECT_TRUE(Eventually([&] {
+    std::lock_guard<std::mutex> l(mu);
+    return !p2_rvs.empty() && p2_rvs.back() == final_rv;
+  }));
+  {
+    std::lock_guard<std::mutex> l(mu);
+    EXPECT_LE(p2_rvs.size(), 200u);
+    for (size_t i = 1; i < p2_rvs.size(); ++i) EXPECT_LT(p2_rvs[i - 1], p2_rvs[i]);
+  }
+  // The cache equals the server.
+  auto list = fake.List(kPods, "");
+  ASSERT_TRUE(list.ok());
+  EXPECT_EQ(informer.store().size(), list->items.size());
+  informer.Stop();
+}
+
+TEST(InformerTest, VeryShortWatchBacksOffAndRelists) {
+  FakeClock clock;
+  ClockDriver driver(&clock, std::chrono::milliseconds(100));
+  FakeClient fake;
+  ASSERT_TRUE(fake.Seed(kPods, Pod("a")).ok());
+  SharedInformer informer(&fake, kPods, Options(&clock));
+  informer.Start();
+  ASSERT_TRUE(informer.WaitForCacheSync(std::chrono::hours(1)));
+  ASSERT_TRUE(Eventually([&] { return fake.open_watches() == 1; }));
+  const MonoTime before = clock.NowMonotonic();
+  fake.DropWatches();  // closes at once with no event
+  EXPECT_TRUE(Eventually([&] { return informer.reflector_stats().lists >= 2; }));
+  EXPECT_GE(informer.reflector_stats().very_short_watches, 1);
+  // The relist came after a backoff of at least 800 ms on the injected clock.
+  EXPECT_GE(clock.NowMonotonic() - before, std::chrono::milliseconds(800));
+
+  // Watch errors: 429 re-watches without relisting; other errors relist.
+  const int64_t lists = informer.reflector_stats().lists;
+  fake.InjectError("watch", "pods", NewTooManyRequests("slow down", 1), 2);
+  fake.DropWatches();
+  ASSERT_TRUE(fake.Create(kPods, "ns", Pod("b")).ok());
+  EXPECT_TRUE(Eventually([&] { return informer.store().size() == 2; }));
+  EXPECT_EQ(informer.reflector_stats().lists, lists + 1);  // only the very-short-watch relist
+  informer.Stop();
+}
+
+TEST(InformerTest, SlowHandlerNeverBlocksTheReflectorOrOtherHandlers) {
+  FakeClock clock;
+  FakeClient fake;
+  SharedInformer informer(&fake, kPods, Options(&clock));
+  std::mutex gate;
+  gate.lock();
+  std::atomic<int> slow_seen{0};
+  informer.AddEventHandler({.on_add = [&](const ObjectPtr&, bool) {
+    std::lock_guard<std::mutex> l(gate);  // blocks until the test opens the gate
+    ++slow_seen;
+  }});
+  Recorder fast;
+  informer.AddEventHandler(fast.Handler());
+  informer.Start();
+  ASSERT_TRUE(informer.WaitForCacheSync(std::chrono::hours(1)));
+  for (int i = 0; i < 50; ++i)
+    ASSERT_TRUE(fake.Create(kPods, "ns", Pod("p" + std::to_string(i))).ok());
+  EXPECT_EQ(fast.WaitFor(50).size(), 50u);
+  EXPECT_TRUE(Eventually([&] { return informer.store().size() == 50; }));
+  EXPECT_EQ(slow_seen.load(), 0);
+  gate.unlock();
+  EXPECT_TRUE(Eventually([&] { return slow_seen.load() == 50; }));
+  informer.Stop();
+}
+
+TEST(InformerTest, ResyncAndLateHandlers) {
+  FakeClock clock;
+  FakeClient fake;
+  ASSERT_TRUE(fake.Seed(kPods, Pod("a")).ok());
+  ASSERT_TRUE(fake.Seed(kPods, Pod("b")).ok());
+  SharedInformer informer(&fake, kPods, Options(&clock));
+  Recorder resync;
+  informer.AddEventHandler(resync.Handler(), std::chrono::minutes(10));
+  informer.Start();
+  ASSERT_TRUE(informer.WaitForCacheSync(std::chrono::hours(1)));
+  resync.WaitFor(2);
+  ASSERT_TRUE(Eventually([&] { return fake.open_watches() == 1; }));
+  const int64_t calls = static_cast<int64_t>(fake.actions().size());
+  // Let the listener arm its resync timer, then move past it.
+  ASSERT_TRUE(Eventually([&] { return clock.NumWaiters() > 0; }));
+  clock.Advance(std::chrono::minutes(10));
+  EXPECT_EQ(resync.WaitFor(4),
+            (std::vector<std::string>{"ADD ns/a initial", "ADD ns/b initial", "UPDATE ns/a resync",
+                                      "UPDATE ns/b resync"}));
+  EXPECT_EQ(static_cast<int64_t>(fake.actions().size()), calls);  // no API call
+
+  // A handler added after the sync gets the cache as its initial list.
+  Recorder late;
+  auto reg = informer.AddEventHandler(late.Handler());
+  EXPECT_EQ(late.WaitFor(2), (std::vector<std::string>{"ADD ns/a initial", "ADD ns/b initial"}));
+  EXPECT_TRUE(Eventually([&] { return reg->HasSynced(); }));
+  informer.RemoveEventHandler(reg);
+  ASSERT_TRUE(fake.Create(kPods, "ns", Pod("c")).ok());
+  EXPECT_TRUE(Eventually([&] { return informer.store().size() == 3; }));
+  EXPECT_EQ(late.events().size(), 2u);
+  informer.Stop();
+}
+
+TEST(InformerTest, UndecodableObjectsAreSkipped) {
+  FakeClock clock;
+  FakeClient fake;
+  ASSERT_TRUE(fake.Seed(kPods, Pod("good")).ok());
+  ASSERT_TRUE(
+      fake.Seed(kPods, R"({"metadata":{"name":"bad","namespace":"ns"},"spec":{"priority":"high"}})")
+          .ok());
+  SharedInformer informer(&fake, kPods, Options(&clock, TypedDecoder<api::Pod>()));
+  informer.Start();
+  ASSERT_TRUE(informer.WaitForCacheSync(std::chrono::hours(1)));
+  EXPECT_EQ(informer.store().ListKeys(), (std::vector<std::string>{"ns/good"}));
+  EXPECT_EQ(informer.reflector_stats().decode_errors, 1);
+  informer.Stop();
+}
+
+TEST(SharedInformerFactoryTest, OneWatchPerResourceForEveryConsumer) {
+  FakeClock clock;
+  FakeClient fake;
+  ASSERT_TRUE(fake.Seed(kPods, Pod("a")).ok());
+  SharedInformerFactory factory(&fake, {.clock = &clock});
+  SharedInformer* one = factory.InformerFor<api::Pod>();
+  SharedInformer* two = factory.InformerFor(kPods);
+  EXPECT_EQ(one, two);
+  SharedInformer* cms = factory.InformerFor(kConfigMaps);
+  Recorder r1, r2;
+  one->AddEventHandler(r1.Handler());
+  two->AddEventHandler(r2.Handler());
+  factory.Start();
+  factory.Start();  // idempotent
+  ASSERT_TRUE(factory.WaitForCacheSync(std::chrono::hours(1)));
+  EXPECT_TRUE(cms->HasSynced());
+  EXPECT_TRUE(Eventually([&] { return fake.open_watches() == 2; }));  // pods + configmaps
+  ASSERT_TRUE(fake.Create(kPods, "ns", Pod("b")).ok());
+  EXPECT_EQ(r1.WaitFor(2), r2.WaitFor(2));
+  ASSERT_NE(one->store().Get("ns/b")->As<api::Pod>(), nullptr);
+  int lists = 0;
+  for (const auto& a : fake.actions()) lists += a.verb == "list" && a.gvr == kPods ? 1 : 0;
+  EXPECT_EQ(lists, 1);
+  EXPECT_EQ(factory.Resources().size(), 2u);
+  factory.Shutdown();
+  EXPECT_EQ(fake.open_watches(), 0);
+}
+
+}  // namespace
+}  // namespace kai::kube

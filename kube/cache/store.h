@@ -1,0 +1,62 @@
+// Indexer: the informer's thread-safe cache of objects by key, with secondary indexes
+// (client-go cache.Indexer). Always indexed by namespace; add custom indexes such as pods by
+// spec.nodeName. Lists come back sorted by key, so iteration order is deterministic.
+#pragma once
+
+#include <functional>
+#include <map>
+#include <mutex>
+#include <set>
+#include <shared_mutex>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "kube/base/status.h"
+#include "kube/cache/object.h"
+
+namespace kai::kube {
+
+// The values an object is indexed under (empty: not indexed).
+using IndexFunc = std::function<std::vector<std::string>(const Object&)>;
+
+inline constexpr char kNamespaceIndex[] = "namespace";
+
+class Indexer {
+ public:
+  Indexer();
+
+  // Adds an index (built at once over the current contents). Names must be unique.
+  Status AddIndex(const std::string& name, IndexFunc fn);
+
+  // Inserts or replaces by key; returns the previous object (null if none).
+  ObjectPtr Upsert(ObjectPtr obj);
+  // Removes by key; returns the removed object (null if none).
+  ObjectPtr Remove(const std::string& key);
+  // Replaces the whole contents; returns the previous contents.
+  std::map<std::string, ObjectPtr, std::less<>> Replace(std::vector<ObjectPtr> objects);
+
+  ObjectPtr Get(std::string_view key) const;
+  std::vector<ObjectPtr> List() const;
+  std::vector<std::string> ListKeys() const;
+  // Objects whose index `index` has `value`, sorted by key. Unknown index: empty.
+  std::vector<ObjectPtr> ByIndex(std::string_view index, std::string_view value) const;
+  // Every value of an index, sorted.
+  std::vector<std::string> IndexValues(std::string_view index) const;
+  size_t size() const;
+
+ private:
+  struct ByKey {
+    bool operator()(const Object* a, const Object* b) const { return a->key() < b->key(); }
+  };
+  using Index = std::map<std::string, std::set<const Object*, ByKey>, std::less<>>;
+  void IndexLocked(const Object* obj);
+  void UnindexLocked(const Object* obj);
+
+  mutable std::shared_mutex mu_;
+  std::map<std::string, ObjectPtr, std::less<>> items_;
+  std::map<std::string, IndexFunc, std::less<>> funcs_;
+  std::map<std::string, Index, std::less<>> indexes_;
+};
+
+}  // namespace kai::kube

@@ -1,0 +1,351 @@
+// kai_scheduler_bench: scheduling-cycle benchmark on synthetic clusters (issue 5). Prints JSON.
+//
+//   kai_scheduler_bench [--sizes tiny,S,M,L] [--repetitions N] [--events N] [--seed S]
+//                       [--actions LIST] [--dump-decisions PREFIX]
+//
+// Per size it reports, each as min / median / max over the repetitions (milliseconds):
+//   snapshot.full_rebuild   a new ClusterModel filled with every object, then a snapshot (what a
+//                           cache without incremental maintenance pays each cycle, like KAI)
+//   snapshot.from_model     a snapshot of the warm, unchanged model
+//   snapshot.apply_events   applying a batch of informer events (pod status churn, completed
+//                           pods, new pending jobs, node updates) to the model
+//   snapshot.incremental    the snapshot right after such a batch
+//   cycle.<action>          each configured action, and session open / close
+//   cycle.total             snapshot + open + every action + close
+// Times are wall clock; cycle.total_cpu_ms is the process CPU time of the cycle (the machine is
+// shared, so CPU time is the steadier figure). The benchmark is single-threaded. Also reported:
+// the peak resident set size of the process after the size ran (sizes run in the order
+// given, so the figure for a size includes the earlier ones).
+//
+// --dump-decisions writes PREFIX-<size>.txt with every decision and unschedulable message of
+// the first cycle, so that two builds can be compared (`diff`): optimisations must not change
+// decisions.
+#include <glog/logging.h>
+#include <sys/resource.h>
+#include <time.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cstdio>
+#include <cstdlib>
+#include <fstream>
+#include <iostream>
+#include <map>
+#include <string>
+#include <vector>
+
+#include "kube/base/fake_clock.h"
+#include "kube/base/random.h"
+#include "kube/base/strings.h"
+#include "scheduler/actions/actions.h"
+#include "scheduler/bench/synthetic_cluster.h"
+#include "scheduler/framework/session.h"
+#include "scheduler/plugins/plugins.h"
+
+namespace kai::scheduler::bench {
+namespace {
+
+using BenchClock = std::chrono::steady_clock;
+
+double MsSince(BenchClock::time_point start) {
+  return std::chrono::duration<double, std::milli>(BenchClock::now() - start).count();
+}
+
+double CpuMs() {
+  timespec ts{};
+  clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts);
+  return static_cast<double>(ts.tv_sec) * 1e3 + static_cast<double>(ts.tv_nsec) / 1e6;
+}
+
+struct Stats {
+  std::vector<double> samples;
+  void Add(double v) { samples.push_back(v); }
+  std::string Json() const {
+    std::vector<double> s = samples;
+    std::sort(s.begin(), s.end());
+    char buf[160];
+    if (s.empty()) return "null";
+    std::snprintf(buf, sizeof(buf), "{\"min\": %.3f, \"median\": %.3f, \"max\": %.3f}", s.front(),
+                  s[s.size() / 2], s.back());
+    return buf;
+  }
+};
+
+long PeakRssKib() {
+  rusage u{};
+  getrusage(RUSAGE_SELF, &u);
+  return u.ru_maxrss;
+}
+
+class CountingSink : public DecisionSink {
+ public:
+  explicit CountingSink(bool record) : record_(record) {}
+  Status Bind(const BindDecision& d) override {
+    ++binds;
+    if (record_) {
+      std::string line = "bind " + d.pod_key + " " + d.node + " " + d.received_resource_type + " " +
+                         d.gpu_portion + " groups=" + std::to_string(d.gpu_groups.size());
+      lines.push_back(std::move(line));
+    }
+    return Status::OK();
+  }
+  Status Evict(const EvictDecision& d) override {
+    ++evictions;
+    if (record_)
+      lines.push_back("evict " + d.pod_key + " by " + d.metadata.action + ": " + d.message);
+    return Status::OK();
+  }
+  void Pipelined(const PipelineDecision& d) override {
+    ++pipelined;
+    if (record_) lines.push_back("pipeline " + d.pod_key + " " + d.node);
+  }
+  int binds = 0, evictions = 0, pipelined = 0;
+  std::vector<std::string> lines;
+
+ private:
+  bool record_;
+};
+
+struct Options {
+  std::vector<std::string> sizes{"S", "M", "L"};
+  int repetitions = 3;
+  int events = -1;  // default: 1% of the pods
+  uint64_t seed = 42;
+  std::vector<std::string> actions;
+  std::string dump_prefix;
+};
+
+void Usage() {
+  std::cerr << "usage: kai_scheduler_bench [--sizes tiny,S,M,L] [--repetitions N] [--events N] "
+               "[--seed S] [--actions LIST] [--dump-decisions PREFIX]\n";
+}
+
+bool ParseArgs(int argc, char** argv, Options* o) {
+  for (int i = 1; i < argc; ++i) {
+    std::string a = argv[i];
+    std::string v;
+    if (auto eq = a.find('='); eq != std::string::npos) {
+      v = a.substr(eq + 1);
+      a = a.substr(0, eq);
+    } else if (i + 1 < argc) {
+      v = argv[++i];
+    } else {
+      std::cerr << a << ": missing value\n";
+      return false;
+    }
+    auto list = [&]() {
+      std::vector<std::string> out;
+      for (const auto& p : StrSplit(v, ',')) {
+        std::string s(StripWhitespace(p));
+        if (!s.empty()) out.push_back(s);
+      }
+      return out;
+    };
+    if (a == "--sizes") {
+      o->sizes = list();
+    } else if (a == "--repetitions") {
+      o->repetitions = std::max(1, std::atoi(v.c_str()));
+    } else if (a == "--events") {
+      o->events = std::atoi(v.c_str());
+    } else if (a == "--seed") {
+      o->seed = std::strtoull(v.c_str(), nullptr, 10);
+    } else if (a == "--actions") {
+      o->actions = list();
+    } else if (a == "--dump-decisions") {
+      o->dump_prefix = v;
+    } else {
+      std::cerr << "unknown flag " << a << "\n";
+      return false;
+    }
+  }
+  return true;
+}
+
+struct CycleResult {
+  double snapshot_ms = 0, open_ms = 0, close_ms = 0, total_ms = 0, total_cpu_ms = 0;
+  std::vector<std::pair<std::string, double>> actions;
+  int binds = 0, evictions = 0, pipelined = 0, unschedulable_jobs = 0;
+  std::vector<std::string> decision_lines;
+};
+
+CycleResult RunCycle(const ClusterModel& model, const SchedulerConfiguration& conf,
+                     const SchedulerParams& params, const PluginRegistry& plugins,
+                     const ActionRegistry& actions, WallTime now, bool record) {
+  CycleResult r;
+  FakeClock clock(now);
+  SeededRandom random(7);
+  CountingSink sink(record);
+  auto start = BenchClock::now();
+  double cpu_start = CpuMs();
+  auto t = BenchClock::now();
+  std::vector<std::string> warnings;
+  std::unique_ptr<ClusterInfo> snapshot = model.Snapshot(params, &warnings);
+  r.snapshot_ms = MsSince(t);
+  t = BenchClock::now();
+  Session ssn("bench", std::move(snapshot), conf, params, &sink, &clock, &random);
+  ssn.Open(plugins);
+  r.open_ms = MsSince(t);
+  for (const std::string& name : conf.actions) {
+    const ActionRegistry::Builder* b = actions.Find(name);
+    if (b == nullptr) continue;
+    t = BenchClock::now();
+    (*b)()->Execute(&ssn);
+    r.actions.emplace_back(name, MsSince(t));
+  }
+  t = BenchClock::now();
+  ssn.Close();
+  r.close_ms = MsSince(t);
+  r.total_ms = MsSince(start);
+  r.total_cpu_ms = CpuMs() - cpu_start;
+  r.binds = sink.binds;
+  r.evictions = sink.evictions;
+  r.pipelined = sink.pipelined;
+  for (const auto& [id, job] : ssn.cluster().jobs) {
+    if (job->NumPending() > 0 && !job->job_fit_errors.empty()) ++r.unschedulable_jobs;
+    if (!record) continue;
+    for (const auto& e : job->job_fit_errors) {
+      sink.lines.push_back("job " + id + " " + e.reason + ": " + e.message);
+    }
+  }
+  r.decision_lines = std::move(sink.lines);
+  return r;
+}
+
+int Main(int argc, char** argv) {
+  Options opts;
+  if (!ParseArgs(argc, argv, &opts)) {
+    Usage();
+    return 2;
+  }
+  PluginRegistry plugins;
+  RegisterDefaultPlugins(&plugins);
+  ActionRegistry actions;
+  RegisterDefaultActions(&actions);
+  SchedulerConfiguration conf = DefaultSchedulerConfiguration();
+  if (!opts.actions.empty()) conf.actions = opts.actions;
+  SchedulerParams params;
+
+  std::string out = "{\n  \"benchmark\": \"kai_scheduler_bench\",\n  \"repetitions\": " +
+                    std::to_string(opts.repetitions) + ",\n  \"sizes\": [";
+  bool first_size = true;
+  for (const std::string& size : opts.sizes) {
+    auto spec = SpecForSize(size);
+    if (!spec.ok()) {
+      std::cerr << spec.status().message() << "\n";
+      return 2;
+    }
+    spec->seed = opts.seed;
+    auto t = BenchClock::now();
+    SyntheticCluster cluster = GenerateSyntheticCluster(*spec);
+    double generate_ms = MsSince(t);
+    const size_t total_pods = cluster.objects.pods.size();
+    const int events = opts.events >= 0 ? opts.events : std::max<int>(10, total_pods / 100);
+
+    Stats full_rebuild, from_model, apply_events, incremental, open, close, total, total_cpu,
+        snapshot_in_cycle;
+    std::map<std::string, Stats> per_action;
+    std::vector<std::string> action_order;
+    CycleResult first;
+
+    // The warm model the cycles and the incremental path use.
+    ClusterModel model;
+    model.AddAll(cluster.objects);
+    SeededRandom event_random(opts.seed + 1);
+    SyntheticCluster churned = cluster;  // event batches mutate their own copy
+    ClusterModel churn_model;
+    churn_model.AddAll(churned.objects);
+
+    for (int rep = 0; rep < opts.repetitions; ++rep) {
+      {
+        t = BenchClock::now();
+        ClusterModel fresh;
+        fresh.AddAll(cluster.objects);
+        auto snap = fresh.Snapshot(params, nullptr);
+        full_rebuild.Add(MsSince(t));
+      }
+      {
+        t = BenchClock::now();
+        auto snap = model.Snapshot(params, nullptr);
+        from_model.Add(MsSince(t));
+      }
+      {
+        t = BenchClock::now();
+        ApplyEventBatch(&churned, events, &event_random, &churn_model);
+        apply_events.Add(MsSince(t));
+        t = BenchClock::now();
+        auto snap = churn_model.Snapshot(params, nullptr);
+        incremental.Add(MsSince(t));
+      }
+      CycleResult c = RunCycle(model, conf, params, plugins, actions, cluster.now,
+                               rep == 0 && !opts.dump_prefix.empty());
+      snapshot_in_cycle.Add(c.snapshot_ms);
+      open.Add(c.open_ms);
+      close.Add(c.close_ms);
+      total.Add(c.total_ms);
+      total_cpu.Add(c.total_cpu_ms);
+      for (const auto& [name, ms] : c.actions) {
+        if (per_action.count(name) == 0) action_order.push_back(name);
+        per_action[name].Add(ms);
+      }
+      if (rep == 0) first = std::move(c);
+    }
+
+    if (!opts.dump_prefix.empty()) {
+      std::string path = opts.dump_prefix + "-" + size + ".txt";
+      std::ofstream f(path);
+      for (const auto& l : first.decision_lines) f << l << "\n";
+      if (!f) {
+        std::cerr << "cannot write " << path << "\n";
+        return 1;
+      }
+    }
+
+    char buf[512];
+    out += first_size ? "\n" : ",\n";
+    first_size = false;
+    std::snprintf(buf, sizeof(buf),
+                  "    {\n      \"size\": \"%s\",\n      \"nodes\": %d,\n      \"gpus\": %d,\n"
+                  "      \"pods\": %zu,\n      \"running_pods\": %lld,\n"
+                  "      \"pending_pods\": %lld,\n      \"jobs\": %zu,\n      \"queues\": %zu,\n"
+                  "      \"used_gpus\": %lld,\n      \"generate_ms\": %.1f,\n",
+                  size.c_str(), spec->nodes, spec->nodes * spec->gpus_per_node, total_pods,
+                  static_cast<long long>(cluster.running_pods),
+                  static_cast<long long>(cluster.pending_pods), cluster.objects.podgroups.size(),
+                  cluster.objects.queues.size(), static_cast<long long>(cluster.used_gpus),
+                  generate_ms);
+    out += buf;
+    out += "      \"snapshot\": {\n        \"full_rebuild_ms\": " + full_rebuild.Json() +
+           ",\n        \"from_model_ms\": " + from_model.Json() +
+           ",\n        \"events_per_batch\": " + std::to_string(events) +
+           ",\n        \"apply_events_ms\": " + apply_events.Json() +
+           ",\n        \"incremental_ms\": " + incremental.Json() + "\n      },\n";
+    out += "      \"cycle\": {\n        \"snapshot_ms\": " + snapshot_in_cycle.Json() +
+           ",\n        \"session_open_ms\": " + open.Json();
+    for (const auto& name : action_order) {
+      out += ",\n        \"" + name + "_ms\": " + per_action[name].Json();
+    }
+    out += ",\n        \"session_close_ms\": " + close.Json() +
+           ",\n        \"total_ms\": " + total.Json() +
+           ",\n        \"total_cpu_ms\": " + total_cpu.Json() + "\n      },\n";
+    std::snprintf(buf, sizeof(buf),
+                  "      \"decisions\": {\"binds\": %d, \"evictions\": %d, \"pipelined\": %d, "
+                  "\"unschedulable_jobs\": %d},\n      \"peak_rss_mib\": %.1f\n    }",
+                  first.binds, first.evictions, first.pipelined, first.unschedulable_jobs,
+                  PeakRssKib() / 1024.0);
+    out += buf;
+    std::cerr << "size " << size << " done\n";
+  }
+  out += "\n  ]\n}\n";
+  std::cout << out;
+  return 0;
+}
+
+}  // namespace
+}  // namespace kai::scheduler::bench
+
+int main(int argc, char** argv) {
+  google::InitGoogleLogging(argv[0]);
+  FLAGS_logtostderr = true;
+  FLAGS_minloglevel = 2;
+  return kai::scheduler::bench::Main(argc, argv);
+}
