@@ -112,7 +112,10 @@ void LiveScheduler::Remove(const std::string& resource, const kube::ObjectPtr& o
   std::lock_guard<std::mutex> lock(model_mu_);
   if (resource == "nodes") model_.DeleteNode(key);
   if (resource == "pods") model_.DeletePod(key);
-  if (resource == "podgroups") model_.DeletePodGroup(key);
+  if (resource == "podgroups") {
+    model_.DeletePodGroup(key);
+    updates_.ForgetPodGroup(std::string(obj->namespace_()), std::string(obj->name()), obj->uid());
+  }
   if (resource == "queues") model_.DeleteQueue(key);
   if (resource == "priorityclasses") model_.DeletePriorityClass(key);
   if (resource == "bindrequests") model_.DeleteBindRequest(key);
