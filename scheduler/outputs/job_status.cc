@@ -57,6 +57,25 @@ bool EqualConditions(const api::SchedulingCondition& a, const api::SchedulingCon
          a.message == b.message && a.status == b.status;
 }
 
+// Pods of an unknown subgroup (always), then, when the gang is complete, every pending pod: event
+// Unschedulable and condition PodScheduled=False.
+void AddPodMessages(const JobStatusReport& report, WallTime now, JobStatusWrites* w) {
+  for (const auto& pm : report.pod_messages) {
+    w->events.push_back(
+        EventRecord{PodTarget(pm.task->pod()), "Warning", "Unschedulable", pm.message, {}});
+    if (!pm.update_condition) continue;
+    api::PodCondition c;
+    c.type = "PodScheduled";
+    c.status = "False";
+    c.reason = "Unschedulable";
+    c.message = pm.message;
+    if (auto patch = api::PodConditionPatch(pm.task->pod(), c, now)) {
+      w->pod_status_patches.push_back(
+          PodStatusPatch{pm.task->namespace_(), pm.task->name(), pm.task->uid(), *patch});
+    }
+  }
+}
+
 }  // namespace
 
 EventTarget PodGroupTarget(const api::PodGroup& pg) {
@@ -150,25 +169,17 @@ JobStatusWrites ComputeJobStatusWrites(const PodGroupInfo& job, const JobStatusO
       &updated.metadata.annotations, api::kLastStartTimestampAnnotation, job.last_start_timestamp);
   const std::string node_pool = NodePoolOf(job, o.node_pool_label_key);
   JobStatusReport report = BuildJobStatusReport(job, node_pool);
+  // A job of one made up for a pod without a PodGroup has no object to write to or to attach
+  // events to: only its pod is told.
+  if (job.implicit) {
+    AddPodMessages(report, now, &w);
+    return w;
+  }
   if (!report.stale_message.empty()) {
     w.events.push_back(
         EventRecord{PodGroupTarget(original), "Normal", "StaleJob", report.stale_message, {}});
   }
-  // Pods of an unknown subgroup (always), then, when the gang is complete, every pending pod.
-  for (const auto& pm : report.pod_messages) {
-    w.events.push_back(
-        EventRecord{PodTarget(pm.task->pod()), "Warning", "Unschedulable", pm.message, {}});
-    if (!pm.update_condition) continue;
-    api::PodCondition c;
-    c.type = "PodScheduled";
-    c.status = "False";
-    c.reason = "Unschedulable";
-    c.message = pm.message;
-    if (auto patch = api::PodConditionPatch(pm.task->pod(), c, now)) {
-      w.pod_status_patches.push_back(
-          PodStatusPatch{pm.task->namespace_(), pm.task->name(), pm.task->uid(), *patch});
-    }
-  }
+  AddPodMessages(report, now, &w);
   bool status_changed = false;
   if (report.has_pending && !report.not_ready_message.empty()) {
     w.events.push_back(

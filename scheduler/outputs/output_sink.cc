@@ -100,8 +100,9 @@ Status OutputSink::Evict(const EvictDecision& d) {
       annotations[std::string(api::kEvictorPodGroupNameAnnotation)] = name;
       annotations[std::string(api::kEvictorPodGroupNamespaceAnnotation)] = ns;
     }
-    writer_->RecordEvent(EventRecord{PodGroupTarget(job->podgroup()), "Normal", "Evict", d.message,
-                                     std::move(annotations)});
+    // A job of one without a PodGroup object (implicit): the event goes to its pod.
+    EventTarget target = job->implicit ? PodTarget(pod) : PodGroupTarget(job->podgroup());
+    writer_->RecordEvent(EventRecord{target, "Normal", "Evict", d.message, std::move(annotations)});
     counters_.evicted_pods_metric += d.metadata.gang_size;
   }
   if (params_.update_pod_eviction_condition) {
