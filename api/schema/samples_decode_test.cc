@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <filesystem>
 #include <map>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -31,9 +32,10 @@ struct Doc {
   std::string json;
 };
 
-std::vector<Doc> SampleDocs() {
+// The YAML documents of the files directly in `dir` (kustomization.yaml excepted).
+std::vector<Doc> DocsIn(const std::string& dir) {
   std::vector<std::string> files;
-  for (const auto& e : std::filesystem::recursive_directory_iterator("config/samples")) {
+  for (const auto& e : std::filesystem::directory_iterator(dir)) {
     if (e.is_regular_file() && e.path().extension() == ".yaml" &&
         e.path().filename() != "kustomization.yaml") {
       files.push_back(e.path().string());
@@ -55,6 +57,10 @@ std::vector<Doc> SampleDocs() {
   }
   return out;
 }
+
+// One sample per kind at the top of config/samples; workloads/ and snapshots/ are checked by
+// their own tests.
+std::vector<Doc> SampleDocs() { return DocsIn("config/samples"); }
 
 // The CRD version schema of each custom kind, to admit samples before decoding them.
 const std::map<std::string, CustomResourceSchema>& SchemasByKind() {
@@ -167,8 +173,13 @@ void CheckDecodes(const Doc& d, const std::string& json) {
 
 TEST(SamplesDecodeTest, EverySampleDecodesIntoItsType) {
   std::vector<Doc> docs = SampleDocs();
-  ASSERT_GE(docs.size(), 20u);
-  for (const Doc& d : docs) CheckDecodes(d, d.json);
+  std::set<std::string> kinds;
+  for (const Doc& d : docs) {
+    kinds.insert(d.kind);
+    CheckDecodes(d, d.json);
+  }
+  EXPECT_EQ(kinds, (std::set<std::string>{"BindRequest", "Config", "PodGroup", "PriorityClass",
+                                          "Queue", "SchedulingShard", "Topology"}));
 }
 
 TEST(SamplesDecodeTest, AdmittedSamplesStillDecode) {
@@ -178,6 +189,29 @@ TEST(SamplesDecodeTest, AdmittedSamplesStillDecode) {
     auto admitted = it->second.Admit(d.json);
     ASSERT_TRUE(admitted.ok()) << d.file << ": " << admitted.status();
     CheckDecodes(d, admitted->json);
+  }
+}
+
+TEST(SamplesDecodeTest, WorkloadSamplesDecodeAndPassAdmission) {
+  // What the quickstart applies: pods for kai-scheduler and gang PodGroups.
+  std::vector<Doc> docs = DocsIn("config/samples/workloads");
+  ASSERT_GE(docs.size(), 6u);
+  for (const Doc& d : docs) {
+    SCOPED_TRACE(d.file);
+    if (d.kind == "Pod") {
+      auto p = Decode<Pod>(d.json);
+      ASSERT_TRUE(p.ok()) << p.status();
+      EXPECT_EQ(p->spec.scheduler_name, "kai-scheduler");
+      EXPECT_FALSE(p->spec.containers.empty());
+    } else if (d.kind == "PodGroup") {
+      auto admitted = SchemasByKind().at("PodGroup").Admit(d.json);
+      ASSERT_TRUE(admitted.ok()) << admitted.status();
+      auto pg = Decode<PodGroup>(admitted->json);
+      ASSERT_TRUE(pg.ok()) << pg.status();
+      EXPECT_FALSE(pg->spec.queue.empty());
+    } else {
+      ADD_FAILURE() << "unexpected kind " << d.kind;
+    }
   }
 }
 
