@@ -180,6 +180,11 @@ CycleResult LiveScheduler::RunOnce() {
       metrics_->action->WithLabelValues({action}).Set(ms);
     }
   }
+  std::set<std::string> current(warnings.begin(), warnings.end());
+  for (const auto& w : current) {
+    if (last_warnings_.count(w) == 0) LOG(WARNING) << w;
+  }
+  last_warnings_ = std::move(current);
   for (auto& w : warnings) r.warnings.push_back(std::move(w));
   VLOG(1) << "session " << r.session_id << " done in " << r.timings.e2e_ms << " ms";
   return r;

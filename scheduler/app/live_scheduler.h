@@ -9,6 +9,7 @@
 #include <condition_variable>
 #include <memory>
 #include <mutex>
+#include <set>
 #include <string>
 #include <thread>
 #include <vector>
@@ -90,6 +91,9 @@ class LiveScheduler {
   std::condition_variable run_cv_;
   bool stopping_ = false;
   std::atomic<int64_t> cycles_{0};
+  // The previous cycle's snapshot warnings: a warning is logged when it first appears, not every
+  // cycle (only the cycle thread touches it).
+  std::set<std::string> last_warnings_;
   struct Metrics;
   std::unique_ptr<Metrics> metrics_;
 };

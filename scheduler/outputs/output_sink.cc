@@ -116,6 +116,9 @@ Status OutputSink::Evict(const EvictDecision& d) {
           writer_->PatchPodStatus(pod.metadata.namespace_, pod.metadata.name, *patch));
     }
   }
+  LOG(INFO) << "Evicting pod " << d.pod_key << " (" << d.metadata.action
+            << (d.metadata.preemptor ? " for " + *d.metadata.preemptor : std::string())
+            << "): " << d.message;
   Status s = writer_->DeletePod(pod.metadata.namespace_, pod.metadata.name);
   if (!s.ok() && !IsNotFound(s)) {
     LOG(ERROR) << "Failed to evict pod: " << d.pod_key << ", error: " << s;
