@@ -7,6 +7,7 @@
 #include <map>
 #include <memory>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "api/pod.h"
@@ -57,6 +58,9 @@ class PodInfo {
   // "namespace/name"
   const std::string& key() const { return key_; }
   const PodGroupId& job() const { return job_; }
+  // A pod without a `pod-group-name` annotation is given the job of one the snapshot made up
+  // for it (ClusterModel, "implicit PodGroups").
+  void set_job(PodGroupId job) { job_ = std::move(job); }
   const std::string& subgroup_name() const { return subgroup_name_; }
   const api::Pod& pod() const { return *pod_; }
   const std::shared_ptr<const api::Pod>& pod_ptr() const { return pod_; }

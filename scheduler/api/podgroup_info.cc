@@ -180,6 +180,7 @@ PodGroupInfo::PodGroupInfo(const PodGroupInfo& other, const std::vector<PodInfo*
   last_start_timestamp = other.last_start_timestamp;
   stale_timestamp = other.stale_timestamp;
   stale = other.stale;
+  implicit = other.implicit;
   root_ = other.root_->CloneStructure();
   IndexPodSets();
   for (PodInfo* t : tasks) AddTask(t);

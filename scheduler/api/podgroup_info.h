@@ -118,6 +118,9 @@ class PodGroupInfo {
   std::optional<WallTime> last_start_timestamp;
   std::optional<WallTime> stale_timestamp;
   bool stale = false;
+  // The PodGroup was made up by the snapshot for a pod without one (a gang of one, as KAI's pod
+  // grouper would create): no PodGroup object exists, so nothing is written to it.
+  bool implicit = false;
 
   // Tasks whose subgroup exists; invalid ones are kept apart (never scheduled).
   const std::vector<PodInfo*>& tasks() const { return tasks_; }

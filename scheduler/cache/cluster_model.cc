@@ -147,8 +147,15 @@ void ClusterModel::DeleteNode(const std::string& name) { nodes_.erase(name); }
 
 void ClusterModel::UpsertPod(LoadedPod pod) {
   std::string key = Key(pod.pod->metadata);
-  PodEntry e{std::move(pod), {}};
+  PodEntry e{std::move(pod), {}, std::nullopt};
   e.requirements = ComputePodRequirements(*e.loaded.pod, e.loaded.requests);
+  const api::Pod& p = *e.loaded.pod;
+  auto pg = p.metadata.annotations.find(std::string(api::kPodGroupNameAnnotation));
+  if (pg == p.metadata.annotations.end() || pg->second.empty()) {
+    static const SchedulerParams* const kDefaults = new SchedulerParams();
+    e.implicit =
+        MakeImplicitPodGroup(p, kDefaults->queue_label_key, kDefaults->node_pool_label_key);
+  }
   pods_[key] = std::move(e);
 }
 void ClusterModel::DeletePod(const std::string& key) { pods_.erase(key); }
@@ -262,6 +269,12 @@ std::unique_ptr<ClusterInfo> ClusterModel::Snapshot(const SchedulerParams& param
 
   // Tasks: reservation pods first, then the others, each in key order.
   c->tasks.reserve(pods_.size());
+  // Pods for this scheduler without a PodGroup, and their made-up PodGroups (in key order).
+  std::vector<std::pair<PodInfo*, std::shared_ptr<const api::PodGroup>>> implicit_tasks;
+  std::vector<const std::vector<std::string>*> implicit_priorities;
+  const SchedulerParams defaults;
+  const bool default_label_keys = params.queue_label_key == defaults.queue_label_key &&
+                                  params.node_pool_label_key == defaults.node_pool_label_key;
   auto add_task = [&](const std::string& key, const PodEntry& e) {
     for (const auto& w : e.requirements.warnings) warn(w);
     auto b = bindings.find(key);
@@ -276,6 +289,20 @@ std::unique_ptr<ClusterInfo> ClusterModel::Snapshot(const SchedulerParams& param
     auto app = m.labels.find(std::string(api::kAppLabel));
     task->is_reservation =
         app != m.labels.end() && app->second == params.resource_reservation_app_label;
+    if (e.implicit && !task->is_reservation &&
+        e.loaded.pod->spec.scheduler_name == params.scheduler_name) {
+      const ImplicitPodGroup* implicit = &*e.implicit;
+      std::optional<ImplicitPodGroup> rebuilt;
+      if (!default_label_keys) {
+        rebuilt =
+            MakeImplicitPodGroup(*e.loaded.pod, params.queue_label_key, params.node_pool_label_key);
+        implicit = &*rebuilt;
+      }
+      task->set_job(m.namespace_ + "/" + implicit->podgroup->metadata.name);
+      implicit_tasks.emplace_back(task.get(), implicit->podgroup);
+      // Rebuilt candidates only differ in the label keys' effects, not in priority classes.
+      implicit_priorities.push_back(&e.implicit->priority_class_candidates);
+    }
     PodInfo* raw = task.get();
     // Keys arrive in order (two sorted runs): the end is the right hint almost always.
     c->tasks_by_key.insert_or_assign(c->tasks_by_key.end(), key, raw);
@@ -412,6 +439,30 @@ std::unique_ptr<ClusterInfo> ClusterModel::Snapshot(const SchedulerParams& param
       for (PodInfo* t : it->second) job->AddTask(t);
       pods_by_job.erase(it);
     }
+    if (c->FindQueue(job->queue()) == nullptr) {
+      job->AddJobFitError(std::string(kReasonQueueDoesNotExist),
+                          "Queue '" + job->queue() + "' does not exist");
+    }
+    c->jobs.emplace(job->uid(), std::move(job));
+  }
+  // Jobs of one for pods without a PodGroup. A PodGroup of the same name that already exists
+  // (the pod grouper created it and has not annotated the pod yet) took the pod above.
+  for (size_t i = 0; i < implicit_tasks.size(); ++i) {
+    auto& [task, pg] = implicit_tasks[i];
+    if (!InPartition(pg->metadata, params)) continue;
+    auto it = pods_by_job.find(task->job());
+    if (it == pods_by_job.end()) continue;
+    int32_t priority = global_default.value_or(kDefaultPodGroupPriority);
+    for (const std::string& name : *implicit_priorities[i]) {
+      auto pc = priority_classes_.find(name);
+      if (pc == priority_classes_.end()) continue;
+      priority = pc->second->value;
+      break;
+    }
+    auto job = std::make_unique<PodGroupInfo>(pg, priority, nullptr);
+    job->implicit = true;
+    for (PodInfo* t : it->second) job->AddTask(t);
+    pods_by_job.erase(it);
     if (c->FindQueue(job->queue()) == nullptr) {
       job->AddJobFitError(std::string(kReasonQueueDoesNotExist),
                           "Queue '" + job->queue() + "' does not exist");

@@ -16,6 +16,7 @@
 #include <vector>
 
 #include "scheduler/api/cluster_info.h"
+#include "scheduler/cache/implicit_podgroup.h"
 #include "scheduler/cache/object_loader.h"
 #include "scheduler/conf/scheduler_conf.h"
 
@@ -56,8 +57,11 @@ class ClusterModel {
       std::function<std::shared_ptr<const api::PodGroup>(std::shared_ptr<const api::PodGroup>)>;
   void set_podgroup_overlay(PodGroupOverlay overlay) { podgroup_overlay_ = std::move(overlay); }
 
-  // A fresh snapshot for one session. Inconsistencies that do not stop scheduling (a pod naming
-  // a missing PodGroup, bad GPU annotations, ...) are reported in `warnings`.
+  // A fresh snapshot for one session. A pod for this scheduler without a `pod-group-name`
+  // annotation is a job of one under its implicit PodGroup (implicit_podgroup.h); a pod naming a
+  // PodGroup that does not exist (yet) is not scheduled. Inconsistencies that do not stop
+  // scheduling (a pod naming a missing PodGroup, bad GPU annotations, ...) are reported in
+  // `warnings`.
   std::unique_ptr<ClusterInfo> Snapshot(const SchedulerParams& params,
                                         std::vector<std::string>* warnings) const;
 
@@ -68,6 +72,8 @@ class ClusterModel {
   struct PodEntry {
     LoadedPod loaded;
     PodRequirements requirements;
+    // For a pod without a `pod-group-name` annotation (built with the default label keys).
+    std::optional<ImplicitPodGroup> implicit;
   };
   std::map<std::string, LoadedNode> nodes_;
   std::map<std::string, PodEntry> pods_;

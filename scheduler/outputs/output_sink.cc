@@ -100,8 +100,9 @@ Status OutputSink::Evict(const EvictDecision& d) {
       annotations[std::string(api::kEvictorPodGroupNameAnnotation)] = name;
       annotations[std::string(api::kEvictorPodGroupNamespaceAnnotation)] = ns;
     }
-    writer_->RecordEvent(EventRecord{PodGroupTarget(job->podgroup()), "Normal", "Evict", d.message,
-                                     std::move(annotations)});
+    // A job of one without a PodGroup object (implicit): the event goes to its pod.
+    EventTarget target = job->implicit ? PodTarget(pod) : PodGroupTarget(job->podgroup());
+    writer_->RecordEvent(EventRecord{target, "Normal", "Evict", d.message, std::move(annotations)});
     counters_.evicted_pods_metric += d.metadata.gang_size;
   }
   if (params_.update_pod_eviction_condition) {
@@ -115,6 +116,9 @@ Status OutputSink::Evict(const EvictDecision& d) {
           writer_->PatchPodStatus(pod.metadata.namespace_, pod.metadata.name, *patch));
     }
   }
+  LOG(INFO) << "Evicting pod " << d.pod_key << " (" << d.metadata.action
+            << (d.metadata.preemptor ? " for " + *d.metadata.preemptor : std::string())
+            << "): " << d.message;
   Status s = writer_->DeletePod(pod.metadata.namespace_, pod.metadata.name);
   if (!s.ok() && !IsNotFound(s)) {
     LOG(ERROR) << "Failed to evict pod: " << d.pod_key << ", error: " << s;

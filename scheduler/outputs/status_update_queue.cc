@@ -221,6 +221,12 @@ std::shared_ptr<const api::PodGroup> StatusUpdateQueue::Overlay(
   return merged;
 }
 
+void StatusUpdateQueue::ForgetPodGroup(const std::string& ns, const std::string& name,
+                                       const std::string& uid) {
+  std::lock_guard<std::mutex> lock(mu_);
+  applied_.erase(ns + "/" + name + "_" + uid);
+}
+
 size_t StatusUpdateQueue::size() const {
   std::lock_guard<std::mutex> lock(mu_);
   return pending_.size();

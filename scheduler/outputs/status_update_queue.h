@@ -71,6 +71,10 @@ class StatusUpdateQueue {
   // when there is nothing to apply. Forgets applied writes the observed object already reflects.
   std::shared_ptr<const api::PodGroup> Overlay(std::shared_ptr<const api::PodGroup> observed);
 
+  // The PodGroup is gone: forget its written-but-unobserved update (the overlay would otherwise
+  // be kept forever, as no newer version will ever arrive).
+  void ForgetPodGroup(const std::string& ns, const std::string& name, const std::string& uid);
+
   size_t size() const;
   size_t num_applied_overlays() const;
 

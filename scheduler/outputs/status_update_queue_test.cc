@@ -140,6 +140,18 @@ TEST(StatusUpdateQueue, OverlayShowsQueuedAndUnobservedWrites) {
   EXPECT_EQ(q.num_applied_overlays(), 0u);
 }
 
+TEST(StatusUpdateQueue, ForgettingADeletedPodGroupDropsItsOverlay) {
+  StatusUpdateQueue q;
+  FakeSchedulerWriter w;
+  q.Push(PgUpdate("2025-01-01T00:00:00Z", true));
+  q.Drain(&w);
+  EXPECT_EQ(q.num_applied_overlays(), 1u);
+  q.ForgetPodGroup("ns", "pg", "other-uid");  // another incarnation: kept
+  EXPECT_EQ(q.num_applied_overlays(), 1u);
+  q.ForgetPodGroup("ns", "pg", "u1");
+  EXPECT_EQ(q.num_applied_overlays(), 0u);
+}
+
 TEST(StatusUpdateQueue, OverlayRemovesAnnotationsTheUpdateRemoves) {
   StatusUpdateQueue q;
   q.Push(PgUpdate("", false));

@@ -17,7 +17,7 @@
 #include "scheduler/outputs/output_sink.h"
 #include "scheduler/outputs/status_update_queue.h"
 
-namespace kai::scheduler::testing {
+namespace kai::scheduler::outputs_testing {
 
 inline std::string NodeYaml(const std::string& name, int gpus,
                             const std::string& extra_labels = "") {
@@ -63,16 +63,21 @@ struct PodOptions {
   std::string cpu = "1";
   std::string created = "2025-01-01T00:00:01Z";
   std::string status_extra;  // indented under status
+  std::string priority_class;
 };
 
+// A pod; an empty `pg` leaves the pod-group-name annotation out (a bare pod).
 inline std::string PodYaml(const std::string& ns, const std::string& name, const std::string& pg,
                            int gpus, const PodOptions& o = {}) {
   std::string y = "apiVersion: v1\nkind: Pod\nmetadata:\n  name: " + name + "\n  namespace: " + ns +
                   "\n  uid: uid-" + name + "\n  resourceVersion: \"5\"\n  creationTimestamp: \"" +
-                  o.created + "\"\n  annotations:\n    pod-group-name: " + pg + "\n" +
-                  o.annotations;
+                  o.created + "\"\n";
+  std::string annotations = pg.empty() ? "" : "    pod-group-name: " + pg + "\n";
+  annotations += o.annotations;
+  if (!annotations.empty()) y += "  annotations:\n" + annotations;
   if (!o.labels.empty()) y += "  labels:\n" + o.labels;
   y += "spec:\n  schedulerName: " + o.scheduler + "\n";
+  if (!o.priority_class.empty()) y += "  priorityClassName: " + o.priority_class + "\n";
   if (!o.node.empty()) y += "  nodeName: " + o.node + "\n";
   std::string gpu = gpus > 0 ? ", nvidia.com/gpu: \"" + std::to_string(gpus) + "\"" : "";
   y += "  containers:\n  - name: c\n    image: busybox\n    resources:\n      requests: {cpu: \"" +
@@ -131,4 +136,4 @@ class Harness {
   ClusterModel model_;
 };
 
-}  // namespace kai::scheduler::testing
+}  // namespace kai::scheduler::outputs_testing

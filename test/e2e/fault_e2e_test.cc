@@ -1,0 +1,166 @@
+// End to end on localkube under faults (issue 6): the binder killed between binding and its
+// status update, the scheduler killed mid-cycle, injected 500s and 409s, dropped watches and
+// expired watch history; and leader election between two schedulers. After each: no pod bound
+// twice, no node's GPUs over-committed, no gang below its minimum, and every pod scheduled since
+// the capacity allows it.
+#include <atomic>
+
+#include "test/e2e/e2e_cluster.h"
+
+namespace kai::e2e {
+namespace {
+
+class FaultE2eTest : public E2eCluster {
+ protected:
+  // 2 nodes x 4 GPUs and a workload that fills them: two gangs of 2 and 4 bare pods.
+  void SetUpCluster() { StartCluster(2, 4, Queue("q", -1) + Queue("default-queue", -1)); }
+  static std::string Workload() {
+    std::string y = Gang("g1", "q", 2, 1, 2) + Gang("g2", "q", 2, 1, 2);
+    for (int i = 0; i < 4; ++i) y += Pod("solo-" + std::to_string(i), PodSpec{.queue = "q"});
+    return y;
+  }
+  static std::vector<std::string> WorkloadPods() {
+    return {"g1-0", "g1-1", "g2-0", "g2-1", "solo-0", "solo-1", "solo-2", "solo-3"};
+  }
+  bool AllBindRequestsSucceeded() {
+    auto r = K({"get", "bindrequests", "-n", "team", "-o",
+                "jsonpath={range .items[*]}{.metadata.name} _{.status.phase}{\"\\n\"}{end}"});
+    if (!r.ok()) return false;
+    for (const auto& line : Lines(r.out)) {
+      auto f = Fields(line);
+      if (f.size() != 2 || f[1] != "_Succeeded") return false;
+    }
+    return true;
+  }
+  void FaultRule(const std::string& rule) { Control("/localkube/faults", rule); }
+};
+
+TEST_F(FaultE2eTest, BinderKilledBetweenBindingAndStatusUpdate) {
+  SetUpCluster();
+  // Every BindRequest status write fails: the binder binds, then cannot record it.
+  FaultRule(R"({"verb":"patch","resource":"bindrequests/status","code":500,"count":-1})");
+  StartScheduler();
+  Child* binder = StartBinder();
+  Apply(Workload());
+  ASSERT_TRUE(Eventually([&] {
+    int bound = 0;
+    for (const auto& [k, p] : Pods()) bound += p.node.empty() ? 0 : 1;
+    return bound >= 3;
+  }));
+  EXPECT_FALSE(AllBindRequestsSucceeded());
+  binder->Kill();
+  Control("/localkube/faults/clear");
+  StartBinder("binder2");
+  ASSERT_TRUE(Eventually([&] { return AllRunning(WorkloadPods()); }));
+  EXPECT_TRUE(Eventually([&] { return AllBindRequestsSucceeded(); }));
+  CheckInvariants();
+}
+
+TEST_F(FaultE2eTest, SchedulerKilledMidCycle) {
+  SetUpCluster();
+  // Each BindRequest creation takes 400 ms: a cycle deciding 8 pods lasts over 3 s, and the kill
+  // lands inside it.
+  FaultRule(R"({"verb":"create","resource":"bindrequests","latencyMs":400,"count":-1})");
+  Child* scheduler = StartScheduler();
+  StartBinder();
+  Apply(Workload());
+  ASSERT_TRUE(Eventually(
+      [&] {
+        auto r = K({"get", "bindrequests", "-n", "team", "-o", "name"});
+        return !Lines(r.out).empty();
+      },
+      30));
+  scheduler->Kill();
+  const size_t decided_before =
+      Lines(K({"get", "bindrequests", "-n", "team", "-o", "name"}).out).size();
+  EXPECT_LT(decided_before, WorkloadPods().size()) << "the kill came after the cycle";
+  Control("/localkube/faults/clear");
+  StartScheduler({}, "scheduler2");
+  ASSERT_TRUE(Eventually([&] { return AllRunning(WorkloadPods()); }));
+  CheckInvariants();
+}
+
+TEST_F(FaultE2eTest, Injected500sAnd409s) {
+  SetUpCluster();
+  const std::vector<const char*> rules = {
+      R"({"verb":"create","resource":"bindrequests","code":500,"count":3})",
+      R"({"verb":"create","resource":"pods/binding","code":409,"count":2})",
+      R"({"verb":"create","resource":"pods/binding","code":500,"count":1})",
+      R"({"verb":"patch","resource":"bindrequests/status","code":500,"count":2})",
+      R"({"verb":"patch","resource":"podgroups/status","code":409,"count":2})",
+      R"({"verb":"patch","resource":"pods/status","code":500,"count":3})",
+      R"({"verb":"get","resource":"pods","code":500,"count":2})",
+      R"({"verb":"list","resource":"bindrequests","code":500,"count":2})",
+  };
+  // The gang that cannot fit yet writes its condition (through the 409s).
+  Apply(Workload() + Gang("big", "q", 3, 4, 3));  // 12 GPUs: never fits
+  // The faults are for the scheduler and the binder: they start after kubectl is done.
+  for (const char* rule : rules) FaultRule(rule);
+  StartScheduler();
+  StartBinder();
+  ASSERT_TRUE(Eventually([&] { return AllRunning(WorkloadPods()); }));
+  EXPECT_TRUE(Eventually([&] {
+    return K({"get", "podgroup", "-n", "team", "big", "-o",
+              "jsonpath={.status.schedulingConditions[0].type}"})
+               .out == "UnschedulableOnNodePool";
+  }));
+  EXPECT_EQ(K({"get", "--raw", "/localkube/faults"}).out.find("\"count\":"), std::string::npos)
+      << "some faults never fired: " << K({"get", "--raw", "/localkube/faults"}).out;
+  EXPECT_TRUE(Eventually([&] { return AllBindRequestsSucceeded(); }));
+  CheckInvariants();
+}
+
+TEST_F(FaultE2eTest, DroppedWatchesAndExpiredHistory) {
+  SetUpCluster();
+  StartScheduler();
+  StartBinder();
+  std::atomic<bool> stop{false};
+  std::thread chaos([&] {
+    for (int i = 0; !stop.load(); ++i) {
+      kube_->Request("POST", i % 3 == 2 ? "/localkube/history/compact" : "/localkube/watches/drop");
+      std::this_thread::sleep_for(std::chrono::milliseconds(250));
+    }
+  });
+  Apply(Workload());
+  bool all = Eventually([&] { return AllRunning(WorkloadPods()); });
+  // Deletions seen through relists free capacity for new pods.
+  bool replaced = false;
+  if (all) {
+    EXPECT_TRUE(K({"delete", "pod", "-n", "team", "solo-0", "solo-1", "--wait=false"}).ok());
+    Apply(Pod("late-0", PodSpec{}) + Pod("late-1", PodSpec{}));
+    replaced = Eventually([&] { return AllRunning({"late-0", "late-1"}); });
+  }
+  stop = true;
+  chaos.join();
+  ASSERT_TRUE(all);
+  EXPECT_TRUE(replaced);
+  CheckInvariants();
+}
+
+TEST_F(FaultE2eTest, LeaderElectionOneActsTheOtherTakesOver) {
+  SetUpCluster();
+  Child* first = StartScheduler({"--leader-elect"}, "scheduler-a");
+  ASSERT_TRUE(Eventually([&] { return LogContains(first, "became leader"); }, 30));
+  Child* second = StartScheduler({"--leader-elect"}, "scheduler-b");
+  StartBinder();
+  Apply(Pod("one", PodSpec{}));
+  ASSERT_TRUE(Eventually([&] { return AllRunning({"one"}); }));
+  const std::string holder = K({"get", "lease", "-n", "kai-scheduler", "kai-scheduler", "-o",
+                                "jsonpath={.spec.holderIdentity}"})
+                                 .out;
+  EXPECT_FALSE(holder.empty());
+  EXPECT_FALSE(LogContains(second, "became leader"));  // one acts
+
+  first->Kill();  // no lease release: the other waits for the lease to expire (15 s)
+  Apply(Pod("two", PodSpec{}));
+  ASSERT_TRUE(Eventually([&] { return AllRunning({"two"}); }, 50));
+  EXPECT_TRUE(LogContains(second, "became leader"));
+  EXPECT_NE(K({"get", "lease", "-n", "kai-scheduler", "kai-scheduler", "-o",
+               "jsonpath={.spec.holderIdentity}"})
+                .out,
+            holder);
+  CheckInvariants();
+}
+
+}  // namespace
+}  // namespace kai::e2e
