@@ -9,6 +9,7 @@
 #include <set>
 #include <thread>
 
+#include "kube/cache/typed.h"
 #include "kube/leaderelection/leader_elector.h"
 #include "kube/leaderelection/resource_lock.h"
 #include "kube/metrics/registry.h"
@@ -133,14 +134,21 @@ BinderApp::BinderApp(kube::Client* client, BinderRunOptions options, Clock* cloc
     : client_(client),
       options_(std::move(options)),
       clock_(clock != nullptr ? clock : RealClock::Get()),
-      events_(client, "binder", clock_),
-      binder_client_(
-          client,
-          [this](const BinderEvent& e) {
-            events_.Record(
-                {e.kind, "v1", e.namespace_, e.name, e.uid, "", e.type, e.reason, e.message, {}});
-          }),
-      reconciler_(&binder_client_, options_.binder, clock_) {
+      event_sink_(client),
+      broadcaster_(&event_sink_, {.clock = clock_}),
+      recorder_(broadcaster_.NewRecorder({"binder", ""})),
+      binder_client_(client,
+                     [this](const BinderEvent& e) {
+                       api::ObjectReference ref;
+                       ref.kind = e.kind;
+                       ref.api_version = "v1";
+                       ref.namespace_ = e.namespace_;
+                       ref.name = e.name;
+                       ref.uid = e.uid;
+                       recorder_->Event(ref, e.type, e.reason, e.message);
+                     }),
+      reconciler_(&binder_client_, options_.binder, clock_),
+      factory_(client, {.clock = clock_}) {
   controller::ControllerOptions co;
   co.name = "bindrequest";
   co.max_concurrent_reconciles = options_.max_concurrent_reconciles;
@@ -172,78 +180,67 @@ controller::Result BinderApp::Reconcile(const controller::Request& r) {
   }
 }
 
-void BinderApp::OnBindRequest(kube::WatchEventType type, const std::string& json) {
-  auto br = api::Decode<api::BindRequest>(json);
-  if (!br.ok()) {
-    LOG(WARNING) << "BindRequest: " << br.status();
-    return;
-  }
-  if (type == kube::WatchEventType::kDeleted) {
-    reconciler_.OnBindRequestDeleted(*br);
-    return;
-  }
-  if (BindRequestReconciler::IsActionable(*br)) {
+void BinderApp::Enqueue(const kube::ObjectPtr& obj) {
+  const api::BindRequest* br = obj->As<api::BindRequest>();
+  if (br != nullptr && BindRequestReconciler::IsActionable(*br)) {
     controller_->Enqueue({br->metadata.namespace_, br->metadata.name});
   }
-}
-
-void BinderApp::OnPod(kube::WatchEventType type, const std::string& json) {
-  auto pod = api::Decode<api::Pod>(json);
-  if (!pod.ok() || pod->spec.scheduler_name != options_.binder.scheduler_name) return;
-  std::string key = pod->metadata.namespace_ + "/" + pod->metadata.name;
-  bool finished = false;
-  {
-    std::lock_guard<std::mutex> lock(phases_mu_);
-    std::string& last = pod_phases_[key];
-    const std::string& now = pod->status.phase;
-    if (type == kube::WatchEventType::kDeleted) {
-      pod_phases_.erase(key);
-      finished = true;
-    } else {
-      finished = last != now && (now == "Succeeded" || now == "Failed") && !last.empty();
-      last = now;
-    }
-  }
-  if (finished) reconciler_.OnPodCompletedOrDeleted(*pod);
 }
 
 Status BinderApp::Start() {
   Status s = reconciler_.SyncAll();
   if (!s.ok()) LOG(WARNING) << "initial reservation sync: " << s;
-  controllers::ListWatchOptions brs;
-  brs.gvr = {"scheduling.run.ai", "v1alpha2", "bindrequests"};
-  brs.clock = clock_;
-  watches_.push_back(std::make_unique<controllers::ListWatch>(
-      client_, brs,
-      controllers::ListWatchHandlers{
-          [this](const std::vector<std::string>& items) {
-            for (const auto& j : items) OnBindRequest(kube::WatchEventType::kAdded, j);
-          },
-          [this](kube::WatchEventType t, const std::string& j) { OnBindRequest(t, j); }}));
-  controllers::ListWatchOptions pods;
-  pods.gvr = {"", "v1", "pods"};
-  pods.clock = clock_;
-  watches_.push_back(std::make_unique<controllers::ListWatch>(
-      client_, pods,
-      controllers::ListWatchHandlers{
-          [this](const std::vector<std::string>& items) {
-            for (const auto& j : items) OnPod(kube::WatchEventType::kAdded, j);
-          },
-          [this](kube::WatchEventType t, const std::string& j) { OnPod(t, j); }}));
-  for (auto& w : watches_) w->Start();
+  kube::SharedInformer* brs = factory_.InformerFor<api::BindRequest>(/*keep_json=*/false);
+  registrations_.push_back(
+      brs->AddEventHandler({[this](const kube::ObjectPtr& o, bool) { Enqueue(o); },
+                            [this](const kube::ObjectPtr& old_obj, const kube::ObjectPtr& o) {
+                              // Only spec changes are new work (KAI: generation changed), not our
+                              // status writes.
+                              const api::BindRequest* before = old_obj->As<api::BindRequest>();
+                              const api::BindRequest* after = o->As<api::BindRequest>();
+                              if (before == nullptr || after == nullptr ||
+                                  before->metadata.generation != after->metadata.generation) {
+                                Enqueue(o);
+                              }
+                            },
+                            [this](const kube::ObjectPtr& o, bool) {
+                              if (const api::BindRequest* br = o->As<api::BindRequest>()) {
+                                reconciler_.OnBindRequestDeleted(*br);
+                              }
+                            }}));
+  kube::SharedInformer* pods = factory_.InformerFor<api::Pod>(/*keep_json=*/false);
+  const std::string scheduler = options_.binder.scheduler_name;
+  registrations_.push_back(pods->AddEventHandler(
+      {nullptr,
+       [this, scheduler](const kube::ObjectPtr& old_obj, const kube::ObjectPtr& o) {
+         const api::Pod* before = old_obj->As<api::Pod>();
+         const api::Pod* after = o->As<api::Pod>();
+         if (before == nullptr || after == nullptr || after->spec.scheduler_name != scheduler) {
+           return;
+         }
+         const std::string& phase = after->status.phase;
+         if (before->status.phase != phase && (phase == "Succeeded" || phase == "Failed")) {
+           reconciler_.OnPodCompletedOrDeleted(*after);
+         }
+       },
+       [this](const kube::ObjectPtr& o, bool) {
+         if (const api::Pod* pod = o->As<api::Pod>()) reconciler_.OnPodCompletedOrDeleted(*pod);
+       }}));
+  factory_.Start();
   return controller_->Start();
 }
 
 bool BinderApp::HasSynced() const {
-  for (const auto& w : watches_) {
-    if (!w->HasSynced()) return false;
+  for (const auto& r : registrations_) {
+    if (!r->HasSynced()) return false;
   }
-  return !watches_.empty();
+  return !registrations_.empty();
 }
 
 void BinderApp::Stop() {
-  for (auto& w : watches_) w->Stop();
+  factory_.Shutdown();
   if (controller_) controller_->Stop(clock_->NowMonotonic() + std::chrono::seconds(30));
+  broadcaster_.Flush();
 }
 
 int BinderMain(const std::vector<std::string>& args) {

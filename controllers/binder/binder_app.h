@@ -1,6 +1,7 @@
 // kai-binder's process (KAI cmd/binder, reference §14.1): flags, the BindRequest controller
-// (rate-limited work queue, N workers, exponential per-item backoff 1 s .. 60 s), the watches
-// that feed it and trigger reservation syncs, health and metrics servers, leader election.
+// (rate-limited work queue, N workers, exponential per-item backoff 1 s .. 60 s), the informers
+// that feed it and trigger reservation syncs, events, health and metrics servers, leader
+// election.
 #pragma once
 
 #include <map>
@@ -12,9 +13,10 @@
 #include "controllers/binder/binder_options.h"
 #include "controllers/binder/reconciler.h"
 #include "controllers/binder/rest_binder_client.h"
-#include "controllers/common/event_poster.h"
-#include "controllers/common/list_watch.h"
+#include "kube/cache/factory.h"
 #include "kube/controller/controller.h"
+#include "kube/record/event_broadcaster.h"
+#include "kube/record/event_sink.h"
 #include "kube/rest/client.h"
 
 namespace kai::metrics {
@@ -55,19 +57,19 @@ class BinderApp {
 
  private:
   controller::Result Reconcile(const controller::Request& r);
-  void OnBindRequest(kube::WatchEventType type, const std::string& json);
-  void OnPod(kube::WatchEventType type, const std::string& json);
+  void Enqueue(const kube::ObjectPtr& obj);
 
   kube::Client* client_;
   BinderRunOptions options_;
   Clock* clock_;
-  controllers::EventPoster events_;
+  record::ClientEventSink event_sink_;
+  record::EventBroadcaster broadcaster_;
+  std::unique_ptr<record::EventRecorder> recorder_;
   RestBinderClient binder_client_;
   BindRequestReconciler reconciler_;
   std::unique_ptr<controller::Controller> controller_;
-  std::vector<std::unique_ptr<controllers::ListWatch>> watches_;
-  std::mutex phases_mu_;
-  std::map<std::string, std::string> pod_phases_;  // for completion detection
+  kube::SharedInformerFactory factory_;
+  std::vector<std::shared_ptr<kube::HandlerRegistration>> registrations_;
 };
 
 // Runs until SIGTERM/SIGINT; returns the process exit code.

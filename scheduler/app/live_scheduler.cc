@@ -30,33 +30,6 @@ const std::vector<Resource>& Resources() {
   return *r;
 }
 
-std::string KeyOf(const api::ObjectMeta& m) { return m.Key(); }
-
-// Every object key a loader result holds, by resource name.
-std::map<std::string, std::set<std::string>> KeysOf(const LoadedObjects& o) {
-  std::map<std::string, std::set<std::string>> k;
-  for (const auto& n : o.nodes) k["nodes"].insert(KeyOf(n.node->metadata));
-  for (const auto& p : o.pods) k["pods"].insert(KeyOf(p.pod->metadata));
-  for (const auto& p : o.podgroups) k["podgroups"].insert(KeyOf(p->metadata));
-  for (const auto& q : o.queues) k["queues"].insert(KeyOf(q->metadata));
-  for (const auto& p : o.priority_classes) k["priorityclasses"].insert(KeyOf(p->metadata));
-  for (const auto& b : o.bind_requests) k["bindrequests"].insert(KeyOf(b->metadata));
-  for (const auto& t : o.topologies) k["topologies"].insert(KeyOf(t->metadata));
-  for (const auto& c : o.config_maps) k["configmaps"].insert(KeyOf(c->metadata));
-  return k;
-}
-
-void Remove(ClusterModel* m, const std::string& resource, const std::string& key) {
-  if (resource == "nodes") m->DeleteNode(key);
-  if (resource == "pods") m->DeletePod(key);
-  if (resource == "podgroups") m->DeletePodGroup(key);
-  if (resource == "queues") m->DeleteQueue(key);
-  if (resource == "priorityclasses") m->DeletePriorityClass(key);
-  if (resource == "bindrequests") m->DeleteBindRequest(key);
-  if (resource == "topologies") m->DeleteTopology(key);
-  if (resource == "configmaps") m->DeleteConfigMap(key);
-}
-
 }  // namespace
 
 struct LiveScheduler::Metrics {
@@ -71,15 +44,27 @@ LiveScheduler::LiveScheduler(kube::Client* client, LiveSchedulerOptions options)
       options_(std::move(options)),
       clock_(options_.clock != nullptr ? options_.clock : RealClock::Get()),
       random_(options_.random != nullptr ? options_.random : SeededRandom::Default()),
-      events_(client, options_.params.scheduler_name, clock_),
+      event_sink_(client),
+      broadcaster_(&event_sink_, {.clock = clock_, .random = random_}),
+      recorder_(broadcaster_.NewRecorder({options_.params.scheduler_name, ""})),
       writer_(client,
               [this](const EventRecord& e) {
-                events_.Record({e.object.kind, e.object.api_version, e.object.namespace_,
-                                e.object.name, e.object.uid, e.object.resource_version, e.type,
-                                e.reason, e.message, e.annotations});
+                api::ObjectReference ref;
+                ref.kind = e.object.kind;
+                ref.api_version = e.object.api_version;
+                ref.namespace_ = e.object.namespace_;
+                ref.name = e.object.name;
+                ref.uid = e.object.uid;
+                ref.resource_version = e.object.resource_version;
+                if (e.annotations.empty()) {
+                  recorder_->Event(ref, e.type, e.reason, e.message);
+                } else {
+                  recorder_->AnnotatedEvent(ref, e.annotations, e.type, e.reason, e.message);
+                }
               }),
       sink_(options_.params, &writer_, &updates_, clock_),
       cycle_(options_.conf, options_.params, &sink_, clock_, random_),
+      factory_(client, {.clock = clock_, .random = random_}),
       metrics_(std::make_unique<Metrics>()) {
   sink_.set_on_bind_request_created([this](const api::BindRequest& br) {
     std::lock_guard<std::mutex> lock(model_mu_);
@@ -104,86 +89,59 @@ LiveScheduler::LiveScheduler(kube::Client* client, LiveSchedulerOptions options)
 
 LiveScheduler::~LiveScheduler() { Stop(); }
 
-void LiveScheduler::Apply(const LoadedObjects& o, bool remove) {
-  if (remove) {
-    for (const auto& [resource, keys] : KeysOf(o)) {
-      for (const auto& k : keys) Remove(&model_, resource, k);
-    }
+void LiveScheduler::Upsert(const std::string& resource, const kube::ObjectPtr& obj) {
+  if (!obj->json()) return;
+  auto o = LoadObjectJson(*obj->json());
+  if (!o.ok()) {
+    LOG(WARNING) << resource << " " << obj->key() << ": " << o.status();
     return;
   }
-  for (const auto& n : o.nodes) model_.UpsertNode(n);
-  for (const auto& p : o.pods) model_.UpsertPod(p);
-  for (const auto& p : o.podgroups) model_.UpsertPodGroup(p);
-  for (const auto& q : o.queues) model_.UpsertQueue(q);
-  for (const auto& p : o.priority_classes) model_.UpsertPriorityClass(p);
-  for (const auto& b : o.bind_requests) model_.UpsertBindRequest(b);
-  for (const auto& t : o.topologies) model_.UpsertTopology(t);
-  for (const auto& c : o.config_maps) model_.UpsertConfigMap(c);
+  std::lock_guard<std::mutex> lock(model_mu_);
+  for (const auto& n : o->nodes) model_.UpsertNode(n);
+  for (const auto& p : o->pods) model_.UpsertPod(p);
+  for (const auto& p : o->podgroups) model_.UpsertPodGroup(p);
+  for (const auto& q : o->queues) model_.UpsertQueue(q);
+  for (const auto& p : o->priority_classes) model_.UpsertPriorityClass(p);
+  for (const auto& b : o->bind_requests) model_.UpsertBindRequest(b);
+  for (const auto& t : o->topologies) model_.UpsertTopology(t);
+  for (const auto& c : o->config_maps) model_.UpsertConfigMap(c);
+}
+
+void LiveScheduler::Remove(const std::string& resource, const kube::ObjectPtr& obj) {
+  const std::string& key = obj->key();
+  std::lock_guard<std::mutex> lock(model_mu_);
+  if (resource == "nodes") model_.DeleteNode(key);
+  if (resource == "pods") model_.DeletePod(key);
+  if (resource == "podgroups") model_.DeletePodGroup(key);
+  if (resource == "queues") model_.DeleteQueue(key);
+  if (resource == "priorityclasses") model_.DeletePriorityClass(key);
+  if (resource == "bindrequests") model_.DeleteBindRequest(key);
+  if (resource == "topologies") model_.DeleteTopology(key);
+  if (resource == "configmaps") model_.DeleteConfigMap(key);
 }
 
 void LiveScheduler::Start() {
   for (const Resource& r : Resources()) {
     std::string resource = r.name;
-    controllers::ListWatchHandlers h;
-    h.on_list = [this, resource](const std::vector<std::string>& items) {
-      LoadedObjects all;
-      for (const auto& json : items) {
-        auto one = LoadObjectJson(json);
-        if (!one.ok()) {
-          LOG(WARNING) << resource << ": " << one.status();
-          continue;
-        }
-        for (auto& x : one->nodes) all.nodes.push_back(std::move(x));
-        for (auto& x : one->pods) all.pods.push_back(std::move(x));
-        for (auto& x : one->podgroups) all.podgroups.push_back(std::move(x));
-        for (auto& x : one->queues) all.queues.push_back(std::move(x));
-        for (auto& x : one->priority_classes) all.priority_classes.push_back(std::move(x));
-        for (auto& x : one->bind_requests) all.bind_requests.push_back(std::move(x));
-        for (auto& x : one->topologies) all.topologies.push_back(std::move(x));
-        for (auto& x : one->config_maps) all.config_maps.push_back(std::move(x));
-      }
-      std::set<std::string> now = KeysOf(all)[resource];
-      std::lock_guard<std::mutex> lock(model_mu_);
-      for (const auto& old : known_[resource]) {
-        if (now.count(old) == 0) Remove(&model_, resource, old);
-      }
-      known_[resource] = now;
-      Apply(all, false);
-    };
-    h.on_event = [this, resource](kube::WatchEventType type, const std::string& json) {
-      auto one = LoadObjectJson(json);
-      if (!one.ok()) {
-        LOG(WARNING) << resource << ": " << one.status();
-        return;
-      }
-      bool remove = type == kube::WatchEventType::kDeleted;
-      std::lock_guard<std::mutex> lock(model_mu_);
-      const std::set<std::string> keys = KeysOf(*one)[resource];
-      for (const auto& k : keys) {
-        if (remove) {
-          known_[resource].erase(k);
-        } else {
-          known_[resource].insert(k);
-        }
-      }
-      Apply(*one, remove);
-    };
-    controllers::ListWatchOptions o;
-    o.gvr = r.gvr;
-    o.clock = clock_;
-    watches_.push_back(std::make_unique<controllers::ListWatch>(client_, o, std::move(h)));
+    kube::SharedInformer* informer = factory_.InformerFor(r.gvr);  // keeps the JSON
+    registrations_.push_back(informer->AddEventHandler(
+        {[this, resource](const kube::ObjectPtr& o, bool) { Upsert(resource, o); },
+         [this, resource](const kube::ObjectPtr&, const kube::ObjectPtr& o) {
+           Upsert(resource, o);
+         },
+         [this, resource](const kube::ObjectPtr& o, bool) { Remove(resource, o); }}));
   }
-  for (auto& w : watches_) w->Start();
+  factory_.Start();
   for (int i = 0; i < options_.status_workers; ++i) {
     workers_.emplace_back([this] { StatusWorker(); });
   }
 }
 
 bool LiveScheduler::HasSynced() const {
-  for (const auto& w : watches_) {
-    if (!w->HasSynced()) return false;
+  for (const auto& r : registrations_) {
+    if (!r->HasSynced()) return false;
   }
-  return !watches_.empty();
+  return !registrations_.empty();
 }
 
 void LiveScheduler::StatusWorker() {
@@ -197,7 +155,10 @@ void LiveScheduler::StatusWorker() {
   }
 }
 
-void LiveScheduler::FlushStatusUpdates() { updates_.Drain(&writer_); }
+void LiveScheduler::FlushStatusUpdates() {
+  updates_.Drain(&writer_);
+  broadcaster_.Flush();
+}
 
 CycleResult LiveScheduler::RunOnce() {
   std::unique_ptr<ClusterInfo> snapshot;
@@ -242,7 +203,7 @@ void LiveScheduler::Stop() {
   }
   run_cv_.notify_all();
   updates_.Close();
-  for (auto& w : watches_) w->Stop();
+  factory_.Shutdown();
   for (auto& t : workers_) {
     if (t.joinable()) t.join();
   }

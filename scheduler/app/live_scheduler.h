@@ -1,23 +1,23 @@
 // LiveScheduler: kai-scheduler against an API server (KAI Scheduler.Run, reference §6.3). It
-// keeps the ClusterModel current from list+watch of Nodes, Pods, PodGroups, Queues,
-// PriorityClasses, BindRequests, Topologies and ConfigMaps, runs a SchedulingCycle every
-// schedule period on a consistent snapshot, writes through RestSchedulerWriter, and performs
-// status updates on `status_workers` threads.
+// keeps the ClusterModel current from shared informers (kube/cache) of Nodes, Pods, PodGroups,
+// Queues, PriorityClasses, BindRequests, Topologies and ConfigMaps, runs a SchedulingCycle every
+// schedule period on a consistent snapshot, writes through RestSchedulerWriter, performs status
+// updates on `status_workers` threads and records events through kube/record.
 #pragma once
 
 #include <atomic>
 #include <condition_variable>
 #include <memory>
 #include <mutex>
-#include <set>
 #include <string>
 #include <thread>
 #include <vector>
 
-#include "controllers/common/event_poster.h"
-#include "controllers/common/list_watch.h"
 #include "kube/base/clock.h"
 #include "kube/base/random.h"
+#include "kube/cache/factory.h"
+#include "kube/record/event_broadcaster.h"
+#include "kube/record/event_sink.h"
 #include "kube/rest/client.h"
 #include "scheduler/app/cycle.h"
 #include "scheduler/cache/cluster_model.h"
@@ -48,9 +48,9 @@ class LiveScheduler {
   LiveScheduler(const LiveScheduler&) = delete;
   LiveScheduler& operator=(const LiveScheduler&) = delete;
 
-  // Starts the list-watches, the status workers and the event writer.
+  // Starts the informers and the status workers.
   void Start();
-  // Every list-watch delivered its first list.
+  // Every informer's initial list reached the model.
   bool HasSynced() const;
   // One scheduling cycle on the current state.
   CycleResult RunOnce();
@@ -58,22 +58,23 @@ class LiveScheduler {
   void Run();
   void Stop();
 
-  // Performs every queued status update now (tests, shutdown).
+  // Performs every queued status update now, and writes queued events (tests, shutdown).
   void FlushStatusUpdates();
   size_t pending_status_updates() const { return updates_.size(); }
   int64_t cycles() const { return cycles_.load(); }
 
  private:
-  template <class Kind>
-  void Watch(const kube::GroupVersionResource& gvr);
-  void Apply(const LoadedObjects& objects, bool remove);
+  void Upsert(const std::string& resource, const kube::ObjectPtr& obj);
+  void Remove(const std::string& resource, const kube::ObjectPtr& obj);
   void StatusWorker();
 
   kube::Client* client_;
   LiveSchedulerOptions options_;
   Clock* clock_;
   Random* random_;
-  controllers::EventPoster events_;
+  record::ClientEventSink event_sink_;
+  record::EventBroadcaster broadcaster_;
+  std::unique_ptr<record::EventRecorder> recorder_;
   RestSchedulerWriter writer_;
   StatusUpdateQueue updates_;
   OutputSink sink_;
@@ -81,10 +82,9 @@ class LiveScheduler {
 
   mutable std::mutex model_mu_;
   ClusterModel model_;
-  // Keys per resource, to remove what a re-list no longer has.
-  std::map<std::string, std::set<std::string>> known_;
 
-  std::vector<std::unique_ptr<controllers::ListWatch>> watches_;
+  kube::SharedInformerFactory factory_;
+  std::vector<std::shared_ptr<kube::HandlerRegistration>> registrations_;
   std::vector<std::thread> workers_;
   std::mutex run_mu_;
   std::condition_variable run_cv_;

@@ -14,10 +14,10 @@
 namespace kai::scheduler {
 namespace {
 
-using testing::NodeYaml;
-using testing::PodGroupYaml;
-using testing::PodYaml;
-using testing::QueueYaml;
+using outputs_testing::NodeYaml;
+using outputs_testing::PodGroupYaml;
+using outputs_testing::PodYaml;
+using outputs_testing::QueueYaml;
 
 const kube::GroupVersionResource kPods{"", "v1", "pods"};
 const kube::GroupVersionResource kBindRequests{"scheduling.run.ai", "v1alpha2", "bindrequests"};

@@ -7,6 +7,7 @@
 #include "api/pod_condition.h"
 #include "api/well_known.h"
 #include "kube/base/time.h"
+#include "scheduler/framework/job_status.h"
 #include "scheduler/outputs/bind_request_builder.h"
 #include "scheduler/outputs/json_patch.h"
 
@@ -28,50 +29,6 @@ bool SetTimestampAnnotation(std::map<std::string, std::string>* annotations, std
   if (it != annotations->end() && it->second == value) return false;
   (*annotations)[k] = value;
   return true;
-}
-
-std::string StaleJobMessage(const PodGroupInfo& job) {
-  int active = 0;
-  int min = 0;
-  std::string sub;
-  for (const auto& [name, ps] : job.pod_sets()) {
-    active += ps->NumActiveUsed();
-    min += ps->min_available();
-    if (!ps->IsGangSatisfied() && name != kDefaultSubGroup) {
-      sub += ", subGroup " + name + " minMember is " + std::to_string(ps->min_available()) +
-             " and " + std::to_string(ps->NumActiveUsed()) + " pods are active";
-    }
-  }
-  return "Job is stale. " + std::to_string(active) + " pods are active, minMember is " +
-         std::to_string(min) + sub;
-}
-
-std::string NotReadyMessage(const PodGroupInfo& job) {
-  std::string msg = "Job is not ready for scheduling.";
-  for (const auto& [name, ps] : job.pod_sets()) {
-    if (ps->IsReadyForScheduling()) continue;
-    if (name == kDefaultSubGroup) {
-      msg += " Waiting for " + std::to_string(ps->min_available()) + " pods, currently " +
-             std::to_string(ps->NumAlive()) + " exist, " + std::to_string(ps->NumGated()) +
-             " are gated";
-    } else {
-      msg += " Waiting for " + std::to_string(ps->min_available()) + " pods for SubGroup " + name +
-             ", currently " + std::to_string(ps->NumAlive()) + " exist, " +
-             std::to_string(ps->NumGated()) + " are gated.";
-    }
-  }
-  return msg;
-}
-
-std::string WithNodePoolPrefix(const PodGroupInfo& job, const JobStatusOptions& o,
-                               std::string msg) {
-  const auto& backoff = job.podgroup().spec.scheduling_backoff;
-  if (backoff && *backoff == 1) {
-    return "Node-Pool '" +
-           NodePoolNameFromLabels(job.podgroup().metadata.labels, o.node_pool_label_key) +
-           "': " + msg;
-  }
-  return msg;
 }
 
 api::ResourceList ToResourceList(const std::map<std::string, double>& m) {
@@ -191,63 +148,50 @@ JobStatusWrites ComputeJobStatusWrites(const PodGroupInfo& job, const JobStatusO
       &updated.metadata.annotations, api::kStalePodGroupTimestampAnnotation, job.stale_timestamp);
   annotations_changed |= SetTimestampAnnotation(
       &updated.metadata.annotations, api::kLastStartTimestampAnnotation, job.last_start_timestamp);
-  if (job.stale) {
+  const std::string node_pool = NodePoolOf(job, o.node_pool_label_key);
+  JobStatusReport report = BuildJobStatusReport(job, node_pool);
+  if (!report.stale_message.empty()) {
     w.events.push_back(
-        EventRecord{PodGroupTarget(original), "Normal", "StaleJob", StaleJobMessage(job), {}});
+        EventRecord{PodGroupTarget(original), "Normal", "StaleJob", report.stale_message, {}});
   }
-
+  // Pods of an unknown subgroup (always), then, when the gang is complete, every pending pod.
+  for (const auto& pm : report.pod_messages) {
+    w.events.push_back(
+        EventRecord{PodTarget(pm.task->pod()), "Warning", "Unschedulable", pm.message, {}});
+    if (!pm.update_condition) continue;
+    api::PodCondition c;
+    c.type = "PodScheduled";
+    c.status = "False";
+    c.reason = "Unschedulable";
+    c.message = pm.message;
+    if (auto patch = api::PodConditionPatch(pm.task->pod(), c, now)) {
+      w.pod_status_patches.push_back(
+          PodStatusPatch{pm.task->namespace_(), pm.task->name(), pm.task->uid(), *patch});
+    }
+  }
   bool status_changed = false;
-  if (job.NumPending() > 0 || job.NumGated() > 0) {
-    if (!job.IsReadyForScheduling()) {
-      w.events.push_back(
-          EventRecord{PodGroupTarget(original), "Normal", "NotReady", NotReadyMessage(job), {}});
-    } else {
-      // Pending pods in name order (KAI iterates a map keyed by UID).
-      std::vector<const PodInfo*> pending;
-      for (const PodInfo* t : job.tasks()) {
-        if (t->status == PodStatus::kPending) pending.push_back(t);
+  if (report.has_pending && !report.not_ready_message.empty()) {
+    w.events.push_back(
+        EventRecord{PodGroupTarget(original), "Normal", "NotReady", report.not_ready_message, {}});
+  } else if (report.has_pending) {
+    std::string msg = report.podgroup_message;
+    if (o.detailed_fit_errors) {
+      msg = JobFitErrorsToDetailedMessage(job.job_fit_errors);
+      if (original.spec.scheduling_backoff.value_or(-1) == 1) {
+        msg = "Node-Pool '" + node_pool + "': " + msg;
       }
-      std::sort(pending.begin(), pending.end(),
-                [](const PodInfo* a, const PodInfo* b) { return a->key() < b->key(); });
-      bool mark = original.spec.mark_unschedulable.value_or(true);
-      for (const PodInfo* t : pending) {
-        std::string msg(kDefaultPodError);
-        auto fe = job.task_fit_errors.find(t->uid());
-        if (fe != job.task_fit_errors.end()) {
-          msg = fe->second.Message();
-        } else if (!job.job_fit_errors.empty()) {
-          msg = JobFitErrorsToMessage(job.job_fit_errors);
-        }
-        msg = WithNodePoolPrefix(job, o, msg);
-        w.events.push_back(EventRecord{PodTarget(t->pod()), "Warning", "Unschedulable", msg, {}});
-        if (mark) {
-          api::PodCondition c;
-          c.type = "PodScheduled";
-          c.status = "False";
-          c.reason = "Unschedulable";
-          c.message = msg;
-          if (auto patch = api::PodConditionPatch(t->pod(), c, now)) {
-            w.pod_status_patches.push_back(
-                PodStatusPatch{t->namespace_(), t->name(), t->uid(), *patch});
-          }
-        }
-      }
-      std::string msg = o.detailed_fit_errors ? JobFitErrorsToDetailedMessage(job.job_fit_errors)
-                                              : JobFitErrorsToMessage(job.job_fit_errors);
-      if (msg.empty()) msg = std::string(kDefaultPodGroupError);
-      msg = WithNodePoolPrefix(job, o, msg);
-      w.events.push_back(EventRecord{
-          PodGroupTarget(original), "Normal", std::string(kPodGroupReasonUnschedulable), msg, {}});
-      if (job.NumActiveAllocated() == 0) {
-        api::SchedulingCondition c;
-        c.type = std::string(kUnschedulableOnNodePool);
-        c.node_pool = NodePoolNameFromLabels(original.metadata.labels, o.node_pool_label_key);
-        c.reason = std::string(kPodGroupReasonUnschedulable);
-        c.message = msg;
-        c.status = "True";
-        for (const auto& e : job.job_fit_errors) c.reasons.push_back(ToUnschedulableExplanation(e));
-        status_changed = SetSchedulingCondition(&updated, std::move(c), now);
-      }
+    }
+    w.events.push_back(EventRecord{
+        PodGroupTarget(original), "Normal", std::string(kPodGroupReasonUnschedulable), msg, {}});
+    if (report.set_condition) {
+      api::SchedulingCondition c;
+      c.type = std::string(kUnschedulableOnNodePool);
+      c.node_pool = node_pool;
+      c.reason = std::string(kPodGroupReasonUnschedulable);
+      c.message = msg;
+      c.status = "True";
+      for (const auto& e : report.reasons) c.reasons.push_back(ToUnschedulableExplanation(e));
+      status_changed = SetSchedulingCondition(&updated, std::move(c), now);
     }
   }
 

@@ -2,7 +2,8 @@
 // RecordJobStatusEvent, reference §21.2): PodGroup annotations (last-start and stale
 // timestamps) as a JSON-patch diff, StaleJob / NotReady / Unschedulable events, PodScheduled=False
 // conditions on pods that stay pending, and the PodGroup's UnschedulableOnNodePool scheduling
-// condition as a JSON-patch diff on podgroups/status.
+// condition as a JSON-patch diff on podgroups/status. The texts come from the core's
+// JobStatusReport (scheduler/framework/job_status.h); this turns the report into writes.
 #pragma once
 
 #include <memory>
@@ -11,7 +12,6 @@
 
 #include "api/podgroup.h"
 #include "kube/base/clock.h"
-#include "scheduler/api/fit_errors.h"
 #include "scheduler/api/podgroup_info.h"
 #include "scheduler/outputs/scheduler_writer.h"
 
@@ -49,7 +49,8 @@ struct JobStatusWrites {
 JobStatusWrites ComputeJobStatusWrites(const PodGroupInfo& job, const JobStatusOptions& options,
                                        WallTime now);
 
-// JobFitErrorsToDetailedMessage (--detailed-fit-errors).
+// JobFitErrorsToDetailedMessage (--detailed-fit-errors); the compact form is
+// JobFitErrorsToMessage (scheduler/api/fit_errors.h).
 std::string JobFitErrorsToDetailedMessage(const std::vector<JobFitError>& errors);
 // The PodGroup status form of a job fit error (queue details as resource lists).
 api::UnschedulableExplanation ToUnschedulableExplanation(const JobFitError& e);

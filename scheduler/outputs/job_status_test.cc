@@ -8,34 +8,21 @@
 namespace kai::scheduler {
 namespace {
 
-using testing::Harness;
-using testing::NodeYaml;
-using testing::PodGroupYaml;
-using testing::PodOptions;
-using testing::PodYaml;
-using testing::QueueYaml;
+using outputs_testing::Harness;
+using outputs_testing::NodeYaml;
+using outputs_testing::PodGroupYaml;
+using outputs_testing::PodOptions;
+using outputs_testing::PodYaml;
+using outputs_testing::QueueYaml;
 
 WallTime T(const char* s) { return ParseRfc3339(s).value(); }
 
-TEST(JobFitErrorsToMessage, SingleErrorUsesItsReason) {
-  std::vector<JobFitError> e{{"PodSchedulingErrors",
-                              "Resources were not found for pod ns/p due "
-                              "to: no nodes with enough resources were "
-                              "found.",
-                              std::nullopt}};
-  // KAI appends "." after the histogram, hence the double period seen on real clusters.
-  EXPECT_EQ(JobFitErrorsToMessage(e),
-            "PodSchedulingErrors: Resources were not found for pod ns/p due to: no nodes with "
-            "enough resources were found..");
-}
-
-TEST(JobFitErrorsToMessage, SeveralErrorsAreCountedAndSorted) {
+TEST(JobFitErrorsToDetailedMessage, ReasonThenSortedMessages) {
   std::vector<JobFitError> e{{"OverLimit", "b", std::nullopt},
                              {"PodSchedulingErrors", "a", std::nullopt},
                              {"PodSchedulingErrors", "b", std::nullopt}};
-  EXPECT_EQ(JobFitErrorsToMessage(e), "Unable to schedule podgroup: 2 b. \na.");
-  EXPECT_EQ(JobFitErrorsToMessage({}), "Unable to schedule podgroup");
   EXPECT_EQ(JobFitErrorsToDetailedMessage(e), "\nUnable to schedule podgroup.\na.\nb.\nb.");
+  EXPECT_EQ(JobFitErrorsToDetailedMessage({e[0]}), "\nOverLimit.\nb.");
 }
 
 TEST(ToUnschedulableExplanation, QueueDetailsBecomeResourceLists) {

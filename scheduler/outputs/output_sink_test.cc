@@ -9,12 +9,12 @@
 namespace kai::scheduler {
 namespace {
 
-using testing::Harness;
-using testing::NodeYaml;
-using testing::PodGroupYaml;
-using testing::PodOptions;
-using testing::PodYaml;
-using testing::QueueYaml;
+using outputs_testing::Harness;
+using outputs_testing::NodeYaml;
+using outputs_testing::PodGroupYaml;
+using outputs_testing::PodOptions;
+using outputs_testing::PodYaml;
+using outputs_testing::QueueYaml;
 
 api::BindRequest DecodeBindRequest(const std::string& json) {
   auto br = api::Decode<api::BindRequest>(json);

@@ -14,11 +14,11 @@
 namespace kai::scheduler {
 namespace {
 
-using testing::NodeYaml;
-using testing::PodGroupYaml;
-using testing::PodOptions;
-using testing::PodYaml;
-using testing::QueueYaml;
+using outputs_testing::NodeYaml;
+using outputs_testing::PodGroupYaml;
+using outputs_testing::PodOptions;
+using outputs_testing::PodYaml;
+using outputs_testing::QueueYaml;
 
 // The model and the fake API server hold the same objects; the cycle writes through REST.
 class RestCycle {

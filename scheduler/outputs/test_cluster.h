@@ -17,7 +17,7 @@
 #include "scheduler/outputs/output_sink.h"
 #include "scheduler/outputs/status_update_queue.h"
 
-namespace kai::scheduler::testing {
+namespace kai::scheduler::outputs_testing {
 
 inline std::string NodeYaml(const std::string& name, int gpus,
                             const std::string& extra_labels = "") {
@@ -131,4 +131,4 @@ class Harness {
   ClusterModel model_;
 };
 
-}  // namespace kai::scheduler::testing
+}  // namespace kai::scheduler::outputs_testing

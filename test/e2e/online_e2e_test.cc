@@ -1,6 +1,6 @@
-// End to end on localkube: the kai-scheduler and kai-binder binaries schedule and bind pods that
-// kubectl creates. No simulated kubelet is needed for whole GPUs; for fractional pods the test
-// plays the reservation pod's part (it reports a GPU UUID on the reservation pod).
+// End to end on localkube with two simulated GPU nodes (2 GPUs each, a simulated kubelet that
+// runs bound pods and gives reservation pods their GPU UUID): the kai-scheduler and kai-binder
+// binaries schedule and bind pods that kubectl creates.
 #include <fcntl.h>
 #include <gtest/gtest.h>
 #include <signal.h>
@@ -62,7 +62,8 @@ class Child {
 class OnlineE2eTest : public ::testing::Test {
  protected:
   void SetUp() override {
-    auto k = LocalKubeProcess::Start();
+    auto k =
+        LocalKubeProcess::Start({.args = {"--nodes=2", "--gpus-per-node=2", "--gpu-memory=40000"}});
     ASSERT_TRUE(k.ok()) << k.status();
     kube_ = std::move(*k);
     Apply({"-f", "crds/"});
@@ -82,18 +83,7 @@ spec:
     gpu: {quota: -1, limit: -1, overQuotaWeight: 1}
     cpu: {quota: -1, limit: -1, overQuotaWeight: 1}
     memory: {quota: -1, limit: -1, overQuotaWeight: 1}
----
-apiVersion: v1
-kind: Node
-metadata:
-  name: gpu-node
-  labels: {nvidia.com/gpu.memory: "40000", nvidia.com/gpu.count: "2"}
 )");
-    auto st = K({"patch", "node", "gpu-node", "--subresource=status", "--type=merge", "-p",
-                 R"({"status":{"allocatable":{"cpu":"16","memory":"64Gi","pods":"110",)"
-                 R"("nvidia.com/gpu":"2"},"capacity":{"cpu":"16","memory":"64Gi","pods":"110",)"
-                 R"("nvidia.com/gpu":"2"},"conditions":[{"type":"Ready","status":"True"}]}})"});
-    ASSERT_TRUE(st.ok()) << st.err;
     const std::string dir = kube_->dir();
     scheduler_ = std::make_unique<Child>(
         std::vector<std::string>{"build/bin/kai-scheduler", "run",
@@ -159,62 +149,96 @@ metadata:
   std::unique_ptr<Child> binder_;
 };
 
-TEST_F(OnlineE2eTest, WholeGpuPodIsBound) {
+// The node a pod is bound to ("" while unbound).
+#define NODE_OF(pod) K({"get", "pod", "-n", "team", pod, "-o", "jsonpath={.spec.nodeName}"}).out
+
+TEST_F(OnlineE2eTest, WholeGpuPodIsBoundAndRuns) {
   Apply({"-f", "-"}, Job("train", 1, 1, 1));
-  ASSERT_TRUE(WaitFor({"get", "pod", "-n", "team", "train-0", "-o", "jsonpath={.spec.nodeName}"},
-                      "gpu-node"));
+  ASSERT_TRUE(WaitFor({"get", "pod", "-n", "team", "train-0", "-o", "jsonpath={.status.phase}"},
+                      "Running"));
+  std::string node = NODE_OF("train-0");
+  EXPECT_TRUE(node == "node-0" || node == "node-1") << node;
   EXPECT_TRUE(
       WaitFor({"get", "bindrequest", "-n", "team", "train-0", "-o", "jsonpath={.status.phase}"},
               "Succeeded"));
-  auto rt = K({"get", "pod", "-n", "team", "train-0", "-o",
-               "jsonpath={.metadata.annotations.received-resource-type}"});
-  EXPECT_EQ(rt.out, "Regular");
+  EXPECT_EQ(K({"get", "bindrequest", "-n", "team", "train-0", "-o",
+               "jsonpath={.metadata.labels.selected-node}"})
+                .out,
+            node);
+  EXPECT_EQ(K({"get", "pod", "-n", "team", "train-0", "-o",
+               "jsonpath={.metadata.annotations.received-resource-type}"})
+                .out,
+            "Regular");
   EXPECT_TRUE(scheduler_->alive());
   EXPECT_TRUE(binder_->alive());
 }
 
+TEST_F(OnlineE2eTest, GangThatFitsIsBoundWhole) {
+  Apply({"-f", "-"}, Job("gang", 4, 1, 4));  // exactly the 4 GPUs of the cluster
+  for (const char* p : {"gang-0", "gang-1", "gang-2", "gang-3"}) {
+    ASSERT_TRUE(
+        WaitFor({"get", "pod", "-n", "team", p, "-o", "jsonpath={.status.phase}"}, "Running"))
+        << p;
+  }
+}
+
 TEST_F(OnlineE2eTest, GangThatCannotFitBindsNothingAndSaysWhy) {
-  Apply({"-f", "-"}, Job("big", 2, 2, 2));  // 4 GPUs wanted, 2 exist
+  Apply({"-f", "-"}, Job("big", 3, 2, 3));  // 6 GPUs wanted, 4 exist
   ASSERT_TRUE(WaitFor({"get", "podgroup", "-n", "team", "big", "-o",
                        "jsonpath={.status.schedulingConditions[0].type}"},
                       "UnschedulableOnNodePool"));
-  for (const char* p : {"big-0", "big-1"}) {
-    EXPECT_EQ(K({"get", "pod", "-n", "team", p, "-o", "jsonpath={.spec.nodeName}"}).out, "");
-  }
+  for (const char* p : {"big-0", "big-1", "big-2"}) EXPECT_EQ(NODE_OF(p), "") << p;
   EXPECT_TRUE(WaitFor({"get", "pod", "-n", "team", "big-0", "-o",
                        "jsonpath={.status.conditions[?(@.type==\"PodScheduled\")].reason}"},
                       "Unschedulable"));
+  auto events = K({"get", "events", "-n", "team", "--field-selector", "involvedObject.name=big",
+                   "-o", "jsonpath={.items[*].reason}"});
+  EXPECT_NE(events.out.find("Unschedulable"), std::string::npos) << events.out;
 }
 
-TEST_F(OnlineE2eTest, FractionalPodGetsAReservationAndItsGpu) {
-  Apply({"-f", "-"}, Job("frac", 1, 0, 1,
-                         "    gpu-fraction: \"0.5\"\n"
-                         "    runai/shared-gpu-configmap: frac-0-abcdefg-shared-gpu\n"));
-  // Play the reservation pod: report a GPU UUID once it exists.
-  std::string reservation;
-  for (int i = 0; i < 600 && reservation.empty(); ++i) {
-    auto r = K({"get", "pods", "-n", "kai-resource-reservation", "-o",
-                "jsonpath={.items[0].metadata.name}"});
-    if (r.ok()) reservation = r.out;
-    if (reservation.empty()) std::this_thread::sleep_for(std::chrono::milliseconds(100));
+TEST_F(OnlineE2eTest, FractionalPodsShareOneReservedGpu) {
+  // What the admission webhook adds: a per-pod ConfigMap name prefix.
+  for (const char* job : {"fa", "fb"}) {
+    Apply({"-f", "-"}, Job(job, 1, 0, 1,
+                           std::string("    gpu-fraction: \"0.5\"\n"
+                                       "    runai/shared-gpu-configmap: ") +
+                               job + "-abcdefg-shared-gpu\n"));
   }
-  ASSERT_FALSE(reservation.empty()) << "no reservation pod";
-  auto a = K({"annotate", "pod", "-n", "kai-resource-reservation", reservation,
-              "run.ai/reserve_for_gpu_index=GPU-e2e-0"});
-  ASSERT_TRUE(a.ok()) << a.err;
-  ASSERT_TRUE(WaitFor({"get", "pod", "-n", "team", "frac-0", "-o", "jsonpath={.spec.nodeName}"},
-                      "gpu-node"));
-  EXPECT_EQ(K({"get", "configmap", "-n", "team", "frac-0-abcdefg-shared-gpu-0", "-o",
-               "jsonpath={.data.GPU_PORTION}"})
-                .out,
-            "0.50");
-  EXPECT_EQ(K({"get", "configmap", "-n", "team", "frac-0-abcdefg-shared-gpu-0-evar", "-o",
-               "jsonpath={.data.NVIDIA_VISIBLE_DEVICES}"})
-                .out,
-            "GPU-e2e-0");
-  EXPECT_FALSE(
-      K({"get", "pod", "-n", "team", "frac-0", "-o", "jsonpath={.metadata.labels.runai-gpu-group}"})
-          .out.empty());
+  for (const char* p : {"fa-0", "fb-0"}) {
+    ASSERT_TRUE(
+        WaitFor({"get", "pod", "-n", "team", p, "-o", "jsonpath={.status.phase}"}, "Running"))
+        << p;
+  }
+  // Both halves on one GPU (GPU bin packing), held by one reservation pod whose UUID the pods
+  // see in NVIDIA_VISIBLE_DEVICES.
+  EXPECT_EQ(NODE_OF("fa-0"), NODE_OF("fb-0"));
+  auto uuids = K({"get", "pods", "-n", "kai-resource-reservation", "-o",
+                  "jsonpath={.items[*].metadata.annotations.run\\.ai/reserve_for_gpu_index}"});
+  ASSERT_TRUE(uuids.ok()) << uuids.err;
+  EXPECT_EQ(uuids.out.find(' '), std::string::npos) << uuids.out;  // exactly one
+  EXPECT_EQ(uuids.out.rfind("GPU-" + NODE_OF("fa-0") + "-", 0), 0u) << uuids.out;
+  std::string group =
+      K({"get", "pod", "-n", "team", "fa-0", "-o", "jsonpath={.metadata.labels.runai-gpu-group}"})
+          .out;
+  EXPECT_FALSE(group.empty());
+  EXPECT_EQ(
+      K({"get", "pod", "-n", "team", "fb-0", "-o", "jsonpath={.metadata.labels.runai-gpu-group}"})
+          .out,
+      group);
+  for (const char* job : {"fa", "fb"}) {
+    std::string cm = std::string(job) + "-abcdefg-shared-gpu-0";
+    EXPECT_EQ(K({"get", "configmap", "-n", "team", cm, "-o", "jsonpath={.data.GPU_PORTION}"}).out,
+              "0.50");
+    EXPECT_EQ(K({"get", "configmap", "-n", "team", cm + "-evar", "-o",
+                 "jsonpath={.data.NVIDIA_VISIBLE_DEVICES}"})
+                  .out,
+              uuids.out);
+  }
+  // Both pods finish: the GPU is released (the reservation pod goes).
+  for (const char* p : {"fa-0", "fb-0"}) {
+    ASSERT_TRUE(K({"delete", "pod", "-n", "team", p, "--grace-period=1", "--wait=false"}).ok());
+  }
+  EXPECT_TRUE(WaitFor({"get", "pods", "-n", "kai-resource-reservation", "-o", "name"}, ""));
 }
 
 }  // namespace

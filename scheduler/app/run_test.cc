@@ -1,0 +1,55 @@
+#include "scheduler/app/run.h"
+
+#include <gtest/gtest.h>
+
+namespace kai::scheduler {
+namespace {
+
+TEST(ParseRunArgs, KaisFlagsGoWhereTheyBelong) {
+  auto o = ParseRunArgs({"run", "--kubeconfig=/k", "--scheduler-name", "s",
+                         "--partition-label-value=pool-a", "--schedule-period=250ms",
+                         "--leader-elect", "--qps=20", "--burst=30",
+                         "--num-of-status-recording-workers=2", "--listen-address=:9999",
+                         "--metrics-namespace=x", "--detailed-fit-errors",
+                         "--update-pod-eviction-condition=true", "--plugin-server-port=8081",
+                         "--v=5", "--namespace=ns", "--scheduler-conf=/c.yaml"});
+  ASSERT_TRUE(o.ok()) << o.status();
+  EXPECT_EQ(o->kubeconfig, "/k");
+  EXPECT_EQ(o->params.scheduler_name, "s");
+  EXPECT_EQ(o->params.partition_label_value, "pool-a");
+  EXPECT_EQ(o->params.schedule_period, std::chrono::milliseconds(250));
+  EXPECT_TRUE(o->leader_elect);
+  EXPECT_EQ(o->qps, 20);
+  EXPECT_EQ(o->burst, 30);
+  EXPECT_EQ(o->status_workers, 2);
+  EXPECT_EQ(o->listen_address, ":9999");
+  EXPECT_EQ(o->metrics_namespace, "x");
+  EXPECT_TRUE(o->params.detailed_fit_errors);
+  EXPECT_TRUE(o->params.update_pod_eviction_condition);
+  EXPECT_EQ(o->verbosity, 5);
+  EXPECT_EQ(o->namespace_, "ns");
+  EXPECT_EQ(o->scheduler_conf, "/c.yaml");
+  EXPECT_EQ(LeaseName(*o), "s-pool-a");
+}
+
+TEST(ParseRunArgs, DefaultsAndErrors) {
+  auto o = ParseRunArgs({});
+  ASSERT_TRUE(o.ok());
+  EXPECT_EQ(o->params.scheduler_name, "kai-scheduler");
+  EXPECT_EQ(o->params.schedule_period, std::chrono::seconds(1));
+  EXPECT_EQ(o->listen_address, ":8080");
+  EXPECT_EQ(o->qps, 50);
+  EXPECT_EQ(o->burst, 300);
+  EXPECT_EQ(LeaseName(*o), "kai-scheduler");
+
+  EXPECT_EQ(ParseRunArgs({"--nope=1"}).status().message(), "unknown flag --nope");
+  EXPECT_EQ(ParseRunArgs({"--qps"}).status().message(), "--qps: missing value");
+  EXPECT_EQ(ParseRunArgs({"--leader-elect=maybe"}).status().message(),
+            "--leader-elect: expected true or false, got \"maybe\"");
+  EXPECT_FALSE(ParseRunArgs({"--schedule-period=soon"}).ok());
+  EXPECT_FALSE(ParseRunArgs({"--scheduler-conf=a", "--scheduling-shard=b"}).ok());
+  EXPECT_FALSE(ParseRunArgs({"stray"}).ok());
+}
+
+}  // namespace
+}  // namespace kai::scheduler
