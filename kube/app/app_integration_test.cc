@@ -68,8 +68,8 @@ class Process {
         if (line.rfind(prefix, 0) == 0) return line;
         continue;
       }
-      const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(give_up -
-                                                                             Clock::now());
+      const auto left =
+          std::chrono::duration_cast<std::chrono::milliseconds>(give_up - Clock::now());
       if (left.count() <= 0) return "";
       pollfd p{fd_, POLLIN, 0};
       if (poll(&p, 1, static_cast<int>(left.count())) <= 0) continue;
@@ -138,8 +138,8 @@ class AppIntegrationTest : public ::testing::Test {
     return a;
   }
   std::string LeaseField(const std::string& jsonpath) {
-    auto r = kube_->Kubectl({"get", "lease", "probe-lock", "-n", "default", "-o",
-                             "jsonpath={" + jsonpath + "}"});
+    auto r = kube_->Kubectl(
+        {"get", "lease", "probe-lock", "-n", "default", "-o", "jsonpath={" + jsonpath + "}"});
     EXPECT_TRUE(r.ok()) << r.err;
     return r.out;
   }
@@ -152,10 +152,12 @@ class AppIntegrationTest : public ::testing::Test {
   std::unique_ptr<localkube::testing::LocalKubeProcess> kube_;
 };
 
-const std::vector<std::string> kElection = {
-    "--leader-elect", "--leader-elect-resource-name=probe-lock",
-    "--leader-elect-resource-namespace=default", "--leader-elect-lease-duration=4s",
-    "--leader-elect-renew-deadline=3s", "--leader-elect-retry-period=500ms"};
+const std::vector<std::string> kElection = {"--leader-elect",
+                                            "--leader-elect-resource-name=probe-lock",
+                                            "--leader-elect-resource-namespace=default",
+                                            "--leader-elect-lease-duration=4s",
+                                            "--leader-elect-renew-deadline=3s",
+                                            "--leader-elect-retry-period=500ms"};
 
 TEST_F(AppIntegrationTest, TwoProcessesOneLeaderTakeoverAfterKillAndReleaseOnSigterm) {
   std::vector<std::string> args_a = Args(kElection);

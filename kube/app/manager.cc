@@ -5,6 +5,7 @@
 #include "kube/leaderelection/leader_elector.h"
 #include "kube/leaderelection/resource_lock.h"
 #include "kube/metrics/registry.h"
+#include "kube/record/event_broadcaster.h"
 #include "kube/server/http_server.h"
 #include "kube/server/metrics_handler.h"
 
@@ -144,9 +145,17 @@ int Manager::Run(ShutdownSignal* shutdown) {
       s = InvalidArgumentError(options_.name +
                                ": leader election needs a client, an id and a namespace");
     } else {
-      lock_ = std::make_unique<leaderelection::LeaseLock>(options_.client,
-                                                          options_.leader_election_namespace,
-                                                          options_.leader_election_id, identity_);
+      std::function<void(const api::Lease&, std::string_view)> record_event;
+      if (options_.recorder != nullptr) {
+        record_event = [recorder = options_.recorder](const api::Lease& lease,
+                                                      std::string_view message) {
+          recorder->Event(record::ReferenceTo(lease), record::kEventTypeNormal, "LeaderElection",
+                          message);
+        };
+      }
+      lock_ = std::make_unique<leaderelection::LeaseLock>(
+          options_.client, options_.leader_election_namespace, options_.leader_election_id,
+          identity_, std::move(record_event));
       leaderelection::LeaderElectionConfig config;
       config.lock = lock_.get();
       config.lease_duration = options_.lease_duration;

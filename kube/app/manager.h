@@ -38,6 +38,9 @@ class Registry;
 namespace kai::server {
 class HttpServer;
 }
+namespace kai::record {
+class EventRecorder;
+}
 namespace kai::leaderelection {
 class LeaderElector;
 class LeaseLock;
@@ -62,6 +65,8 @@ struct ManagerOptions {
   Clock* clock = nullptr;
   Random* random = nullptr;
   metrics::Registry* registry = nullptr;  // default: metrics::Registry::Default()
+  // Optional: records "<identity> became leader" (reason LeaderElection) on the Lease.
+  record::EventRecorder* recorder = nullptr;
 };
 
 class Manager {

@@ -8,10 +8,15 @@
 #include <thread>
 
 #include "api/codec.h"
+#include "api/event.h"
 #include "api/lease.h"
+#include "api/pod.h"
+#include "kube/app/informers_runnable.h"
 #include "kube/base/fake_clock.h"
+#include "kube/cache/factory.h"
 #include "kube/controller/controller.h"
 #include "kube/metrics/registry.h"
+#include "kube/record/event_broadcaster.h"
 #include "kube/rest/errors.h"
 #include "kube/rest/fake_client.h"
 #include "kube/rest/resource.h"
@@ -305,6 +310,51 @@ TEST_F(ManagerLeaderTest, LostLeadershipStopsWorkAtOnceAndExitsOne) {
   EXPECT_EQ(log_.events().front(), "start ctrl");
   EXPECT_TRUE(log_.Has("stop ctrl"));
   EXPECT_FALSE(m.IsLeader());
+}
+
+TEST_F(ManagerLeaderTest, BecomingLeaderIsRecordedAsAnEventOnTheLease) {
+  record::ClientEventSink sink(&fake_);
+  record::EventBroadcaster broadcaster(&sink, {.clock = &clock_});
+  auto recorder = broadcaster.NewRecorder({.component = "kai-binder"});
+  FakeRunnable ctrl("ctrl", true, &log_);
+  ManagerOptions o = LeaderOptions();
+  o.recorder = recorder.get();
+  Manager m(o);
+  m.Add(&ctrl);
+  ShutdownSignal shutdown;
+  std::thread run([&] { m.Run(&shutdown); });
+  ASSERT_TRUE(Eventually([&] { return log_.Has("start ctrl"); }));
+  shutdown.Trigger("received SIGTERM");
+  run.join();
+  broadcaster.Flush();
+  auto list = fake_.List(kube::GvrOf<api::Event>(), "kai");
+  ASSERT_TRUE(list.ok());
+  ASSERT_EQ(list->items.size(), 1u);
+  auto event = api::Decode<api::Event>(list->items[0]);
+  ASSERT_TRUE(event.ok());
+  EXPECT_EQ(event->reason, "LeaderElection");
+  EXPECT_EQ(event->message, "me became leader");
+  EXPECT_EQ(event->involved_object.kind, "Lease");
+  EXPECT_EQ(event->involved_object.name, "2ad35f9c.kai.scheduler");
+  EXPECT_EQ(event->source.component, "kai-binder");
+}
+
+TEST(InformersRunnableTest, StartsInformersWaitsForSyncAndStops) {
+  kube::FakeClient fake;
+  api::Pod pod;
+  pod.metadata.namespace_ = "ns";
+  pod.metadata.name = "p";
+  ASSERT_TRUE(fake.Seed(kube::GvrOf<api::Pod>(), api::EncodeJson(pod)).ok());
+  kube::SharedInformerFactory factory(&fake);
+  kube::SharedInformer* pods = factory.InformerFor<api::Pod>();
+  InformersRunnable informers(&factory);
+  EXPECT_FALSE(informers.NeedLeaderElection());
+  EXPECT_TRUE(informers.Synced().ok()) << "nothing started: nothing to wait for";
+  ASSERT_TRUE(informers.Start().ok());
+  EXPECT_TRUE(pods->HasSynced());
+  EXPECT_EQ(pods->store().List().size(), 1u);
+  EXPECT_TRUE(informers.Synced().ok());
+  EXPECT_TRUE(informers.Stop(RealClock::Get()->NowMonotonic()));
 }
 
 TEST_F(ManagerLeaderTest, LeaderElectionNeedsIdAndNamespace) {

@@ -12,6 +12,7 @@
 #include "kube/cache/typed.h"
 #include "kube/rest/errors.h"
 #include "kube/rest/fake_client.h"
+#include "kube/rest/rest_client.h"
 
 namespace kai::kube {
 namespace {
@@ -323,6 +324,23 @@ TEST(InformerTest, UndecodableObjectsAreSkipped) {
   EXPECT_EQ(informer.store().ListKeys(), (std::vector<std::string>{"ns/good"}));
   EXPECT_EQ(informer.reflector_stats().decode_errors, 1);
   informer.Stop();
+}
+
+TEST(InformerTest, StopInterruptsAListRetryingDuringAnOutage) {
+  // Nothing listens on port 1: every list attempt is refused and the client backs off on a
+  // clock that never moves. Stop() must still end the informer (the test would hang if not).
+  FakeClock clock;
+  RestConfig cfg;
+  cfg.host = "http://127.0.0.1:1";
+  cfg.qps = 0;
+  auto client = RestClient::New(cfg, {.clock = &clock, .max_retries = 10});
+  ASSERT_TRUE(client.ok());
+  SharedInformer informer(client->get(), kPods, Options(&clock));
+  informer.Start();
+  ASSERT_TRUE(Eventually([&] { return (*client)->stats().requests >= 1; }));
+  informer.Stop();
+  EXPECT_FALSE(informer.HasSynced());
+  EXPECT_EQ((*client)->stats().requests, 1);  // still in its first backoff when stopped
 }
 
 TEST(SharedInformerFactoryTest, OneWatchPerResourceForEveryConsumer) {

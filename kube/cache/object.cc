@@ -1,9 +1,8 @@
 #include "kube/cache/object.h"
 
-#include <rapidjson/memorystream.h>
-#include <rapidjson/reader.h>
+#include <rapidjson/document.h>
 
-#include <vector>
+#include "kube/rest/json_scan.h"
 
 namespace kai::kube {
 
@@ -31,66 +30,41 @@ std::string ObjectKey(std::string_view ns, std::string_view name) {
 
 namespace {
 
-// Reads metadata.{namespace,name,resourceVersion,uid} of a top-level object and stops as soon
-// as the metadata object ends.
-struct MetaHandler : rapidjson::BaseReaderHandler<rapidjson::UTF8<>, MetaHandler> {
-  int depth = 0;
-  bool in_metadata = false;
-  bool metadata_done = false;
-  std::string root_key;
-  std::string meta_key;
-  std::string ns, name, rv, uid;
-
-  bool String(const char* s, rapidjson::SizeType n, bool) {
-    if (in_metadata && depth == 2) {
-      if (meta_key == "namespace") ns.assign(s, n);
-      if (meta_key == "name") name.assign(s, n);
-      if (meta_key == "resourceVersion") rv.assign(s, n);
-      if (meta_key == "uid") uid.assign(s, n);
-    }
-    return true;
-  }
-  bool Key(const char* s, rapidjson::SizeType n, bool) {
-    if (depth == 1) root_key.assign(s, n);
-    if (in_metadata && depth == 2) meta_key.assign(s, n);
-    return true;
-  }
-  bool StartObject() {
-    ++depth;
-    if (depth == 2 && root_key == "metadata") in_metadata = true;
-    return true;
-  }
-  bool EndObject(rapidjson::SizeType) {
-    if (in_metadata && depth == 2) {
-      metadata_done = true;
-      return false;  // nothing else is needed
-    }
-    --depth;
-    return true;
-  }
-  bool StartArray() {
-    ++depth;
-    return true;
-  }
-  bool EndArray(rapidjson::SizeType) {
-    --depth;
-    return true;
-  }
-};
+std::string Unescaped(std::string_view raw, bool escaped) {
+  if (!escaped) return std::string(raw);
+  rapidjson::Document d;
+  const std::string quoted = "\"" + std::string(raw) + "\"";
+  d.Parse(quoted.data(), quoted.size());
+  return d.IsString() ? std::string(d.GetString(), d.GetStringLength()) : std::string(raw);
+}
 
 }  // namespace
 
 Decoder RawDecoder() {
   return [](std::string json) -> StatusOr<ObjectPtr> {
-    MetaHandler h;
-    rapidjson::MemoryStream stream(json.data(), json.size());
-    rapidjson::Reader reader;
-    rapidjson::ParseResult r = reader.Parse<rapidjson::kParseIterativeFlag>(stream, h);
-    if (r.IsError() && !h.metadata_done) {
-      return InvalidArgumentError("undecodable object at offset " + std::to_string(r.Offset()));
-    }
-    if (h.name.empty()) return InvalidArgumentError("object without metadata.name");
-    return std::make_shared<const Object>(h.ns, h.name, std::move(h.rv), std::move(h.uid),
+    // Reads metadata.{namespace,name,resourceVersion,uid} and checks the structure of the rest.
+    std::string ns, name, rv, uid;
+    internal::JsonScanner sc(json);
+    const bool ok = sc.Members([&](std::string_view key, bool) {
+      if (key != "metadata") return sc.SkipValue();
+      return sc.Members([&](std::string_view mkey, bool) {
+        std::string* target = mkey == "namespace"         ? &ns
+                              : mkey == "name"            ? &name
+                              : mkey == "resourceVersion" ? &rv
+                              : mkey == "uid"             ? &uid
+                                                          : nullptr;
+        if (target == nullptr) return sc.SkipValue();
+        std::string_view v;
+        bool e;
+        if (!sc.String(&v, &e)) return false;
+        *target = Unescaped(v, e);
+        return true;
+      });
+    }) && sc.AtEnd();
+    if (!ok)
+      return InvalidArgumentError("undecodable object at offset " + std::to_string(sc.offset()));
+    if (name.empty()) return InvalidArgumentError("object without metadata.name");
+    return std::make_shared<const Object>(ns, name, std::move(rv), std::move(uid),
                                           std::make_shared<const std::string>(std::move(json)),
                                           nullptr, nullptr);
   };

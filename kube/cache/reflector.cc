@@ -2,6 +2,10 @@
 
 #include <glog/logging.h>
 
+#include <algorithm>
+#include <deque>
+#include <thread>
+
 #include "kube/rest/errors.h"
 
 namespace kai::kube {
@@ -23,6 +27,96 @@ bool NeedsFreshList(const Status& s) {
   return IsResourceExpired(s) || IsTooLargeResourceVersion(s);
 }
 
+// Decodes list pages on worker threads while the next page is being fetched, keeping the
+// objects in list order. The decoder is called from several threads at once.
+class DecodePool {
+ public:
+  DecodePool(const Decoder& decoder, int threads, const std::string& name)
+      : decoder_(decoder), name_(name) {
+    for (int i = 0; i < std::max(1, threads); ++i) workers_.emplace_back([this] { Work(); });
+  }
+  ~DecodePool() {
+    {
+      std::lock_guard<std::mutex> l(mu_);
+      closed_ = true;
+    }
+    cv_.notify_all();
+    for (auto& t : workers_) t.join();
+  }
+
+  void Submit(std::vector<std::string> items) {
+    std::lock_guard<std::mutex> l(mu_);
+    pages_.push_back({std::move(items), {}});
+    pending_.push_back(pages_.size() - 1);
+    cv_.notify_one();
+  }
+
+  // Waits for every submitted page; the objects in submission order.
+  std::vector<ObjectPtr> Finish(int64_t* errors) {
+    std::unique_lock<std::mutex> l(mu_);
+    done_cv_.wait(l, [&] { return pending_.empty() && busy_ == 0; });
+    size_t total = 0;
+    for (const Page& p : pages_) total += p.objects.size();
+    std::vector<ObjectPtr> out;
+    out.reserve(total);
+    for (Page& p : pages_) {
+      for (ObjectPtr& o : p.objects) out.push_back(std::move(o));
+    }
+    pages_.clear();
+    *errors = errors_;
+    return out;
+  }
+
+ private:
+  struct Page {
+    std::vector<std::string> items;
+    std::vector<ObjectPtr> objects;
+  };
+
+  void Work() {
+    std::unique_lock<std::mutex> l(mu_);
+    while (true) {
+      cv_.wait(l, [&] { return closed_ || !pending_.empty(); });
+      if (pending_.empty()) return;
+      const size_t index = pending_.front();
+      pending_.pop_front();
+      ++busy_;
+      std::vector<std::string> items = std::move(pages_[index].items);
+      l.unlock();
+      std::vector<ObjectPtr> objects;
+      objects.reserve(items.size());
+      int64_t errors = 0;
+      for (std::string& item : items) {
+        StatusOr<ObjectPtr> obj = decoder_(std::move(item));
+        if (!obj.ok()) {
+          ++errors;
+          LOG(ERROR) << name_ << ": skipping undecodable object: " << obj.status();
+          continue;
+        }
+        objects.push_back(std::move(obj).value());
+      }
+      items.clear();
+      l.lock();
+      pages_[index].objects = std::move(objects);
+      errors_ += errors;
+      --busy_;
+      if (pending_.empty() && busy_ == 0) done_cv_.notify_all();
+    }
+  }
+
+  const Decoder& decoder_;
+  const std::string& name_;
+  std::mutex mu_;
+  std::condition_variable cv_;
+  std::condition_variable done_cv_;
+  std::deque<Page> pages_;  // deque: references stay valid while pages are appended
+  std::deque<size_t> pending_;
+  int busy_ = 0;
+  int64_t errors_ = 0;
+  bool closed_ = false;
+  std::vector<std::thread> workers_;
+};
+
 }  // namespace
 
 Reflector::Reflector(Client* client, GroupVersionResource gvr, ReflectorOptions options,
@@ -36,6 +130,10 @@ Reflector::Reflector(Client* client, GroupVersionResource gvr, ReflectorOptions 
       backoff_(options_.backoff, clock_, random_) {
   if (!options_.decoder) options_.decoder = RawDecoder();
   if (options_.name.empty()) options_.name = gvr_.ToString();
+  if (options_.decode_threads <= 0) {
+    options_.decode_threads =
+        static_cast<int>(std::clamp(std::thread::hardware_concurrency(), 1u, 4u));
+  }
 }
 
 Reflector::~Reflector() { Stop(); }
@@ -80,6 +178,42 @@ void Reflector::Run() {
   }
 }
 
+StatusOr<std::vector<ObjectPtr>> Reflector::ListDecoded(const ListOptions& base,
+                                                        std::string* resource_version,
+                                                        int64_t* decode_errors) {
+  // The client-go pager (pages of page_size; an expired continue token falls back to one full
+  // list), with each page decoded on the pool while the next one is fetched.
+  auto pool =
+      std::make_unique<DecodePool>(options_.decoder, options_.decode_threads, options_.name);
+  ListOptions opts = base;
+  opts.limit = options_.page_size;
+  bool first = true;
+  while (true) {
+    StatusOr<ObjectList> page = client_->List(gvr_, options_.ns, opts);
+    if (!page.ok()) {
+      if (first || !IsResourceExpired(page.status())) return std::move(page).status();
+      int64_t ignored = 0;
+      pool->Finish(&ignored);
+      pool = std::make_unique<DecodePool>(options_.decoder, options_.decode_threads, options_.name);
+      ListOptions full = base;
+      full.limit = 0;
+      page = client_->List(gvr_, options_.ns, full);
+      if (!page.ok()) return std::move(page).status();
+      *resource_version = page->resource_version;
+      pool->Submit(std::move(page->items));
+      break;
+    }
+    if (first) *resource_version = page->resource_version;
+    pool->Submit(std::move(page->items));
+    if (page->continue_token.empty()) break;
+    first = false;
+    opts.continue_token = page->continue_token;
+    opts.resource_version.clear();
+    opts.resource_version_match.clear();
+  }
+  return pool->Finish(decode_errors);
+}
+
 Status Reflector::List() {
   // The first list may be served from the watch cache ("0"); later ones start from the last
   // synced RV, or are consistent reads ("") once that RV is known to be too old.
@@ -90,41 +224,30 @@ Status Reflector::List() {
   }
   ListOptions opts{.label_selector = options_.label_selector,
                    .field_selector = options_.field_selector,
-                   .resource_version = rv};
-  StatusOr<ObjectList> list = ListAll(*client_, gvr_, options_.ns, opts, options_.page_size);
-  if (!list.ok() && NeedsFreshList(list.status()) && !rv.empty()) {
+                   .resource_version = rv,
+                   .cancel = &stopped_};
+  std::string list_rv;
+  int64_t decode_errors = 0;
+  StatusOr<std::vector<ObjectPtr>> objects = ListDecoded(opts, &list_rv, &decode_errors);
+  if (!objects.ok() && NeedsFreshList(objects.status()) && !rv.empty()) {
     {
       std::lock_guard<std::mutex> l(mu_);
       ++stats_.expired;
       rv_unavailable_ = true;
     }
     opts.resource_version.clear();
-    list = ListAll(*client_, gvr_, options_.ns, opts, options_.page_size);
+    objects = ListDecoded(opts, &list_rv, &decode_errors);
   }
-  if (!list.ok()) return list.status().WithPrefix("list " + options_.name);
-  std::vector<ObjectPtr> objects;
-  objects.reserve(list->items.size());
-  int64_t decode_errors = 0;
-  for (std::string& item : list->items) {
-    StatusOr<ObjectPtr> obj = options_.decoder(std::move(item));
-    if (!obj.ok()) {
-      ++decode_errors;
-      LOG(ERROR) << options_.name << ": skipping undecodable object: " << obj.status();
-      continue;
-    }
-    objects.push_back(std::move(obj).value());
-  }
-  list->items.clear();
-  list->items.shrink_to_fit();
+  if (!objects.ok()) return objects.status().WithPrefix("list " + options_.name);
   {
     std::lock_guard<std::mutex> l(mu_);
     ++stats_.lists;
     stats_.decode_errors += decode_errors;
-    last_rv_ = list->resource_version;
+    last_rv_ = list_rv;
     synced_once_ = true;
     rv_unavailable_ = false;
   }
-  sink_->Replace(std::move(objects), list->resource_version);
+  sink_->Replace(std::move(objects).value(), list_rv);
   return Status::OK();
 }
 
@@ -167,7 +290,8 @@ Status Reflector::WatchOnce() {
                                                          .field_selector = options_.field_selector,
                                                          .resource_version = rv,
                                                          .allow_bookmarks = true,
-                                                         .timeout_seconds = timeout});
+                                                         .timeout_seconds = timeout,
+                                                         .cancel = &stopped_});
   if (!w.ok()) {
     if (NeedsFreshList(w.status())) {
       std::lock_guard<std::mutex> l(mu_);

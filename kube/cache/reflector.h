@@ -45,8 +45,10 @@ struct ReflectorOptions {
   std::string ns;  // "" = all namespaces
   std::string label_selector;
   std::string field_selector;
-  Decoder decoder;  // default RawDecoder()
+  Decoder decoder;  // default RawDecoder(); called from several threads at once
   int64_t page_size = 500;
+  // Threads decoding list pages while the next page is fetched; 0 = min(4, cores).
+  int decode_threads = 0;
   Duration min_watch_timeout{std::chrono::minutes(5)};
   BackoffOptions backoff;
   Clock* clock = nullptr;    // default RealClock
@@ -82,6 +84,9 @@ class Reflector {
  private:
   Status ListAndWatch();
   Status List();
+  StatusOr<std::vector<ObjectPtr>> ListDecoded(const ListOptions& base,
+                                               std::string* resource_version,
+                                               int64_t* decode_errors);
   // Returns when the watch ends: OK to re-watch at once, an error otherwise.
   Status WatchOnce();
   bool Stopped() const { return stopped_.load(); }

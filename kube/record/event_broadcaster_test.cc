@@ -63,7 +63,7 @@ TEST(EventRecorderTest, WritesCoreV1EventAndPatchesRepeats) {
   b.Flush();
   std::vector<api::Event> events = Events(fake);
   ASSERT_EQ(events.size(), 1u);
-  const api::Event& e = events[0];
+  const api::Event e = events[0];  // a copy: `events` is reassigned below
   EXPECT_THAT(e.metadata.name, StartsWith("train-0."));
   EXPECT_EQ(e.metadata.namespace_, "team-a");
   EXPECT_EQ(e.involved_object.kind, "Pod");

@@ -40,6 +40,40 @@ TEST(DecodeListTest, ItemsGetTypeMetaAndKeepTheirText) {
   EXPECT_FALSE(DecodeList(R"({"items":[{"a":1},)", &list).ok());
 }
 
+TEST(DecodeListTest, StructureIsChecked) {
+  ObjectList list;
+  // Escapes in values we read, whitespace everywhere, null items.
+  ASSERT_TRUE(DecodeList(" { \"kind\" : \"Pod\\u004cist\" , \"metadata\":{\"continue\":\"a\\\"b\"},"
+                         " \"items\" : null } ",
+                         &list)
+                  .ok());
+  EXPECT_EQ(list.kind, "PodList");
+  EXPECT_EQ(list.continue_token, "a\"b");
+  EXPECT_TRUE(list.items.empty());
+  // Strings holding brackets and escaped quotes do not confuse item boundaries.
+  ASSERT_TRUE(
+      DecodeList(
+          R"({"kind":"PodList","apiVersion":"v1","items":[{"kind":"Pod","apiVersion":"v1","x":"}]\"{","n":[1.5e3,-2,true,null]}]})",
+          &list)
+          .ok());
+  ASSERT_EQ(list.items.size(), 1u);
+  EXPECT_EQ(list.items[0],
+            R"({"kind":"Pod","apiVersion":"v1","x":"}]\"{","n":[1.5e3,-2,true,null]})");
+  for (const char* bad : {
+           R"({"items":[{"a":1}})",     // unbalanced
+           R"({"items":[{"a":tru}]})",  // bad literal
+           R"({"items":[{"a":"x}]})",   // unterminated string
+           R"({"items":[{"a" 1}]})",    // missing colon
+           R"({"items":[{"a":1},]})",   // trailing comma
+           R"({"items":[]} trailing)",  // garbage after the document
+           R"({"items":[1]})",          // items must be objects
+           R"({"metadata":{"remainingItemCount":abc}})",
+           "",
+       }) {
+    EXPECT_FALSE(DecodeList(bad, &list).ok()) << bad;
+  }
+}
+
 TEST(DecodeWatchEventTest, Types) {
   WatchEvent e;
   ASSERT_TRUE(

@@ -2,6 +2,7 @@
 // UpdateOptions, PatchOptions, DeleteOptions), as the API server reads them from the query.
 #pragma once
 
+#include <atomic>
 #include <cstdint>
 #include <optional>
 #include <string>
@@ -22,6 +23,9 @@ struct ListOptions {
   int64_t limit = 0;                   // 0 = no paging
   std::string continue_token;
   int timeout_seconds = 0;
+  // When set and true, the request (its transfer and its retry waits) is abandoned with
+  // kCancelled: how an informer's Stop() interrupts a list during an outage.
+  const std::atomic<bool>* cancel = nullptr;
 };
 
 struct WatchOptions {
@@ -33,6 +37,8 @@ struct WatchOptions {
   int timeout_seconds = 0;
   // Streaming list (sendInitialEvents=true&resourceVersionMatch=NotOlderThan).
   bool send_initial_events = false;
+  // As ListOptions::cancel, for opening the watch (Watcher::Stop() ends an open one).
+  const std::atomic<bool>* cancel = nullptr;
 };
 
 // Shared by create, update and patch.

@@ -7,6 +7,7 @@
 #include <array>
 #include <atomic>
 #include <cmath>
+#include <condition_variable>
 #include <mutex>
 #include <vector>
 
@@ -123,7 +124,14 @@ struct HttpRequest {
   std::string content_type;
   bool idempotent = true;
   bool has_body = false;
+  const std::atomic<bool>* cancel = nullptr;
 };
+
+bool Cancelled(const HttpRequest& req) { return req.cancel != nullptr && req.cancel->load(); }
+
+int CancelProgress(void* user, curl_off_t, curl_off_t, curl_off_t, curl_off_t) {
+  return static_cast<const std::atomic<bool>*>(user)->load() ? 1 : 0;
+}
 
 struct HttpResponse {
   int code = 0;
@@ -344,7 +352,7 @@ class RestClient::Impl {
 
   // Waits before retry `attempt` (0-based): Retry-After when the server sent one, else an
   // exponential backoff.
-  void WaitBeforeRetry(int attempt, int retry_after_seconds) {
+  void WaitBeforeRetry(const HttpRequest& req, int attempt, int retry_after_seconds) {
     Duration wait;
     if (retry_after_seconds > 0) {
       wait = std::chrono::seconds(retry_after_seconds);
@@ -354,7 +362,15 @@ class RestClient::Impl {
     }
     wait = std::min(
         wait, std::max(options_.retry_cap, Duration(std::chrono::seconds(retry_after_seconds))));
-    clock_->SleepFor(wait);
+    // Wakes at least every 100 ms (FakeClock: every few real ms) to notice a cancellation.
+    std::mutex mu;
+    std::condition_variable cv;
+    std::unique_lock<std::mutex> l(mu);
+    const MonoTime deadline = clock_->NowMonotonic() + wait;
+    while (!Cancelled(req) && clock_->NowMonotonic() < deadline) {
+      clock_->WaitUntil(
+          cv, l, std::min(deadline, clock_->NowMonotonic() + std::chrono::milliseconds(100)));
+    }
   }
 
   // Decides whether an answer (or transport error) is retried.
@@ -373,6 +389,7 @@ class RestClient::Impl {
     bool reauthenticated = false;
     Status last;
     for (int attempt = 0;; ++attempt) {
+      if (Cancelled(req)) return CancelledError(req.method + " " + req.path + ": cancelled");
       if (limiter_.Delay().count() > 0) ++stats_throttled_;
       if (!limiter_.Accept()) return CancelledError("client stopped");
       KAI_ASSIGN_OR_RETURN(Credentials cred, GetCredentials());
@@ -385,15 +402,24 @@ class RestClient::Impl {
         KAI_RETURN_IF_ERROR(Setup(h, req, cred, false, &resp, &headers, errbuf));
         curl_easy_setopt(h, CURLOPT_WRITEFUNCTION, &WriteToString);
         curl_easy_setopt(h, CURLOPT_WRITEDATA, &resp);
+        if (req.cancel != nullptr) {
+          curl_easy_setopt(h, CURLOPT_NOPROGRESS, 0L);
+          curl_easy_setopt(h, CURLOPT_XFERINFOFUNCTION, &CancelProgress);
+          curl_easy_setopt(h, CURLOPT_XFERINFODATA, const_cast<std::atomic<bool>*>(req.cancel));
+        }
         ++stats_requests_;
         if (attempt > 0) ++stats_retries_;
         rc = curl_easy_perform(h);
         long code = 0;
         curl_easy_getinfo(h, CURLINFO_RESPONSE_CODE, &code);
         resp.code = static_cast<int>(code);
+        long connects = 0;
+        curl_easy_getinfo(h, CURLINFO_NUM_CONNECTS, &connects);
+        stats_connections_ += connects;
         Release(h);
       }
       if (rc != CURLE_OK) {
+        if (Cancelled(req)) return CancelledError(req.method + " " + req.path + ": cancelled");
         last = CurlError(rc, errbuf, req.method, base_url_ + req.path);
       } else if (resp.code >= 200 && resp.code < 300) {
         return std::move(resp.body);
@@ -413,7 +439,7 @@ class RestClient::Impl {
         return last;
       }
       VLOG(2) << "retrying " << req.method << " " << req.path << " after " << last;
-      WaitBeforeRetry(attempt, last.retry_after_seconds());
+      WaitBeforeRetry(req, attempt, last.retry_after_seconds());
     }
   }
 
@@ -440,6 +466,7 @@ class RestClient::Impl {
   std::atomic<int64_t> stats_retries_{0};
   std::atomic<int64_t> stats_throttled_{0};
   std::atomic<int64_t> stats_unauthorized_{0};
+  std::atomic<int64_t> stats_connections_{0};
 };
 
 namespace {
@@ -470,18 +497,20 @@ class CurlWatcher final : public Watcher {
     curl_easy_setopt(easy_, CURLOPT_XFERINFODATA, this);
     url_ = impl->base_url_ + req.path;
     curl_multi_add_handle(multi_, easy_);
-    while (!resp_.headers_done && !done_) Drive(1000);
+    while (!resp_.headers_done && !done_ && !Cancelled(req_)) Drive(100);
+    if (Cancelled(req_)) return CancelledError("watch " + req.path + ": cancelled");
     if (done_ && !transfer_status_.ok()) return transfer_status_;
     long code = 0;
     curl_easy_getinfo(easy_, CURLINFO_RESPONSE_CODE, &code);
     resp_.code = static_cast<int>(code);
     if (resp_.code != 200) {
-      while (!done_) Drive(1000);
+      while (!done_ && !Cancelled(req_)) Drive(100);
       if (!transfer_status_.ok() && transfer_status_.code() != StatusCode::kCancelled) {
         return transfer_status_;
       }
       return StatusFromResponse(resp_.code, lines_.TakeRest(), resp_.retry_after, "GET", req.path);
     }
+    started_ = true;
     return Status::OK();
   }
 
@@ -548,7 +577,13 @@ class CurlWatcher final : public Watcher {
         return;
       }
     }
-    curl_multi_poll(multi_, nullptr, 0, poll_ms, nullptr);
+    // Respect libcurl's own schedule: it asks for an immediate call when it holds data already
+    // read from the socket (e.g. decrypted TLS records) that polling the socket would not
+    // reveal.
+    long curl_ms = -1;
+    curl_multi_timeout(multi_, &curl_ms);
+    const int wait = curl_ms >= 0 && curl_ms < poll_ms ? static_cast<int>(curl_ms) : poll_ms;
+    if (wait > 0) curl_multi_poll(multi_, nullptr, 0, wait, nullptr);
   }
 
   static size_t OnData(char* ptr, size_t size, size_t n, void* user) {
@@ -564,7 +599,8 @@ class CurlWatcher final : public Watcher {
   }
 
   static int OnProgress(void* user, curl_off_t, curl_off_t, curl_off_t, curl_off_t) {
-    return static_cast<CurlWatcher*>(user)->stop_.load() ? 1 : 0;
+    auto* self = static_cast<CurlWatcher*>(user);
+    return self->stop_.load() || (!self->started_ && Cancelled(self->req_)) ? 1 : 0;
   }
 
   CURLM* multi_;
@@ -577,6 +613,7 @@ class CurlWatcher final : public Watcher {
   internal::LineBuffer lines_;
   bool got_data_ = false;
   bool done_ = false;
+  bool started_ = false;  // the cancel flag only matters until the stream is handed out
   Status transfer_status_;
   std::atomic<bool> stop_{false};
   mutable std::mutex mu_;
@@ -588,6 +625,7 @@ class CurlWatcher final : public Watcher {
 StatusOr<std::unique_ptr<Watcher>> RestClient::Impl::OpenWatch(const HttpRequest& req) {
   bool reauthenticated = false;
   for (int attempt = 0;; ++attempt) {
+    if (Cancelled(req)) return CancelledError("watch " + req.path + ": cancelled");
     if (limiter_.Delay().count() > 0) ++stats_throttled_;
     if (!limiter_.Accept()) return CancelledError("client stopped");
     KAI_ASSIGN_OR_RETURN(Credentials cred, GetCredentials());
@@ -596,6 +634,7 @@ StatusOr<std::unique_ptr<Watcher>> RestClient::Impl::OpenWatch(const HttpRequest
     if (attempt > 0) ++stats_retries_;
     Status s = w->Start(this, req, cred);
     if (s.ok()) return std::unique_ptr<Watcher>(std::move(w));
+    if (Cancelled(req)) return CancelledError("watch " + req.path + ": cancelled");
     if (s.http_code() == 401) {
       ++stats_unauthorized_;
       if (!reauthenticated && credentials_->Invalidate()) {
@@ -608,7 +647,7 @@ StatusOr<std::unique_ptr<Watcher>> RestClient::Impl::OpenWatch(const HttpRequest
       return s;
     }
     VLOG(2) << "retrying watch " << req.path << " after " << s;
-    WaitBeforeRetry(attempt, s.retry_after_seconds());
+    WaitBeforeRetry(req, attempt, s.retry_after_seconds());
   }
 }
 
@@ -650,6 +689,7 @@ StatusOr<ObjectList> RestClient::List(const GroupVersionResource& gvr, std::stri
                                   .Add("continue", options.continue_token)
                                   .AddInt("timeoutSeconds", options.timeout_seconds)
                                   .str();
+  req.cancel = options.cancel;
   KAI_ASSIGN_OR_RETURN(std::string body, impl_->Do(req));
   ObjectList list;
   KAI_RETURN_IF_ERROR(internal::DecodeList(body, &list));
@@ -751,6 +791,7 @@ StatusOr<std::unique_ptr<Watcher>> RestClient::Watch(const GroupVersionResource&
     q.Add("sendInitialEvents", "true").Add("resourceVersionMatch", "NotOlderThan");
   }
   req.path = ResourcePath(gvr, ns) + q.str();
+  req.cancel = options.cancel;
   return impl_->OpenWatch(req);
 }
 
@@ -778,6 +819,7 @@ RestClientStats RestClient::stats() const {
   s.retries = impl_->stats_retries_.load();
   s.throttled = impl_->stats_throttled_.load();
   s.unauthorized = impl_->stats_unauthorized_.load();
+  s.connections = impl_->stats_connections_.load();
   if (auto* exec = dynamic_cast<ExecCredentialSource*>(impl_->credentials_.get())) {
     s.exec_runs = exec->runs();
   }

@@ -51,6 +51,7 @@ struct RestClientStats {
   int64_t throttled = 0;     // requests that waited for the client-side rate limiter
   int64_t exec_runs = 0;     // exec plugin invocations
   int64_t unauthorized = 0;  // 401 answers
+  int64_t connections = 0;   // new connections opened (other requests reused pooled ones)
 };
 
 class RestClient final : public Client {

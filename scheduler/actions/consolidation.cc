@@ -35,6 +35,7 @@ class ConsolidationAction : public Action {
     while (!queue.empty()) {
       PodGroupInfo* job = queue.PopNextJob();
       if (job == nullptr) break;
+      if (!IsStillPendingAndReady(*job)) continue;
       if (ssn->params().use_scheduling_signatures &&
           !smallest_failed.IsEasierToSchedule(*job, nullptr)) {
         continue;

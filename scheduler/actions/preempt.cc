@@ -25,6 +25,7 @@ class PreemptAction : public Action {
     while (!queue.empty()) {
       PodGroupInfo* job = queue.PopNextJob();
       if (job == nullptr) break;
+      if (!IsStillPendingAndReady(*job)) continue;
       MinimalJobRepresentatives& reps = smallest_failed[job->queue()];
       if (ssn->params().use_scheduling_signatures && !reps.IsEasierToSchedule(*job, nullptr)) {
         continue;

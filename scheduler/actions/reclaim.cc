@@ -24,6 +24,7 @@ class ReclaimAction : public Action {
     while (!queue.empty()) {
       PodGroupInfo* job = queue.PopNextJob();
       if (job == nullptr) break;
+      if (!IsStillPendingAndReady(*job)) continue;
       if (!ssn->CanReclaimResources(*job)) continue;
       MinimalJobRepresentatives& reps = smallest_failed[job->queue()];
       if (ssn->params().use_scheduling_signatures && !reps.IsEasierToSchedule(*job, nullptr)) {

@@ -31,6 +31,13 @@ struct ClusterInfo {
   std::vector<NodeInfo*> node_list;
 
   std::map<PodGroupId, std::unique_ptr<PodGroupInfo>> jobs;
+  // Jobs that had a Pending task when the session opened, in uid order (set by the Session).
+  // A session only ever makes Pending again the tasks it placed itself, so every job with a
+  // Pending task at any point of the session is in this list; scans for pending jobs (the
+  // victim simulations run thousands of them) walk it instead of every job.
+  std::vector<PodGroupInfo*> jobs_pending_at_open;
+  bool jobs_pending_at_open_set = false;
+  size_t num_jobs_at_open = 0;  // the list is only used while `jobs` has not changed size
   std::map<std::string, std::unique_ptr<QueueInfo>> queues;
   std::map<std::string, std::shared_ptr<const api::Topology>> topologies;
   // "namespace/name" of existing ConfigMaps.
@@ -60,6 +67,14 @@ struct ClusterInfo {
   QueueInfo* FindQueue(const std::string& id) const {
     auto it = queues.find(id);
     return it == queues.end() ? nullptr : it->second.get();
+  }
+  // FindQueue(job.queue()), memoized on the job.
+  const QueueInfo* QueueOf(const PodGroupInfo& job) const {
+    if (!job.queue_resolved) {
+      job.cached_queue = FindQueue(job.queue());
+      job.queue_resolved = true;
+    }
+    return job.cached_queue;
   }
   PodInfo* FindTask(const std::string& key) const {
     auto it = tasks_by_key.find(key);

@@ -48,7 +48,8 @@ NodeFacts ComputeNodeFacts(const api::Node& node, std::string_view mig_worker_la
   if (mem != labels.end() && ParseInt64(mem->second, &v)) {
     // GPU feature discovery sometimes reports bytes; KAI converts values >= 1 TiB-in-MiB.
     if (v >= kTibInMib) v = v / (1024 * 1024);
-    f.gpu_memory_mib = v;
+    // KAI floors the label to a multiple of 100 MiB (e.g. 40960 -> 40900).
+    f.gpu_memory_mib = v - v % 100;
     f.gpu_memory_synced = true;
   }
   auto count = labels.find(std::string(api::kGpuCountLabel));
@@ -133,6 +134,10 @@ double NodeInfo::ResourceGpuPortion(const GpuRequirement& r) const {
 
 bool NodeInfo::IsValidGpuPortion(const GpuRequirement& r) const {
   double p = ResourceGpuPortion(r);
+  // A GPU-memory request larger than one device of this node cannot be placed (KAI also accepts
+  // a whole multiple of the device memory here and then puts it into a single GPU group; see
+  // docs/scheduler-behaviour.md).
+  if (r.GpuMemory() > 0) return p <= 1;
   return p <= 1 || p == static_cast<double>(static_cast<int64_t>(p));
 }
 
@@ -197,6 +202,14 @@ int NodeInfo::NumberOfAllocatedSharedGpus() const {
     if (m > 0) ++n;
   }
   return n;
+}
+
+int NodeInfo::NumGroupsWithoutReservationPod() const {
+  int missing = 0;
+  for (const auto& [group, mem] : used_shared_gpus_memory) {
+    if (mem > 0 && reservation_groups_.count(group) == 0) ++missing;
+  }
+  return missing;
 }
 
 int NodeInfo::NumberOfUsedGpus() const {
@@ -285,6 +298,9 @@ void NodeInfo::RemoveSharedPerGroup(const Entry& e, const std::string& g) {
 }
 
 void NodeInfo::AddEntryResources(const Entry& e) {
+  if (e.reservation && e.task != nullptr) {
+    for (const auto& g : e.task->gpu_groups) reservation_groups_[g]++;
+  }
   used.Add(e.tracked);
   switch (e.status) {
     case PodStatus::kReleasing:
@@ -304,6 +320,12 @@ void NodeInfo::AddEntryResources(const Entry& e) {
 }
 
 void NodeInfo::RemoveEntryResources(const Entry& e) {
+  if (e.reservation && e.task != nullptr) {
+    for (const auto& g : e.task->gpu_groups) {
+      auto it = reservation_groups_.find(g);
+      if (it != reservation_groups_.end() && --it->second <= 0) reservation_groups_.erase(it);
+    }
+  }
   used.Sub(e.tracked);
   switch (e.status) {
     case PodStatus::kReleasing:
@@ -324,11 +346,14 @@ void NodeInfo::RemoveEntryResources(const Entry& e) {
 
 bool NodeInfo::AddTask(PodInfo* task) {
   SetAcceptedResources(task);
-  if (tasks_.count(task->key()) > 0) return false;
+  // One search: the position found is the insertion hint (snapshots add tasks in key order, so
+  // it is usually the end).
+  auto pos = tasks_.lower_bound(task->key());
+  if (pos != tasks_.end() && pos->first == task->key()) return false;
   Entry e = MakeEntry(*task);
   if (task->is_legacy_mig) legacy_mig_tasks[task->uid()] = task->key();
   AddEntryResources(e);
-  tasks_.emplace(task->key(), std::move(e));
+  tasks_.emplace_hint(pos, task->key(), std::move(e));
   return true;
 }
 
@@ -350,9 +375,11 @@ bool NodeInfo::ConsolidateSharedTaskToDifferentGpu(PodInfo* task) {
   SetAcceptedResources(task);
   auto it = tasks_.find(task->key());
   if (it != tasks_.end()) {
-    std::string shadow = task->key() + kShadowSuffix;
-    tasks_.erase(shadow);
-    tasks_.emplace(shadow, std::move(it->second));
+    // The old placement keeps its accounting under a shadow key. A task moved again in the same
+    // session (evicted from its new group and moved once more) stacks another shadow.
+    int n = 0;
+    while (tasks_.count(task->key() + kShadowSuffix + std::to_string(n)) > 0) ++n;
+    tasks_.emplace(task->key() + kShadowSuffix + std::to_string(n), std::move(it->second));
     tasks_.erase(it);
   }
   Entry e = MakeEntry(*task);
@@ -363,7 +390,9 @@ bool NodeInfo::ConsolidateSharedTaskToDifferentGpu(PodInfo* task) {
 
 bool NodeInfo::RestoreConsolidatedSharedTask(const PodInfo& task) {
   RemoveTask(task);
-  auto shadow = tasks_.find(task.key() + kShadowSuffix);
+  int n = 0;
+  while (tasks_.count(task.key() + kShadowSuffix + std::to_string(n + 1)) > 0) ++n;
+  auto shadow = tasks_.find(task.key() + kShadowSuffix + std::to_string(n));
   if (shadow == tasks_.end()) return false;
   Entry e = std::move(shadow->second);
   tasks_.erase(shadow);
@@ -391,12 +420,19 @@ bool NodeInfo::IsTaskAllocatableOn(const PodInfo& task, const ResourceVector& ve
 
 bool NodeInfo::IsTaskAllocatable(const PodInfo& task) const {
   if (task.IsBestEffort()) return true;
+  if (int missing = NumGroupsWithoutReservationPod(); missing > 0) {
+    // Reservation pods the binder still has to create take pod slots.
+    ResourceVector v = idle;
+    v.Set(kPodsIndex, v.pods() - missing);
+    return IsTaskAllocatableOn(task, v);
+  }
   return IsTaskAllocatableOn(task, idle);
 }
 
 bool NodeInfo::IsTaskAllocatableOnReleasingOrIdle(const PodInfo& task) const {
   ResourceVector v = idle;
   v.Add(releasing);
+  v.Set(kPodsIndex, v.pods() - NumGroupsWithoutReservationPod());
   return IsTaskAllocatableOn(task, v);
 }
 

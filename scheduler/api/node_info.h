@@ -129,6 +129,9 @@ class NodeInfo {
   std::optional<double> UsedGpuPortion(const std::string& group) const;
   int NumberOfUsedSharedGpus() const;
   int NumberOfAllocatedSharedGpus() const;
+  // Shared GPU groups in use whose reservation pod is not on the node (yet): the binder creates
+  // one per group when it binds the first pod, and it takes a pod slot.
+  int NumGroupsWithoutReservationPod() const;
 
  private:
   void SetAcceptedResources(PodInfo* task) const;
@@ -157,6 +160,8 @@ class NodeInfo {
   NodeFacts facts_;
   const ResourceVectorMap* vector_map_;
   std::map<std::string, Entry> tasks_;
+  // GPU groups of the reservation pods on the node (count of pods per group).
+  std::map<std::string, int> reservation_groups_;
 };
 
 }  // namespace kai::scheduler

@@ -86,6 +86,19 @@ std::vector<std::string> GpuGroupsFromPod(const api::Pod& pod) {
   return groups;
 }
 
+namespace {
+// Map keys built once (std::map<std::string, ...>::find needs a std::string; the longer names
+// would otherwise be allocated for every pod of every snapshot).
+const std::string& SubGroupLabelKey() {
+  static const std::string* const k = new std::string(api::kSubGroupLabel);
+  return *k;
+}
+const std::string& ReceivedResourceTypeKey() {
+  static const std::string* const k = new std::string(api::kReceivedResourceTypeAnnotation);
+  return *k;
+}
+}  // namespace
+
 PodInfo::PodInfo(std::shared_ptr<const api::Pod> pod, const PodRequirements& req,
                  const ResourceVectorMap& vector_map, std::string_view bind_request_node,
                  const std::vector<std::string>* bind_request_groups,
@@ -97,7 +110,7 @@ PodInfo::PodInfo(std::shared_ptr<const api::Pod> pod, const PodRequirements& req
   auto pg = meta.annotations.find(std::string(api::kPodGroupNameAnnotation));
   if (pg != meta.annotations.end() && !pg->second.empty())
     job_ = meta.namespace_ + "/" + pg->second;
-  auto sg = meta.labels.find(std::string(api::kSubGroupLabel));
+  auto sg = meta.labels.find(SubGroupLabelKey());
   if (sg != meta.labels.end()) subgroup_name_ = sg->second;
   if (meta.creation_timestamp) creation_time_ = *meta.creation_timestamp;
 
@@ -130,7 +143,7 @@ PodInfo::PodInfo(std::shared_ptr<const api::Pod> pod, const PodRequirements& req
   if (!bind_request_received.empty()) {
     received_type = ParseReceivedType(bind_request_received);
   } else {
-    auto rt = meta.annotations.find(std::string(api::kReceivedResourceTypeAnnotation));
+    auto rt = meta.annotations.find(ReceivedResourceTypeKey());
     if (rt != meta.annotations.end()) received_type = ParseReceivedType(rt->second);
   }
 }

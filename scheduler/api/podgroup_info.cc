@@ -224,6 +224,12 @@ int PodGroupInfo::NumAllocated() const { return CountTasks(tasks_, IsAllocatedSt
 int PodGroupInfo::NumPending() const {
   return CountTasks(tasks_, [](PodStatus s) { return s == PodStatus::kPending; });
 }
+bool PodGroupInfo::HasPendingTasks() const {
+  for (const PodInfo* t : tasks_) {
+    if (t->status == PodStatus::kPending) return true;
+  }
+  return false;
+}
 int PodGroupInfo::NumGated() const {
   return CountTasks(tasks_, [](PodStatus s) { return s == PodStatus::kGated; });
 }
@@ -313,6 +319,10 @@ const std::string& PodGroupInfo::SchedulingConstraintsSignature() const {
 void PodGroupInfo::AddJobFitError(std::string reason, std::string message,
                                   std::optional<QueueDetails> details) {
   job_fit_errors.push_back(JobFitError{std::move(reason), std::move(message), std::move(details)});
+}
+
+void PodGroupInfo::AddTaskNodeError(const PodInfo& task, const NodeFitError& error) {
+  task_fit_errors[task.uid()].AddNodeError(error);
 }
 
 void PodGroupInfo::AddTaskFitErrors(const PodInfo& task, const TaskFitErrors& errors) {

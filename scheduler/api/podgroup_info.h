@@ -32,6 +32,7 @@ struct TopologyConstraintInfo {
 };
 
 class SubGroupSet;
+class QueueInfo;
 
 class PodSet {
  public:
@@ -137,7 +138,7 @@ class PodGroupInfo {
   int NumPending() const;
   int NumGated() const;
   int NumSucceeded() const;
-  bool HasPendingTasks() const { return NumPending() > 0; }
+  bool HasPendingTasks() const;
   bool IsReadyForScheduling() const;
   bool IsGangSatisfied() const;
   bool IsElastic() const;
@@ -149,6 +150,11 @@ class PodGroupInfo {
   // Sum of requested resources of tasks in allocated statuses.
   ResourceVector AllocatedResources(int vector_size) const;
   std::vector<PodInfo*> PendingTasks() const;
+
+  // The job's queue in the session's snapshot, resolved once (queues do not change during a
+  // session); nullptr when the queue does not exist.
+  mutable const QueueInfo* cached_queue = nullptr;
+  mutable bool queue_resolved = false;
 
   // Signature over the PodSets' task signatures (§7.7).
   const std::string& SchedulingConstraintsSignature() const;
@@ -172,6 +178,9 @@ class PodGroupInfo {
   void AddJobFitError(std::string reason, std::string message,
                       std::optional<QueueDetails> details = std::nullopt);
   void AddTaskFitErrors(const PodInfo& task, const TaskFitErrors& errors);
+  // The same as AddTaskFitErrors with one node's error, without a temporary TaskFitErrors (this
+  // runs for every node a task that fits nowhere is tried on).
+  void AddTaskNodeError(const PodInfo& task, const NodeFitError& error);
 
  private:
   void IndexPodSets();

@@ -15,6 +15,7 @@
 #include "kube/base/strings.h"
 #include "kube/base/time.h"
 #include "scheduler/actions/actions.h"
+#include "scheduler/app/snapshot_references.h"
 #include "scheduler/cache/cluster_model.h"
 #include "scheduler/framework/job_status.h"
 #include "scheduler/framework/session.h"
@@ -27,7 +28,7 @@ namespace {
 
 constexpr const char* kUsage =
     "usage: kai-scheduler simulate --snapshot FILE [--actions LIST] [--cycles N] "
-    "[-o json|yaml|table]";
+    "[-o json|yaml|table] [--strict]";
 
 const std::set<std::string>& KnownActions() {
   static const auto* s = new std::set<std::string>{"allocate", "consolidation", "reclaim",
@@ -192,6 +193,8 @@ StatusOr<SimulateOptions> ParseSimulateArgs(const std::vector<std::string>& args
       if (o.output != "json" && o.output != "yaml" && o.output != "table") {
         return InvalidArgumentError("-o: expected json, yaml or table, got \"" + o.output + "\"");
       }
+    } else if (a == "--strict") {
+      o.strict = true;
     } else if (a == "--seed") {
       KAI_ASSIGN_OR_RETURN(std::string v, next());
       o.seed = std::strtoull(v.c_str(), nullptr, 10);
@@ -217,6 +220,13 @@ StatusOr<SimulationResult> RunSimulation(const SimulateOptions& opts, Clock* clo
   SchedulerConfiguration conf;
   SchedulerParams params;
   KAI_RETURN_IF_ERROR(Configure(objects, opts, &conf, &params));
+  const std::vector<std::string> dangling =
+      CheckSnapshotReferences(objects, params, /*include_model_warnings=*/opts.strict);
+  if (opts.strict && !dangling.empty()) {
+    std::string msg = "dangling references (--strict):";
+    for (const auto& d : dangling) msg += "\n  " + d;
+    return InvalidArgumentError(msg);
+  }
 
   ClusterModel model;
   model.AddAll(objects);
@@ -229,7 +239,7 @@ StatusOr<SimulationResult> RunSimulation(const SimulateOptions& opts, Clock* clo
 
   SimulationResult result;
   for (int cycle = 1; cycle <= opts.cycles; ++cycle) {
-    std::vector<std::string> warnings;
+    std::vector<std::string> warnings = dangling;
     std::unique_ptr<ClusterInfo> snapshot = model.Snapshot(params, &warnings);
     std::map<std::string, std::string> before;
     for (const auto& t : snapshot->tasks) before[t->key()] = BeforeState(t->status);
@@ -271,6 +281,8 @@ StatusOr<SimulationResult> RunSimulation(const SimulateOptions& opts, Clock* clo
     }
 
     // Report the last cycle.
+    result.cycle = cycle;
+    result.cycles = opts.cycles;
     result.warnings = warnings;
     for (const auto& t : c.tasks) {
       SimPod p;
@@ -504,55 +516,6 @@ std::string FormatYaml(const SimulationResult& r) {
   if (!r.warnings.empty()) {
     o += "warnings:\n";
     for (const auto& w : r.warnings) o += "- " + YamlString(w) + "\n";
-  }
-  return o;
-}
-
-std::string FormatTable(const SimulationResult& r) {
-  std::string o;
-  char line[512];
-  o += "PODS\n";
-  std::snprintf(line, sizeof(line), "%-40s %-20s %-10s %-10s %-20s %s\n", "NAMESPACE/NAME", "QUEUE",
-                "BEFORE", "AFTER", "NODE", "GPU");
-  o += line;
-  for (const auto& p : r.pods) {
-    std::string gpu;
-    if (p.gpu_fraction > 0) gpu = Num(p.gpu_fraction) + " ";
-    for (size_t i = 0; i < p.gpu_groups.size(); ++i) gpu += (i ? "," : "") + p.gpu_groups[i];
-    std::snprintf(line, sizeof(line), "%-40s %-20s %-10s %-10s %-20s %s\n",
-                  (p.namespace_ + "/" + p.name).c_str(), p.queue.c_str(), p.before.c_str(),
-                  p.after.c_str(), p.node.c_str(), gpu.c_str());
-    o += line;
-  }
-  o += "\nQUEUES (gpu / cpu millicores / memory GB)\n";
-  std::snprintf(line, sizeof(line), "%-24s %-16s %-26s %-26s %s\n", "NAME", "PARENT", "FAIR SHARE",
-                "ALLOCATED", "REQUESTED");
-  o += line;
-  auto triple = [](const std::map<std::string, double>& m) {
-    auto get = [&](const char* k) {
-      auto it = m.find(k);
-      return it == m.end() ? 0.0 : it->second;
-    };
-    return Num(get("gpu")) + " / " + Num(get("cpu")) + " / " + Num(get("memory") / 1e9);
-  };
-  for (const auto& q : r.queues) {
-    std::snprintf(line, sizeof(line), "%-24s %-16s %-26s %-26s %s\n", q.name.c_str(),
-                  q.parent.c_str(), triple(q.fair_share).c_str(), triple(q.allocated).c_str(),
-                  triple(q.requested).c_str());
-    o += line;
-  }
-  o += "\nPENDING PODGROUPS\n";
-  bool any = false;
-  for (const auto& g : r.podgroups) {
-    if (g.unschedulable_reason.empty()) continue;
-    any = true;
-    o += g.namespace_ + "/" + g.name + ":\n";
-    for (const auto& part : StrSplit(g.unschedulable_reason, '\n')) o += "    " + part + "\n";
-  }
-  if (!any) o += "(none)\n";
-  if (!r.warnings.empty()) {
-    o += "\nWARNINGS\n";
-    for (const auto& w : r.warnings) o += "  " + w + "\n";
   }
   return o;
 }

@@ -19,6 +19,7 @@ struct SimulateOptions {
   int cycles = 1;
   std::string output = "json";  // json | yaml | table
   uint64_t seed = 1;            // GPU-group ids
+  bool strict = false;          // dangling references are errors, not warnings
 };
 
 // Parses `simulate` arguments (everything after the subcommand).
@@ -47,6 +48,7 @@ struct SimQueue {
 };
 
 struct SimulationResult {
+  int cycle = 1, cycles = 1;  // the reported cycle (the last one) and how many ran
   std::vector<SimPod> pods;
   std::vector<SimPodGroup> podgroups;
   std::vector<SimQueue> queues;

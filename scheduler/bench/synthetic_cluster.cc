@@ -66,11 +66,11 @@ class Generator {
     const int64_t gpu_target = static_cast<int64_t>(spec_.running_gpu_fill * total_gpus);
     // Running phase: jobs are placed first-fit from a random node; a gang that does not fit
     // becomes a pending job.
-    int64_t attempts = 0;
+    // A job that does not fit is dropped; a long run of them means the cluster is full.
+    int consecutive_failures = 0;
     while (out_->running_pods < spec_.running_pods_max && out_->used_gpus < gpu_target &&
-           attempts < spec_.running_pods_max * 4 + 1000) {
-      ++attempts;
-      AddJob(/*running=*/true, -1);
+           consecutive_failures < 200) {
+      consecutive_failures = AddJob(/*running=*/true, -1) ? 0 : consecutive_failures + 1;
     }
     // Pending phase.
     while (out_->pending_pods < spec_.pending_pods) {
@@ -247,9 +247,9 @@ class Generator {
     }
   }
 
-  // Adds one job of up to `max_pods` pods (-1 = no cap); running jobs that do not fit become
-  // pending.
-  void AddJob(bool running, int64_t max_pods) {
+  // Adds one job of up to `max_pods` pods (-1 = no cap). A running job that does not fit is
+  // not added (false).
+  bool AddJob(bool running, int64_t max_pods) {
     const int64_t seq = ++job_counter_;
     const std::string& queue = leaf_names_[random_.Uniform(leaf_names_.size())];
     int size = Between(1, spec_.max_gang);
@@ -284,9 +284,7 @@ class Generator {
         }
         if (!placed) {
           for (auto it = placements.rbegin(); it != placements.rend(); ++it) Unplace(*it, shape);
-          placements.clear();
-          running = false;
-          break;
+          return false;
         }
       }
     }
@@ -355,6 +353,7 @@ class Generator {
       lp.pod = std::move(pod);
       out_->objects.pods.push_back(std::move(lp));
     }
+    return true;
   }
 
   const SyntheticClusterSpec& spec_;

@@ -26,7 +26,8 @@ struct SyntheticClusterSpec {
   int departments = 2;            // parent queues
   int queues_per_department = 2;  // leaf queues under each
   int64_t running_pods_max = 0;   // running phase stops at this many pods...
-  double running_gpu_fill = 0.5;  // ...or once this share of all GPUs is in use
+  double running_gpu_fill = 0.5;  // ...or once this share of all GPUs is in use (or the
+                                  // cluster is full: 200 jobs in a row did not fit)
   int64_t pending_pods = 0;       // then this many pending pods are added
   int max_gang = 16;              // gang sizes are uniform in [1, max_gang]
   double fractional_share = 0.3;  // jobs whose pods ask for a GPU fraction

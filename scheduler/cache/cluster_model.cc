@@ -45,6 +45,21 @@ bool InPartition(const api::ObjectMeta& m, const SchedulerParams& p) {
   return it != m.labels.end() && it->second == p.partition_label_value;
 }
 
+// The node pool of the PodGroup's latest scheduling condition (highest transitionID), or "".
+std::string LatestConditionPool(const api::PodGroup& pg) {
+  const api::SchedulingCondition* latest = nullptr;
+  int64_t latest_id = -1;
+  for (const auto& c : pg.status.scheduling_conditions) {
+    int64_t id = 0;
+    if (!ParseInt(c.transition_id, &id)) id = 0;
+    if (latest == nullptr || id >= latest_id) {
+      latest = &c;
+      latest_id = id;
+    }
+  }
+  return latest == nullptr ? std::string() : latest->node_pool;
+}
+
 }  // namespace
 
 PodRequirements ComputePodRequirements(const api::Pod& pod, const ResourceAmounts& requests) {
@@ -202,6 +217,16 @@ std::unique_ptr<ClusterInfo> ClusterModel::Snapshot(const SchedulerParams& param
   for (const LoadedNode* n : nodes) {
     for (const auto& [r, v] : n->allocatable) extra.insert(r);
   }
+  // ... and every resource a pod requests: a request for a resource no node advertises must not
+  // fit anywhere (KAI's LessEqual fails on a requested resource the node lacks, and its
+  // MaxNodePoolResources pre-predicate reports "No node in the <pool> node-pool has <R>
+  // resources").
+  for (const auto& [key, e] : pods_) {
+    for (const auto& [r, v] : e.requirements.requests) {
+      if (v > 0 && r != "cpu" && r != "memory") extra.insert(r);
+    }
+    for (const auto& [r, v] : e.requirements.gpu.MigResources()) extra.insert(r);
+  }
   for (const auto& r : extra) c->vector_map->Add(r);
   for (const LoadedNode* n : nodes) {
     ResourceVector alloc(c->vector_map->size());
@@ -252,7 +277,8 @@ std::unique_ptr<ClusterInfo> ClusterModel::Snapshot(const SchedulerParams& param
     task->is_reservation =
         app != m.labels.end() && app->second == params.resource_reservation_app_label;
     PodInfo* raw = task.get();
-    c->tasks_by_key[key] = raw;
+    // Keys arrive in order (two sorted runs): the end is the right hint almost always.
+    c->tasks_by_key.insert_or_assign(c->tasks_by_key.end(), key, raw);
     c->tasks.push_back(std::move(task));
     if (IsActiveUsedStatus(raw->status) && !raw->node_name.empty()) {
       if (NodeInfo* node = c->FindNode(raw->node_name)) node->AddTask(raw);
@@ -336,13 +362,29 @@ std::unique_ptr<ClusterInfo> ClusterModel::Snapshot(const SchedulerParams& param
   }
   // Jobs.
   std::map<std::string, std::vector<PodInfo*>> pods_by_job;
+  std::vector<PodInfo*>* last = nullptr;
+  const std::string* last_job = nullptr;
   for (const auto& t : c->tasks) {
-    if (!t->job().empty()) pods_by_job[t->job()].push_back(t.get());
+    if (t->job().empty()) continue;
+    // Pods of one job are usually adjacent in key order: skip the map lookup for them.
+    if (last_job == nullptr || *last_job != t->job()) {
+      last = &pods_by_job[t->job()];
+      last_job = &t->job();
+    }
+    last->push_back(t.get());
   }
+  const std::string node_pool =
+      params.partition_label_value.empty() ? "default" : params.partition_label_value;
   for (const auto& [key, observed] : podgroups_) {
     std::shared_ptr<const api::PodGroup> pg =
         podgroup_overlay_ ? podgroup_overlay_(observed) : observed;
     if (!InPartition(pg->metadata, params)) continue;
+    // schedulingBackoff 1: one attempt per node pool; a PodGroup whose latest scheduling
+    // condition is already for this pool is not scheduled again (§6.4).
+    if (pg->spec.scheduling_backoff.value_or(-1) == 1 && LatestConditionPool(*pg) == node_pool) {
+      pods_by_job.erase(pg->metadata.namespace_ + "/" + pg->metadata.name);
+      continue;
+    }
     int32_t priority = global_default.value_or(kDefaultPodGroupPriority);
     if (!pg->spec.priority_class_name.empty()) {
       auto it = priority_classes_.find(pg->spec.priority_class_name);

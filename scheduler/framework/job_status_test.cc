@@ -92,8 +92,8 @@ TEST(JobStatusTest, SinglePodThatDoesNotFitNamesThePod) {
   EXPECT_EQ(Report(s, "big").podgroup_message,
             "PodSchedulingErrors: Resources were not found for pod default/big-0 due to: "
             "Scheduling conditions were not met for pod default/big-0:\nThe pod default/big-0 "
-            "requires GPU: 2. Max GPU resources available in a single node in the default "
-            "node-pool is topped at 1..");
+            "requires GPU: 2, CPU: 1 (cores), memory: 1 (GB). Max GPU resources available in a "
+            "single node in the default node-pool is topped at 1..");
 }
 
 TEST(JobStatusTest, QueueLimitIsReportedWithTheQueueNumbers) {

@@ -17,7 +17,13 @@ Session::Session(std::string id, std::unique_ptr<ClusterInfo> cluster,
       params_(params),
       sink_(sink),
       clock_(clock),
-      random_(random) {}
+      random_(random) {
+  for (const auto& [id, job] : cluster_->jobs) {
+    if (job->HasPendingTasks()) cluster_->jobs_pending_at_open.push_back(job.get());
+  }
+  cluster_->jobs_pending_at_open_set = true;
+  cluster_->num_jobs_at_open = cluster_->jobs.size();
+}
 
 Session::~Session() = default;
 
@@ -295,20 +301,15 @@ bool Session::FittingNode(const PodInfo& task, const NodeInfo& node, bool record
   if (!node.IsTaskAllocatableOnReleasingOrIdle(task)) {
     if (record_fit_errors && !node.IsTaskAllocatable(task)) {
       if (auto fe = node.FittingError(task, job->tasks().size() > 1)) {
-        TaskFitErrors errors;
-        errors.AddNodeError(*fe);
-        job->AddTaskFitErrors(task, errors);
+        job->AddTaskNodeError(task, *fe);
       }
     }
     return false;
   }
   std::vector<std::string> reasons = Predicate(task, *job, node);
   if (!reasons.empty()) {
-    if (record_fit_errors) {
-      TaskFitErrors errors;
-      errors.AddNodeError(NodeFitError{node.name(), std::move(reasons)});
-      job->AddTaskFitErrors(task, errors);
-    }
+    if (record_fit_errors)
+      job->AddTaskNodeError(task, NodeFitError{node.name(), std::move(reasons)});
     return false;
   }
   return true;

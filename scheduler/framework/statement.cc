@@ -14,6 +14,7 @@ Status Statement::Evict(PodInfo* task, const std::string& message, const Evictio
   op.task = task;
   op.message = message;
   op.meta = meta;
+  SaveGpuState(task->node_name, &op);
   KAI_RETURN_IF_ERROR(DoEvict(&op));
   ops_.push_back(std::move(op));
   return Status::OK();
@@ -62,6 +63,7 @@ void Statement::ReverseEvict(Op& op) {
   task->status = op.prev_status;
   task->gpu_groups = op.prev_groups;
   task->is_virtual_status = op.prev_virtual;
+  task->node_name = op.prev_node;
   if (NodeInfo* node = ssn_->cluster().FindNode(op.prev_node)) {
     if (node->HasTask(task->key())) {
       node->UpdateTask(task);
@@ -73,19 +75,20 @@ void Statement::ReverseEvict(Op& op) {
 }
 
 Status Statement::Pipeline(PodInfo* task, const std::string& node_name,
-                           bool update_if_exists_on_node) {
+                           bool update_if_exists_on_node,
+                           const std::vector<std::string>* gpu_groups) {
   ClusterInfo& c = ssn_->cluster();
   NodeInfo* node = c.FindNode(node_name);
   if (node == nullptr || c.FindJob(task->job()) == nullptr) {
     return NotFoundError("failed to find node " + node_name + " or job " + task->job());
   }
+  const std::vector<std::string>& groups = gpu_groups ? *gpu_groups : task->gpu_groups;
   auto it = node->tasks().find(task->key());
   bool found = it != node->tasks().end();
   bool moved = false;
   if (found) {
-    moved = !task->gpu_groups.empty() && task->IsSharedGpuAllocation() &&
-            !(task->gpu_groups.size() == 1 && task->gpu_groups[0] == "-1") &&
-            task->gpu_groups != it->second.groups;
+    moved = !groups.empty() && task->IsSharedGpuAllocation() &&
+            !(groups.size() == 1 && groups[0] == "-1") && groups != it->second.groups;
   }
   if (found && !update_if_exists_on_node && !moved) {
     task->gpu_groups = it->second.groups;
@@ -95,8 +98,10 @@ Status Statement::Pipeline(PodInfo* task, const std::string& node_name,
   op.kind = Kind::kPipeline;
   op.task = task;
   op.node = node_name;
+  if (gpu_groups != nullptr) op.new_groups = *gpu_groups;
   op.existed_on_node = found && !moved;
   op.moved_gpu = moved;
+  SaveGpuState(node_name, &op);
   KAI_RETURN_IF_ERROR(DoPipeline(&op));
   char msg[512];
   std::snprintf(msg, sizeof(msg), "Pod %s/%s was pipelined to node %s", task->namespace_().c_str(),
@@ -113,6 +118,7 @@ Status Statement::DoPipeline(Op* op) {
   SaveState(*task, op);
   auto it = node->tasks().find(task->key());
   if (op->moved_gpu && it != node->tasks().end()) op->prev_groups = it->second.groups;
+  if (op->new_groups) task->gpu_groups = *op->new_groups;
   task->status = PodStatus::kPipelined;
   task->node_name = op->node;
   bool ok = true;
@@ -128,6 +134,7 @@ Status Statement::DoPipeline(Op* op) {
   if (!ok) {
     task->status = op->prev_status;
     task->node_name = op->prev_node;
+    task->gpu_groups = op->prev_groups;
     return InternalError("failed to pipeline task " + task->key() + " to node " + op->node);
   }
   ssn_->FireAllocate(*task);
@@ -159,11 +166,14 @@ void Statement::ReversePipeline(Op& op) {
   task->node_name = op.prev_node;
 }
 
-Status Statement::Allocate(PodInfo* task, const std::string& node_name) {
+Status Statement::Allocate(PodInfo* task, const std::string& node_name,
+                           const std::vector<std::string>* gpu_groups) {
   Op op;
   op.kind = Kind::kAllocate;
   op.task = task;
   op.node = node_name;
+  if (gpu_groups != nullptr) op.new_groups = *gpu_groups;
+  SaveGpuState(node_name, &op);
   KAI_RETURN_IF_ERROR(DoAllocate(&op));
   ops_.push_back(std::move(op));
   return Status::OK();
@@ -176,11 +186,13 @@ Status Statement::DoAllocate(Op* op) {
   NodeInfo* node = c.FindNode(op->node);
   if (node == nullptr) return NotFoundError("failed to find node " + op->node);
   SaveState(*task, op);
+  if (op->new_groups) task->gpu_groups = *op->new_groups;
   task->status = PodStatus::kAllocated;
   task->node_name = op->node;
   if (!node->AddTask(task)) {
     task->status = op->prev_status;
     task->node_name = op->prev_node;
+    task->gpu_groups = op->prev_groups;
     return InternalError("task " + task->key() + " is already on node " + op->node);
   }
   ssn_->FireAllocate(*task);
@@ -199,7 +211,23 @@ void Statement::ReverseAllocate(Op& op) {
   RestoreAccepted(op, task);
 }
 
-void Statement::Reverse(Op& op) {
+void Statement::SaveGpuState(const std::string& node_name, Op* op) const {
+  const NodeInfo* node = ssn_->cluster().FindNode(node_name);
+  if (node == nullptr) return;
+  op->gpu_state =
+      NodeGpuState{node_name, node->idle.gpu(), node->releasing.gpu(), node->releasing_shared_gpus};
+}
+
+void Statement::RestoreGpuState(const Op& op) {
+  if (!op.gpu_state) return;
+  NodeInfo* node = ssn_->cluster().FindNode(op.gpu_state->node);
+  if (node == nullptr) return;
+  node->idle.Set(kGpuIndex, op.gpu_state->idle_gpu);
+  node->releasing.Set(kGpuIndex, op.gpu_state->releasing_gpu);
+  node->releasing_shared_gpus = op.gpu_state->releasing_shared_gpus;
+}
+
+void Statement::Reverse(Op& op, bool exact) {
   switch (op.kind) {
     case Kind::kEvict:
       ReverseEvict(op);
@@ -232,24 +260,29 @@ void Statement::Reverse(Op& op) {
       break;
     }
   }
+  if (exact) RestoreGpuState(op);
 }
 
 void Statement::UndoOperation(size_t i) {
   if (ops_[i].undone) return;
-  Reverse(ops_[i]);
-  ops_[i].undone = true;
   Op marker;
   marker.kind = Kind::kUndo;
   marker.task = ops_[i].task;
   marker.undo_of = i;
+  SaveGpuState(ops_[i].kind == Kind::kEvict ? ops_[i].prev_node : ops_[i].node, &marker);
+  // Later operations still stand: the accounting is reversed, not restored.
+  Reverse(ops_[i], /*exact=*/false);
+  ops_[i].undone = true;
   ops_.push_back(std::move(marker));
 }
 
 Status Statement::Unevict(PodInfo* task) {
-  for (size_t i = 0; i < ops_.size(); ++i) {
-    const Op& op = ops_[i];
+  // The latest eviction is the one that left the task releasing on its current node (a task can
+  // be evicted again after being pipelined elsewhere).
+  for (size_t i = ops_.size(); i > 0; --i) {
+    const Op& op = ops_[i - 1];
     if (op.undone || op.kind != Kind::kEvict || op.task->uid() != task->uid()) continue;
-    UndoOperation(i);
+    UndoOperation(i - 1);
     return Status::OK();
   }
   return NotFoundError("no eviction found for task " + task->key());
@@ -263,7 +296,7 @@ Status Statement::Rollback(Checkpoint cp) {
   for (size_t i = ops_.size(); i > cp; --i) {
     Op& op = ops_[i - 1];
     if (op.undone) continue;
-    Reverse(op);
+    Reverse(op, /*exact=*/true);
   }
   ops_.resize(cp);
   return Status::OK();
@@ -272,53 +305,35 @@ Status Statement::Rollback(Checkpoint cp) {
 void Statement::Discard() { Rollback(0).IgnoreError(); }
 
 Status Statement::ConvertAllAllocatedToPipelined(const PodGroupId& job) {
-  std::vector<size_t> allocs;
-  for (size_t i = 0; i < ops_.size(); ++i) {
-    if (ops_[i].kind == Kind::kAllocate && !ops_[i].undone && ops_[i].task->job() == job) {
-      allocs.push_back(i);
-    }
-  }
-  for (size_t i : allocs) {
-    PodInfo* task = ops_[i].task;
-    std::string node = task->node_name;
+  // Every allocate operation of the job becomes, in place, a pipeline operation to the same node
+  // (as KAI replaces the operation): undoing it restores the state from before the allocation.
+  for (Op& op : ops_) {
+    if (op.kind != Kind::kAllocate || op.undone || op.task->job() != job) continue;
+    PodInfo* task = op.task;
+    const std::string node = task->node_name;
     // Un-allocate keeping the virtual flag, then pipeline to the same node.
     task->status = PodStatus::kPending;
     if (NodeInfo* n = ssn_->cluster().FindNode(node)) n->RemoveTask(*task);
     task->is_virtual_status = true;
     ssn_->FireDeallocate(*task);
     task->node_name.clear();
-    KAI_RETURN_IF_ERROR(Pipeline(task, node, true));
-    // The allocate operation is dropped below: undoing the pipeline must restore the state the
-    // task had before it was allocated.
-    Op& pipeline = ops_.back();
-    const Op& alloc = ops_[i];
-    pipeline.prev_status = alloc.prev_status;
-    pipeline.prev_node = alloc.prev_node;
-    pipeline.prev_groups = alloc.prev_groups;
-    pipeline.prev_virtual = alloc.prev_virtual;
-    pipeline.prev_received = alloc.prev_received;
-    pipeline.prev_accepted = alloc.prev_accepted;
-    pipeline.prev_accepted_gpu = alloc.prev_accepted_gpu;
+    Op pipeline;
+    pipeline.kind = Kind::kPipeline;
+    pipeline.task = task;
+    pipeline.node = node;
+    KAI_RETURN_IF_ERROR(DoPipeline(&pipeline));
+    pipeline.message =
+        "Pod " + task->namespace_() + "/" + task->name() + " was pipelined to node " + node;
+    pipeline.prev_status = op.prev_status;
+    pipeline.prev_node = op.prev_node;
+    pipeline.prev_groups = op.prev_groups;
+    pipeline.prev_virtual = op.prev_virtual;
+    pipeline.prev_received = op.prev_received;
+    pipeline.prev_accepted = op.prev_accepted;
+    pipeline.prev_accepted_gpu = op.prev_accepted_gpu;
+    pipeline.gpu_state = std::move(op.gpu_state);
+    op = std::move(pipeline);
   }
-  if (allocs.empty()) return Status::OK();
-  // Drop the allocate operations, remapping undo markers.
-  std::vector<size_t> new_index(ops_.size());
-  std::vector<Op> kept;
-  kept.reserve(ops_.size() - allocs.size());
-  size_t a = 0;
-  for (size_t i = 0; i < ops_.size(); ++i) {
-    if (a < allocs.size() && allocs[a] == i) {
-      ++a;
-      new_index[i] = static_cast<size_t>(-1);
-      continue;
-    }
-    new_index[i] = kept.size();
-    kept.push_back(std::move(ops_[i]));
-  }
-  for (Op& op : kept) {
-    if (op.kind == Kind::kUndo) op.undo_of = new_index[op.undo_of];
-  }
-  ops_ = std::move(kept);
   return Status::OK();
 }
 

@@ -4,6 +4,8 @@
 // (which hands the decisions to the session's DecisionSink).
 #pragma once
 
+#include <optional>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -27,9 +29,13 @@ class Statement {
   // The task will run on `node` once releasing resources are freed. When the task already sits
   // on that node (it was evicted in this statement) it is un-evicted instead, unless
   // `update_if_exists_on_node` or it is a shared-GPU task moving to another GPU group.
-  Status Pipeline(PodInfo* task, const std::string& node, bool update_if_exists_on_node);
-  Status Allocate(PodInfo* task, const std::string& node);
-  // Undoes the earliest still-valid eviction of the task.
+  // `gpu_groups`, when given, are the shared GPU groups the task gets on the node (fractional
+  // tasks); the task's previous groups are restored when the operation is undone.
+  Status Pipeline(PodInfo* task, const std::string& node, bool update_if_exists_on_node,
+                  const std::vector<std::string>* gpu_groups = nullptr);
+  Status Allocate(PodInfo* task, const std::string& node,
+                  const std::vector<std::string>* gpu_groups = nullptr);
+  // Undoes the latest still-valid eviction of the task.
   Status Unevict(PodInfo* task);
   // Turns the job's Allocated tasks into Pipelined ones (never start part of a gang).
   Status ConvertAllAllocatedToPipelined(const PodGroupId& job);
@@ -46,6 +52,16 @@ class Statement {
 
  private:
   enum class Kind { kEvict, kPipeline, kAllocate, kUndo };
+  // The whole-GPU counters of a node that KAI's shared-GPU accounting changes under conditions
+  // that are not always undone by the inverse operation (e.g. a fraction pipelined into a GPU
+  // whose pods are all releasing): saved before every operation and restored when a rollback
+  // undoes it, so that a discarded statement leaves the node exactly as it was.
+  struct NodeGpuState {
+    std::string node;
+    double idle_gpu = 0;
+    double releasing_gpu = 0;
+    std::set<std::string> releasing_shared_gpus;
+  };
   struct Op {
     Kind kind;
     PodInfo* task = nullptr;
@@ -59,12 +75,14 @@ class Statement {
     GpuRequirement prev_accepted_gpu;
     // Forward data.
     std::string node;
+    std::optional<std::vector<std::string>> new_groups;
     bool existed_on_node = false;  // pipeline: task was already on the node (update path)
     bool moved_gpu = false;        // pipeline: shared task moved to another GPU group
     std::string message;
     EvictionMetadata meta;
     size_t undo_of = 0;  // kUndo: the operation it reverted
     bool undone = false;
+    std::optional<NodeGpuState> gpu_state;  // of the node the operation changes, before it
   };
 
   // Records the task's scheduling state before an operation.
@@ -73,7 +91,11 @@ class Statement {
   Status DoEvict(Op* op);
   Status DoPipeline(Op* op);
   Status DoAllocate(Op* op);
-  void Reverse(Op& op);
+  // Undoes `op`; `exact` (rollbacks, which run in reverse order) also restores the node's saved
+  // GPU counters.
+  void Reverse(Op& op, bool exact);
+  void SaveGpuState(const std::string& node, Op* op) const;
+  void RestoreGpuState(const Op& op);
   void ReverseEvict(Op& op);
   void ReversePipeline(Op& op);
   void ReverseAllocate(Op& op);

@@ -4,6 +4,7 @@
 // scheduling). The kube-scheduler semantics live in scheduler/k8s_internal.
 #include <glog/logging.h>
 
+#include <algorithm>
 #include <map>
 #include <memory>
 #include <set>
@@ -16,6 +17,7 @@
 #include "scheduler/k8s_internal/pod_affinity_index.h"
 #include "scheduler/k8s_internal/taint_toleration.h"
 #include "scheduler/plugins/plugins.h"
+#include "scheduler/plugins/proportion/messages/format.h"
 
 namespace kai::scheduler {
 
@@ -32,8 +34,6 @@ bool HasPodAffinityTerms(const api::Pod& pod) {
   };
   return any(a->pod_affinity) || any(a->pod_anti_affinity);
 }
-
-std::string FormatQuantity(double v) { return FormatNumber(v); }
 
 // Per task state computed by the pre-predicates and used by the predicates on every node.
 struct TaskState {
@@ -132,36 +132,68 @@ class PredicatesPlugin : public Plugin {
     return p.empty() ? "default" : p;
   }
 
-  std::optional<std::string> MaxNodePoolResources(const PodInfo& task) const {
+  // KAI's ResReq.DetailedString(): "GPU: <g>, CPU: <c> (cores), memory: <m> (GB)", then
+  // ", <resource>: <v>" for every other requested resource and ", mig <profile>: <n>".
+  std::string DetailedRequest(const PodInfo& task) const {
+    namespace pm = ::kai::proportion;
     const ResourceVectorMap& map = *ssn_->cluster().vector_map;
-    struct Check {
-      std::string name;
-      double requested;
-      double max;
-      std::string shown;
-    };
-    std::vector<Check> checks;
-    double gpus = task.gpu_req.Gpus();
-    checks.push_back({"GPU", gpus, max_allocatable_.gpu(), FormatQuantity(gpus)});
-    checks.push_back({"CPU", task.res_req.milli_cpu(), max_allocatable_.milli_cpu(),
-                      FormatQuantity(task.res_req.milli_cpu() / 1000) + " cores"});
-    checks.push_back({"memory", task.res_req.memory(), max_allocatable_.memory(),
-                      FormatQuantity(task.res_req.memory() / 1e9) + " GB"});
+    std::string s =
+        "GPU: " + pm::HumanizeResource(task.gpu_req.GpusQuota(), 1) +
+        ", CPU: " + pm::HumanizeResource(task.res_req.milli_cpu(), pm::kMilliCpuToCores) +
+        " (cores), memory: " + pm::HumanizeResource(task.res_req.memory(), pm::kMemoryToGb) +
+        " (GB)";
     for (int i = 0; i < map.size(); ++i) {
       if (i == kCpuIndex || i == kMemoryIndex || i == kGpuIndex || i == kPodsIndex) continue;
-      checks.push_back({map.NameAt(i), task.res_req.Get(i), max_allocatable_.Get(i),
-                        FormatQuantity(task.res_req.Get(i))});
+      const std::string& name = map.NameAt(i);
+      if (IsMigResource(name)) continue;
+      double v = task.res_req.Get(i);
+      if (v == 0) continue;
+      if (IsStorageResource(name)) {
+        s += ", " + name + ": " + pm::HumanizeResource(v, pm::kMemoryToGb) + " (GB)";
+      } else {
+        s += ", " + name + ": " + pm::HumanizeResource(v, 1);
+      }
     }
-    for (const Check& ck : checks) {
-      if (ck.requested <= 0 || ck.requested <= ck.max) continue;
-      if (ck.max <= 0)
-        return "No node in the " + PoolName() + " node-pool has " + ck.name + " resources";
-      std::string max_shown = ck.name == "CPU"      ? FormatQuantity(ck.max / 1000) + " cores"
-                              : ck.name == "memory" ? FormatQuantity(ck.max / 1e9) + " GB"
-                                                    : FormatQuantity(ck.max);
-      return "The pod " + task.key() + " requires " + ck.name + ": " + ck.shown + ". Max " +
-             ck.name + " resources available in a single node in the " + PoolName() +
-             " node-pool is topped at " + max_shown;
+    for (const auto& [profile, n] : task.gpu_req.MigResources())
+      s += ", mig " + profile + ": " + std::to_string(n);
+    return s;
+  }
+
+  static bool IsStorageResource(const std::string& name) {
+    return name == "ephemeral-storage" || name == "storage";
+  }
+
+  // KAI's MaxNodeResourcesPredicate: GPU, CPU and memory, then every other resource of the
+  // snapshot's resource map (MIG profiles and extended resources included) against the largest
+  // single node. Other resources never show a maximum ("No node ... has <R> resources") except
+  // storage, shown in GB.
+  std::optional<std::string> MaxNodePoolResources(const PodInfo& task) const {
+    namespace pm = ::kai::proportion;
+    const ResourceVectorMap& map = *ssn_->cluster().vector_map;
+    auto message = [&](const std::string& resource, double shown_max, const std::string& units) {
+      std::string m = "The pod " + task.key() + " requires " + DetailedRequest(task) + ". ";
+      if (shown_max == 0) {
+        return m + "No node in the " + PoolName() + " node-pool has " + resource + " resources";
+      }
+      m += "Max " + resource + " resources available in a single node in the " + PoolName() +
+           " node-pool is topped at " + pm::FtoaWithDigits(shown_max, 3);
+      if (!units.empty()) m += " " + units;
+      return m;
+    };
+    if (task.res_req.gpu() > max_allocatable_.gpu())
+      return message("GPU", max_allocatable_.gpu(), "");
+    if (task.res_req.milli_cpu() > max_allocatable_.milli_cpu())
+      return message("CPU", max_allocatable_.milli_cpu() / pm::kMilliCpuToCores, "cores");
+    if (task.res_req.memory() > max_allocatable_.memory())
+      return message("memory", max_allocatable_.memory() / pm::kMemoryToGb, "GB");
+    for (int i = 0; i < map.size(); ++i) {
+      if (i == kCpuIndex || i == kMemoryIndex || i == kGpuIndex) continue;
+      double requested = task.res_req.Get(i);
+      double max = max_allocatable_.Get(i);
+      if (requested <= 0 || max >= requested) continue;
+      const std::string& name = map.NameAt(i);
+      if (IsStorageResource(name)) return message(name, max / pm::kMemoryToGb, "GB");
+      return message(name, 0, "");
     }
     return std::nullopt;
   }
@@ -220,14 +252,8 @@ class PredicatesPlugin : public Plugin {
     if (task.IsGpuMemoryRequest() && !node.gpu_memory_synced) {
       return {"node(s) didn't have GPU memory information"};
     }
-    // 4. Pod slots (a shared-GPU pod opening a new GPU group also needs one for its
-    //    reservation pod).
-    int64_t needed = 1;
-    if (task.IsSharedGpuRequest()) {
-      needed = node.CountFittingGpuGroups(task, 1) > 0 ? 0 : 2;
-    }
-    int64_t free_slots = static_cast<int64_t>(node.idle.pods() + node.releasing.pods());
-    k8s::FilterResult pods = k8s::CheckPodCount(free_slots, needed);
+    // 4. Pod slots: the pod itself, plus a reservation pod for every GPU group it opens.
+    k8s::FilterResult pods = k8s::CheckPodCount(FreePodSlots(node), NeededPodSlots(task, node));
     if (!pods.ok()) return {pods.Message()};
     // 5. Node conditions.
     std::vector<std::string> cond =
@@ -273,6 +299,27 @@ class PredicatesPlugin : public Plugin {
       }
     }
     return {};
+  }
+
+  // Free pod slots (Idle + Releasing), less the reservation pods the binder still has to
+  // create for shared GPU groups opened in this session (or held by pods whose reservation pod is
+  // not in the snapshot): KAI counts only the pod, so that several new groups could together take
+  // more slots than the node has (see docs/scheduler-behaviour.md).
+  static int64_t FreePodSlots(const NodeInfo& node) {
+    return static_cast<int64_t>(node.idle.pods() + node.releasing.pods()) -
+           node.NumGroupsWithoutReservationPod();
+  }
+
+  // KAI requires 2 free slots for a shared-GPU pod that opens a new group (§8.1 item 4); a
+  // multi-device request may open several.
+  static int64_t NeededPodSlots(const PodInfo& task, const NodeInfo& node) {
+    if (!task.IsSharedGpuRequest()) return 1;
+    int64_t devices = std::max<int64_t>(task.gpu_req.NumDevices(), 1);
+    int64_t fitting = 0;
+    for (const auto& [group, mem] : node.used_shared_gpus_memory) {
+      if (fitting < devices && node.IsTaskFitOnGpuGroup(task, group)) ++fitting;
+    }
+    return 1 + (devices - fitting);
   }
 
   Session* ssn_ = nullptr;

@@ -3,6 +3,7 @@
 #include <glog/logging.h>
 
 #include <algorithm>
+#include <cmath>
 #include <cstdio>
 #include <set>
 
@@ -181,6 +182,16 @@ std::vector<std::string> TestCluster::RenderObjects() const {
         Map(args) + ",\"plugins\":" + p + "}}");
   }
 
+  for (const auto& [name, levels] : topologies_) {
+    std::string lv;
+    for (const auto& l : levels)
+      lv += (lv.empty() ? "" : ",") + std::string("{\"nodeLabel\":") + Q(l) + "}";
+    objs.push_back(
+        "{\"apiVersion\":\"kai.scheduler/v1alpha1\",\"kind\":\"Topology\",\"metadata\":{"
+        "\"name\":" +
+        Q(name) + "},\"spec\":{\"levels\":[" + lv + "]}}");
+  }
+
   std::set<int> priorities;
   for (const JobSpec& j : jobs_) priorities.insert(j.priority);
   for (int v : priorities) {
@@ -243,6 +254,7 @@ std::vector<std::string> TestCluster::RenderObjects() const {
         "}]}}");
   }
 
+  std::set<std::pair<std::string, std::string>> reserved;  // (node, group)
   for (size_t ji = 0; ji < jobs_.size(); ++ji) {
     const JobSpec& j = jobs_[ji];
     WallTime created = j.age_min > 0 ? now - std::chrono::minutes(j.age_min)
@@ -277,6 +289,12 @@ std::vector<std::string> TestCluster::RenderObjects() const {
               std::to_string(j.min_member.value_or(static_cast<int>(j.tasks.size())));
     }
     if (!j.preemptibility.empty()) spec += ",\"preemptibility\":" + Q(j.preemptibility);
+    if (j.topology) {
+      spec += ",\"topologyConstraint\":{\"topology\":" + Q((*j.topology)[0]);
+      if (!(*j.topology)[1].empty()) spec += ",\"requiredTopologyLevel\":" + Q((*j.topology)[1]);
+      if (!(*j.topology)[2].empty()) spec += ",\"preferredTopologyLevel\":" + Q((*j.topology)[2]);
+      spec += "}";
+    }
     if (j.scheduling_backoff) {
       spec += ",\"schedulingBackoff\":" + std::to_string(*j.scheduling_backoff);
     }
@@ -289,7 +307,15 @@ std::vector<std::string> TestCluster::RenderObjects() const {
         "\"name\":" +
         Q(j.name) + ",\"namespace\":" + Q(j.ns) + ",\"creationTimestamp\":" + Time(created) +
         ",\"labels\":" + Map(j.podgroup_labels) + ",\"annotations\":" + Map(pg_ann) +
-        "},\"spec\":" + spec + "}");
+        "},\"spec\":" + spec +
+        (j.condition_node_pool.empty()
+             ? std::string()
+             : ",\"status\":{\"schedulingConditions\":[{\"type\":\"UnschedulableOnNodePool\","
+               "\"nodePool\":" +
+                   Q(j.condition_node_pool) +
+                   ",\"reason\":\"Unschedulable\",\"status\":\"True\",\"transitionID\":"
+                   "\"1\"}]}") +
+        "}");
 
     const bool fractional = (j.gpus > 0 && j.gpus < 1) || j.gpu_memory_mib > 0;
     for (size_t ti = 0; ti < j.tasks.size(); ++ti) {
@@ -303,6 +329,7 @@ std::vector<std::string> TestCluster::RenderObjects() const {
       if (holds && fractional) {
         std::vector<std::string> groups = t.gpu_groups;
         if (groups.empty()) groups.push_back(pod + "-gpu-group");
+        for (const auto& g : groups) reserved.insert({t.node, g});
         if (groups.size() == 1) {
           labels["runai-gpu-group"] = groups[0];
         } else {
@@ -356,8 +383,11 @@ std::vector<std::string> TestCluster::RenderObjects() const {
                           : t.state == TaskState::kRunning || t.state == TaskState::kReleasing
                               ? "Running"
                               : "Pending";
+      std::string status = "{\"phase\":\"" + phase + "\"";
+      if (!t.nominated_node.empty()) status += ",\"nominatedNodeName\":" + Q(t.nominated_node);
+      status += "}";
       objs.push_back("{\"apiVersion\":\"v1\",\"kind\":\"Pod\",\"metadata\":" + meta +
-                     ",\"spec\":" + pspec + ",\"status\":{\"phase\":\"" + phase + "\"}}");
+                     ",\"spec\":" + pspec + ",\"status\":" + status + "}");
       if (t.state == TaskState::kBinding) {
         std::string groups;
         for (const auto& g : t.gpu_groups) groups += (groups.empty() ? "" : ",") + Q(g);
@@ -368,6 +398,20 @@ std::vector<std::string> TestCluster::RenderObjects() const {
             ",\"selectedNode\":" + Q(t.node) + ",\"receivedResourceType\":" +
             Q(fractional ? "Fraction" : "Regular") + ",\"selectedGPUGroups\":[" + groups + "]}}");
       }
+    }
+  }
+  if (reservation_pods_) {
+    for (const auto& [node, group] : reserved) {
+      objs.push_back(
+          "{\"apiVersion\":\"v1\",\"kind\":\"Pod\",\"metadata\":{\"name\":" +
+          Q("gpu-reservation-" + node + "-" + group) +
+          ",\"namespace\":\"kai-resource-reservation\",\"creationTimestamp\":" +
+          Time(now - std::chrono::hours(1)) +
+          ",\"labels\":{\"app\":\"kai-resource-reservation\",\"runai-gpu-group\":" + Q(group) +
+          "}},\"spec\":{\"schedulerName\":\"kai-scheduler\",\"nodeName\":" + Q(node) +
+          ",\"containers\":[{\"name\":\"main\",\"image\":\"busybox\",\"resources\":{"
+          "\"limits\":{\"nvidia.com/gpu\":\"1\"},\"requests\":{\"nvidia.com/gpu\":\"1\"}}}]},"
+          "\"status\":{\"phase\":\"Running\"}}");
     }
   }
   return objs;
@@ -486,7 +530,8 @@ std::string ModelFingerprint(const Session& ssn) {
   for (const auto& [name, q] : c.queues) {
     if (auto a = ssn.QueueAllocated(*q)) {
       out += "queue " + name + " allocated=";
-      for (const auto& [r, v] : *a) out += r + ":" + Num(v) + ",";
+      // Rounded: adding and subtracting fractions leaves float residues (1e-16) as in KAI.
+      for (const auto& [r, v] : *a) out += r + ":" + Num(std::round(v * 1e6) / 1e6 + 0.0) + ",";
       out += "\n";
     }
   }

@@ -7,6 +7,7 @@
 // over that snapshot with a FakeClock, a seeded Random and a recording DecisionSink.
 #pragma once
 
+#include <array>
 #include <map>
 #include <memory>
 #include <optional>
@@ -60,6 +61,7 @@ struct TaskSpec {
   std::string subgroup;
   std::optional<int> task_priority;
   std::map<std::string, std::string> labels;
+  std::string nominated_node;  // status.nominatedNodeName
 };
 
 struct JobSpec {
@@ -85,8 +87,12 @@ struct JobSpec {
   std::optional<int> last_start_min;       // last-start-timestamp annotation, minutes ago
   std::optional<int> stale_sec;            // stale-podgroup-timestamp annotation, seconds ago
   std::vector<std::string> node_affinity;  // kai.scheduler/type In [...]
+  // spec.topologyConstraint: topology, required level, preferred level.
+  std::optional<std::array<std::string, 3>> topology;
   std::optional<int> scheduling_backoff;
   std::optional<bool> mark_unschedulable;
+  // status.schedulingConditions: one UnschedulableOnNodePool condition for this node pool.
+  std::string condition_node_pool;
   std::map<std::string, std::string> podgroup_labels;
 };
 
@@ -101,10 +107,21 @@ class TestCluster {
   TestCluster& AddNode(NodeSpec node);
   TestCluster& AddQueue(QueueSpec queue);
   TestCluster& AddJob(JobSpec job);
+  // A Topology object (kai.scheduler/v1alpha1) with node label keys from the highest level down.
+  TestCluster& AddTopology(std::string name, std::vector<std::string> levels) {
+    topologies_.emplace_back(std::move(name), std::move(levels));
+    return *this;
+  }
   // Shard args (scheduler flags), e.g. {"max-consolidation-preemptees", "-1"}.
   TestCluster& SetArg(std::string name, std::string value);
   // Replaces the plugin list (default: KAI's built-in tiers); arguments per plugin.
   TestCluster& SetPlugins(std::vector<PluginOption> plugins);
+  // Renders the binder's reservation pod (namespace kai-resource-reservation, one per node and
+  // GPU group) for every shared GPU group held by running or releasing pods.
+  TestCluster& SetReservationPods(bool on) {
+    reservation_pods_ = on;
+    return *this;
+  }
 
   const std::vector<JobSpec>& jobs() const { return jobs_; }
   const std::vector<NodeSpec>& nodes() const { return nodes_; }
@@ -124,8 +141,10 @@ class TestCluster {
   std::vector<NodeSpec> nodes_;
   std::vector<QueueSpec> queues_;
   std::vector<JobSpec> jobs_;
+  std::vector<std::pair<std::string, std::vector<std::string>>> topologies_;
   std::vector<std::pair<std::string, std::string>> args_;
   std::optional<std::vector<PluginOption>> plugins_;
+  bool reservation_pods_ = false;
   SchedulerConfiguration conf_ = DefaultSchedulerConfiguration();
   SchedulerParams params_;
 };
@@ -135,17 +154,24 @@ class RecordingSink : public DecisionSink {
  public:
   Status Bind(const BindDecision& d) override {
     binds.push_back(d);
+    log.push_back("bind " + d.pod_key + " " + d.node);
     return Status::OK();
   }
   Status Evict(const EvictDecision& d) override {
     evictions.push_back(d);
+    log.push_back("evict " + d.pod_key + " (" + d.metadata.action + ")");
     return Status::OK();
   }
-  void Pipelined(const PipelineDecision& d) override { pipelined.push_back(d); }
+  void Pipelined(const PipelineDecision& d) override {
+    pipelined.push_back(d);
+    log.push_back("pipeline " + d.pod_key + " " + d.node);
+  }
 
   std::vector<BindDecision> binds;
   std::vector<EvictDecision> evictions;
   std::vector<PipelineDecision> pipelined;
+  // Every decision in commit order.
+  std::vector<std::string> log;
 };
 
 // A session over a TestCluster's snapshot.

@@ -310,12 +310,18 @@ class JobAllocator {
       }
     }
     if (!found) return false;
-    task->gpu_groups = groups;
+    // A new group also needs a slot for its reservation pod: when Idle has no room for it the
+    // pod waits for releasing pods like any other pipelined pod (KAI binds it and the binder
+    // cannot create the reservation pod; see docs/scheduler-behaviour.md).
+    int64_t new_groups = std::count(fitting.begin(), fitting.begin() + groups.size(),
+                                    std::string(kWholeGpuIndicator));
+    if (new_groups > 0 && node->idle.pods() - node->NumGroupsWithoutReservationPod() <
+                              static_cast<double>(1 + new_groups)) {
+      releasing = true;
+    }
     bool pipeline = pipeline_only_ || releasing;
-    bool ok = pipeline ? stmt_->Pipeline(task, node->name(), false).ok()
-                       : stmt_->Allocate(task, node->name()).ok();
-    if (!ok) task->gpu_groups.clear();
-    return ok;
+    return pipeline ? stmt_->Pipeline(task, node->name(), false, &groups).ok()
+                    : stmt_->Allocate(task, node->name(), &groups).ok();
   }
 
   void HandleFailedTaskAllocation(PodInfo* task, int num_schedulable) {

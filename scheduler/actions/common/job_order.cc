@@ -21,11 +21,11 @@ JobsOrderByQueues::~JobsOrderByQueues() = default;
 
 bool JobsOrderByQueues::PassesFilters(const PodGroupInfo& job) const {
   if (options_.filter_unready && !job.IsReadyForScheduling()) return false;
-  if (options_.filter_non_pending && job.NumPending() == 0) return false;
+  if (options_.filter_non_pending && !job.HasPendingTasks()) return false;
   if (options_.filter_non_preemptible && !job.IsPreemptible()) return false;
   if (options_.filter_non_active_allocated && job.NumActiveAllocated() == 0) return false;
   const ClusterInfo& c = ssn_->cluster();
-  const QueueInfo* q = c.FindQueue(job.queue());
+  const QueueInfo* q = c.QueueOf(job);
   if (q == nullptr) return false;
   if (!q->parent().empty() && c.FindQueue(q->parent()) == nullptr) return false;
   if (!q->IsLeafQueue()) return false;
@@ -81,7 +81,7 @@ JobsOrderByQueues::Node* JobsOrderByQueues::CreateInner(const QueueInfo* q) {
 }
 
 void JobsOrderByQueues::PushJob(PodGroupInfo* job) {
-  const QueueInfo* q = ssn_->cluster().FindQueue(job->queue());
+  const QueueInfo* q = ssn_->cluster().QueueOf(*job);
   if (q == nullptr || !q->IsLeafQueue()) return;
   Node* leaf = nullptr;
   bool needs_linking = false;

@@ -59,8 +59,10 @@ class ByNodeScenario : public ScenarioInfo {
     return ssn_->cluster().FindJob(potential_tasks_.back()->job());
   }
 
-  // Every victim task (of any recorded or potential group) of the jobs that have a potential
-  // victim on one of the nodes.
+  // The potential victim tasks, on any node, of the jobs that have a potential victim on one of
+  // the nodes (§7.6 "evict the potential victims on that node"). Recorded victims are left out:
+  // the scenario already evicted them, and evicting a task twice would release its resources
+  // twice in the queue accounting.
   std::vector<PodInfo*> VictimsTasksFromNodes(const std::vector<std::string>& nodes) const {
     std::set<PodGroupId> job_ids;
     for (const auto& n : nodes) {
@@ -70,14 +72,8 @@ class ByNodeScenario : public ScenarioInfo {
     }
     std::vector<PodInfo*> out;
     std::set<std::string> seen;
-    for (const auto& id : job_ids) {
-      auto it = groups_.find(id);
-      if (it == groups_.end()) continue;
-      for (const PodGroupInfo* g : it->second) {
-        for (PodInfo* t : g->tasks()) {
-          if (seen.insert(t->uid()).second) out.push_back(t);
-        }
-      }
+    for (PodInfo* t : potential_tasks_) {
+      if (job_ids.count(t->job()) > 0 && seen.insert(t->uid()).second) out.push_back(t);
     }
     return out;
   }

@@ -1,5 +1,7 @@
 #include "scheduler/actions/common/victims.h"
 
+#include <glog/logging.h>
+
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
@@ -111,8 +113,19 @@ bool TryToVirtuallyAllocatePreemptor(Session* ssn, Statement* stmt, const NodeSe
   const ClusterInfo& c = ssn->cluster();
   // All pending jobs, the victims' jobs and the preemptor (which replaces its session job).
   std::map<PodGroupId, PodGroupInfo*> jobs;
-  for (const auto& [id, job] : c.jobs) {
-    if (job->NumPending() > 0) jobs[id] = job.get();
+  if (c.jobs_pending_at_open_set && c.num_jobs_at_open == c.jobs.size()) {
+    for (PodGroupInfo* job : c.jobs_pending_at_open) {
+      if (job->HasPendingTasks()) jobs[job->uid()] = job;
+    }
+#ifndef NDEBUG
+    size_t all = 0;
+    for (const auto& [id, job] : c.jobs) all += job->HasPendingTasks() ? 1 : 0;
+    CHECK_EQ(all, jobs.size()) << "a job gained a Pending task during the session";
+#endif
+  } else {
+    for (const auto& [id, job] : c.jobs) {
+      if (job->HasPendingTasks()) jobs[id] = job.get();
+    }
   }
   std::map<PodGroupId, PodGroupInfo*> victim_jobs;
   for (const PodInfo* t : victims) {
@@ -128,11 +141,15 @@ bool TryToVirtuallyAllocatePreemptor(Session* ssn, Statement* stmt, const NodeSe
   queue.InitializeWithJobs(list);
 
   bool preemptor_allocated = false;
-  while (!queue.empty()) {
+  // Pending jobs only shape the order; once the preemptor and every victim job were popped, the
+  // rest of the queue changes nothing.
+  size_t relevant_left = victim_jobs.size() + (victim_jobs.count(preemptor->uid()) ? 0 : 1);
+  while (!queue.empty() && relevant_left > 0) {
     PodGroupInfo* job = queue.PopNextJob();
     if (job == nullptr) break;
     bool is_preemptor = job->uid() == preemptor->uid();
     if (!is_preemptor && victim_jobs.count(job->uid()) == 0) continue;
+    --relevant_left;
     if (!is_preemptor) {
       AllocateJob(ssn, stmt, nodes, job, /*pipeline_only=*/true);
       continue;

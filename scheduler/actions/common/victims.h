@@ -14,6 +14,13 @@
 
 namespace kai::scheduler {
 
+// A job popped from an action's queue is still a candidate: ready and with pending tasks. The
+// queue is built when the action starts; a job whose own pods were evicted since (it was a victim
+// of an earlier job of the same action) is no longer ready and must not get a partial gang.
+inline bool IsStillPendingAndReady(const PodGroupInfo& job) {
+  return job.NumPending() > 0 && job.IsReadyForScheduling();
+}
+
 // Every job of the session, in uid order.
 std::vector<PodGroupInfo*> AllJobs(const Session& ssn);
 

@@ -183,6 +183,33 @@ case("gpusharing", "014", "a whole-GPU pod uses the last pod slot", "§8.1 (4)",
            pending("next", 1, 50, "queue0")],
      expect={"next-0": dict(after="Bound", node="node0")})
 
+case("gpusharing", "015", "the GPU memory label is floored to 100 MiB", "§12.3 (KAI snapshot)",
+     why="An A100-40GB reports 40960 MiB; KAI uses 40900, so a 40950 MiB request does not fit a "
+         "device while 40900 MiB does (docs/scheduler-behaviour.md).",
+     nodes={"a100": dict(gpus=1, gpu_memory=40960), "a100-b": dict(gpus=1, gpu_memory=40960)},
+     queues=[dict(name="queue0", deserved=-1)],
+     jobs=[dict(name="too-big", gpu_memory=40950, priority=50, queue="queue0"),
+           dict(name="fits", gpu_memory=40900, priority=50, queue="queue0")],
+     expect={"too-big-0": dict(after="Pending"), "fits-0": dict(after="Bound")})
+
+case("gpusharing", "016", "a GPU-memory request larger than one device is not placed", "§12.3",
+     why="2000 MiB on 1000 MiB GPUs is not a valid portion; it must not be packed into a single "
+         "GPU group.",
+     nodes={"node0": dict(gpus=4, gpu_memory=1000)},
+     queues=[dict(name="queue0", deserved=-1)],
+     jobs=[dict(name="mem", gpu_memory=2000, priority=50, queue="queue0")],
+     expect={"mem-0": dict(after="Pending")}, counts=dict(binds=0, pipelined=0))
+
+case("gpusharing", "017", "the reservation pod of a new GPU group takes a pod slot", "§8.1 (4), §12.3",
+     why="node0 allows 3 pods and runs one. The fraction opens a new group (pod + reservation "
+         "pod = 2 slots), so the next pod no longer fits on node0.",
+     nodes={"node0": dict(gpus=2, pods=3), "node1": dict(gpus=2)},
+     queues=[dict(name="queue0", deserved=-1)],
+     jobs=[running("busy", 1, 125, "queue0", "node0"),
+           pending("frac", 0.5, 100, "queue0"),
+           pending("whole", 1, 50, "queue0")],
+     expect={"frac-0": dict(after="Bound", node="node0"), "whole-0": dict(after="Bound", node="node1")})
+
 # ---------------------------------------------------------------- MIG (§12.6, §8.1)
 
 case("mig", "001", "MIG, whole and fractional pods each go to the compatible node",
@@ -216,6 +243,29 @@ case("mig", "003", "strategy single admits only whole-GPU requests", "§8.1 (2)"
      queues=[dict(name="queue0", deserved=2)],
      jobs=[pending("frac", 0.5, 50, "queue0"), pending("whole", 1, 50, "queue0")],
      expect={"frac-0": dict(after="Pending"), "whole-0": dict(after="Bound", node="node0")})
+
+case("mig", "004", "a MIG profile no node offers is not placed", "§6.5, §8.1 (MaxNodePoolResources)",
+     why="Every resource a pod requests is part of the snapshot's resource vector; a MIG "
+         "profile that no node advertises exceeds the largest node (0) and the pre-predicate "
+         "rejects the pod with \"No node in the <pool> node-pool has <R> resources\". The "
+         "other profile on the same node still fits.",
+     nodes={"mig-node": dict(gpus=1, mig_strategy="mixed", mig={"1g.5gb": 1})},
+     queues=[dict(name="queue0", deserved=-1)],
+     jobs=[dict(name="ten", mig={"1g.10gb": 1}, priority=50, queue="queue0"),
+           dict(name="five", mig={"1g.5gb": 1}, priority=50, queue="queue0")],
+     expect={"ten-0": dict(after="Pending"), "five-0": dict(after="Bound", node="mig-node")},
+     expect_reasons={"ten": ["No node in the default node-pool has nvidia.com/mig-1g.10gb resources"]})
+
+case("placement", "006", "an extended resource goes only to the node that advertises it",
+     "§6.5, §8.1 (MaxNodePoolResources, resource fit)",
+     why="A pod requesting an extended resource fits only where the node's allocatable holds "
+         "it; a request for a resource no node has is rejected by the pre-predicate.",
+     nodes={"plain": dict(gpus=2), "nic": dict(gpus=2, extended={"example.com/nic": 1})},
+     queues=[dict(name="queue0", deserved=-1)],
+     jobs=[pending("withnic", 1, 50, "queue0", extended={"example.com/nic": 1}),
+           pending("nonic", 0, 50, "queue0", extended={"example.com/fpga": 1})],
+     expect={"withnic-0": dict(after="Bound", node="nic"), "nonic-0": dict(after="Pending")},
+     expect_reasons={"nonic": ["No node in the default node-pool has example.com/fpga resources"]})
 
 # ---------------------------------------------------------------- node placement (§8.2, §8)
 
@@ -644,3 +694,42 @@ case("stale", "004", "a gang that has succeeded pods is not stale", "§7.8",
                 tasks=[dict(state="Running", node="node0"),
                        dict(state="Succeeded", node="node0")])],
      expect={"done-0": dict(after="Running")}, counts=dict(evictions=0))
+
+# ---------------------------------------------------------------- multi-cycle and fractions
+
+case("cycles", "001", "a preemptor pipelined in one cycle is bound in the next", "§6.8, §7.5",
+     why="Cycle 1: preempt evicts the train job and pipelines the inference job (pipelined "
+         "decisions are not persisted). Cycle 2: the victim is gone (re-created pending), the "
+         "inference pod is bound and the train pod waits.",
+     actions=ALL, cycles=2,
+     nodes={"node0": dict(gpus=1)},
+     queues=[dict(name="queue0", deserved=1)],
+     jobs=[running("train", 1, 50, "queue0", "node0"), pending("inference", 1, 125, "queue0")],
+     expect={"inference-0": dict(after="Bound", node="node0"), "train-0": dict(after="Pending")})
+
+case("fractions", "001", "reclaim takes back a fraction", "§9.5, §12.7",
+     why="Fractions count as fractional GPUs: q0 (quota 0) holds 2 x 0.5 on the only GPU; q1 "
+         "(quota 1) reclaims one half.",
+     actions=["reclaim"],
+     nodes={"node0": dict(gpus=1)},
+     queues=[dict(name="q0", deserved=0), dict(name="q1", deserved=1)],
+     jobs=[running("a", 0.5, 50, "q0", "node0", group="g0"),
+           running("b", 0.5, 50, "q0", "node0", group="g0"),
+           pending("reclaimer", 0.5, 50, "q1")],
+     expect={"reclaimer-0": dict(after="Pipelined", node="node0")},
+     counts=dict(evictions=1))
+
+case("fractions", "002", "consolidation packs fractions to free a whole GPU", "§7.4, §12.3",
+     why="Two half-GPU pods sit on different GPUs of node0 (2 GPUs); a whole-GPU train job "
+         "fits only if one half moves next to the other. The victim queue takes the later job "
+         "(b) first; a moved victim reports Pipelined (FORMAT.md), in group g0.",
+     actions=["consolidation"],
+     nodes={"node0": dict(gpus=2)},
+     queues=[dict(name="queue0", deserved=2)],
+     jobs=[running("a", 0.5, 50, "queue0", "node0", group="g0"),
+           running("b", 0.5, 50, "queue0", "node0", group="g1"),
+           pending("whole", 1, 50, "queue0")],
+     expect={"whole-0": dict(after="Pipelined", node="node0"),
+             "a-0": dict(after="Running", node="node0"),
+             "b-0": dict(after="Pipelined", node="node0", gpuGroups=["g0"])},
+     counts=dict(evictions=0, pipelined=2))

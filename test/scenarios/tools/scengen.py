@@ -430,6 +430,9 @@ def render_pod(out, j, t, pod, ns, created):
     for prof, cnt in mig.items():
         requests[f"nvidia.com/mig-{prof}"] = str(cnt)
         limits[f"nvidia.com/mig-{prof}"] = str(cnt)
+    for r, v in t.get("extended", j.get("extended", {})).items():
+        requests[r] = str(v)
+        limits[r] = str(v)
     out.add(2, "    containers:")
     out.add(6, "  - name: main")
     out.add(6, "    image: busybox")

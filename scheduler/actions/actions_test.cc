@@ -1,0 +1,213 @@
+// The five actions end to end on small clusters (reference §7.3-§7.8).
+#include <gtest/gtest.h>
+
+#include "scheduler/testing/test_cluster.h"
+
+namespace kai::scheduler {
+namespace {
+
+using testing::JobSpec;
+using testing::PendingJob;
+using testing::RunningJob;
+using testing::TaskState;
+using testing::TestCluster;
+using testing::TestSession;
+
+TEST(AllocateActionTest, BindsPipelinesAndStampsTheStartTime) {
+  TestCluster c;
+  c.AddNode({.name = "n", .gpus = 2});
+  c.AddQueue({.name = "q"});
+  JobSpec leaving = RunningJob("leaving", "q", 1, "n");
+  leaving.tasks[0].state = TaskState::kReleasing;
+  c.AddJob(leaving);
+  c.AddJob(PendingJob("fits", "q", 1, 1, 100));
+  c.AddJob(PendingJob("waits", "q", 1, 1, 50));
+  TestSession s(c);
+  s.Run({"allocate"});
+  EXPECT_EQ(s.Task("fits-0")->status, PodStatus::kBinding);
+  EXPECT_EQ(s.Task("waits-0")->status, PodStatus::kPipelined);
+  ASSERT_EQ(s.sink().binds.size(), 1u);
+  ASSERT_EQ(s.sink().pipelined.size(), 1u);
+  // The start time is set for a job that starts running now, not for a pipelined one (§7.3).
+  EXPECT_EQ(s.Job("fits")->last_start_timestamp, testing::TestNow());
+  EXPECT_FALSE(s.Job("waits")->last_start_timestamp.has_value());
+}
+
+TEST(AllocateActionTest, GangPartlyOnReleasingResourcesIsPipelinedWhole) {
+  TestCluster c;
+  c.AddNode({.name = "n", .gpus = 2});
+  c.AddQueue({.name = "q"});
+  JobSpec leaving = RunningJob("leaving", "q", 1, "n");
+  leaving.tasks[0].state = TaskState::kReleasing;
+  c.AddJob(leaving);
+  c.AddJob(PendingJob("gang", "q", 1, 2));
+  TestSession s(c);
+  s.Run({"allocate"});
+  EXPECT_EQ(s.Task("gang-0")->status, PodStatus::kPipelined);
+  EXPECT_EQ(s.Task("gang-1")->status, PodStatus::kPipelined);
+  EXPECT_TRUE(s.sink().binds.empty());
+}
+
+TEST(ConsolidationActionTest, MovesAPodToMakeRoomForAGang) {
+  TestCluster c;
+  c.AddNode({.name = "a", .gpus = 2});
+  c.AddNode({.name = "b", .gpus = 2});
+  c.AddQueue({.name = "q"});
+  c.AddJob(RunningJob("on-a", "q", 1, "a"));
+  c.AddJob(RunningJob("on-b", "q", 1, "b"));
+  c.AddJob(PendingJob("two", "q", 2));  // needs a whole node
+  TestSession s(c);
+  s.Run({"consolidation"});
+  ASSERT_EQ(s.sink().evictions.size(), 1u);
+  EXPECT_EQ(s.sink().evictions[0].metadata.action, "consolidation");
+  EXPECT_EQ(s.Task("two-0")->status, PodStatus::kPipelined);
+  // The moved pod is pipelined onto the other node.
+  const std::string moved = s.sink().evictions[0].pod_key;
+  EXPECT_EQ(s.cluster().FindTask(moved)->status, PodStatus::kPipelined);
+}
+
+TEST(ConsolidationActionTest, DisabledWithZeroPreemptees) {
+  TestCluster c;
+  c.SetArg("max-consolidation-preemptees", "0");
+  c.AddNode({.name = "a", .gpus = 2});
+  c.AddNode({.name = "b", .gpus = 2});
+  c.AddQueue({.name = "q"});
+  c.AddJob(RunningJob("on-a", "q", 1, "a"));
+  c.AddJob(RunningJob("on-b", "q", 1, "b"));
+  c.AddJob(PendingJob("two", "q", 2));
+  TestSession s(c);
+  s.Run({"consolidation"});
+  EXPECT_TRUE(s.sink().evictions.empty());
+}
+
+TEST(ReclaimActionTest, TakesBackTheFairShareWithQueueNumbersInTheMessage) {
+  TestCluster c;
+  c.AddNode({.name = "n", .gpus = 2});
+  c.AddQueue({.name = "q0", .gpu_quota = 1, .gpu_weight = 0});
+  c.AddQueue({.name = "q1", .gpu_quota = 1, .gpu_weight = 0});
+  c.AddJob(RunningJob("a", "q0", 1, "n"));
+  c.AddJob(RunningJob("b", "q0", 1, "n"));
+  c.AddJob(PendingJob("reclaimer", "q1", 1));
+  TestSession s(c);
+  s.Run({"reclaim"});
+  ASSERT_EQ(s.sink().evictions.size(), 1u);
+  const std::string& msg = s.sink().evictions[0].message;
+  EXPECT_EQ(msg.rfind("Pod default/b-0 was preempted by workload default/reclaimer.\n", 0), 0u)
+      << msg;
+  // Queue numbers as they were before the eviction (§21.3).
+  EXPECT_NE(msg.find("\nq0 uses <GPU: 2, CPU: 2 (cores), memory: 2 (GB)> with a quota of <GPU: 1, "
+                     "CPU: Unlimited (cores), memory: Unlimited (GB)>, fair-share of <GPU: 1"),
+            std::string::npos)
+      << msg;
+  EXPECT_EQ(s.Task("reclaimer-0")->status, PodStatus::kPipelined);
+}
+
+TEST(ReclaimActionTest, NothingToReclaimWithinTheFairShare) {
+  TestCluster c;
+  c.AddNode({.name = "n", .gpus = 2});
+  c.AddQueue({.name = "q0", .gpu_quota = 1, .gpu_weight = 0});
+  c.AddQueue({.name = "q1", .gpu_quota = 1, .gpu_weight = 0});
+  c.AddJob(RunningJob("a", "q0", 1, "n"));
+  c.AddJob(RunningJob("b", "q1", 1, "n"));
+  c.AddJob(PendingJob("more", "q1", 1));
+  TestSession s(c);
+  s.Run({"reclaim"});
+  EXPECT_TRUE(s.sink().evictions.empty());
+}
+
+TEST(PreemptActionTest, HigherPriorityEvictsLowerPriorityOfTheSameQueue) {
+  TestCluster c;
+  c.AddNode({.name = "n", .gpus = 1});
+  c.AddQueue({.name = "q", .gpu_quota = 1});
+  c.AddQueue({.name = "other", .gpu_quota = 1});
+  c.AddJob(RunningJob("train", "q", 1, "n", 1, 50));
+  c.AddJob(PendingJob("other-inference", "other", 1, 1, 125));
+  TestSession s(c);
+  s.Run({"preempt"});
+  // Preempt only takes victims from the preemptor's own queue.
+  EXPECT_TRUE(s.sink().evictions.empty());
+
+  TestCluster c2;
+  c2.AddNode({.name = "n", .gpus = 1});
+  c2.AddQueue({.name = "q", .gpu_quota = 1});
+  c2.AddJob(RunningJob("train", "q", 1, "n", 1, 50));
+  c2.AddJob(PendingJob("inference", "q", 1, 1, 125));
+  TestSession s2(c2);
+  s2.Run({"preempt"});
+  ASSERT_EQ(s2.sink().evictions.size(), 1u);
+  EXPECT_EQ(s2.sink().evictions[0].message,
+            "Pod default/train-0 was preempted by higher priority workload default/inference");
+}
+
+TEST(StaleGangEvictionTest, GracePeriodThenEvictionWithMessage) {
+  for (int stale_sec : {30, 90}) {
+    TestCluster c;
+    c.SetArg("default-staleness-grace-period", "60s");
+    c.AddNode({.name = "n", .gpus = 2});
+    c.AddQueue({.name = "q"});
+    JobSpec j = RunningJob("gang", "q", 1, "n", 1);
+    j.tasks.push_back({});
+    j.min_member = 2;
+    j.stale_sec = stale_sec;
+    c.AddJob(j);
+    TestSession s(c);
+    s.Run({"stalegangeviction"});
+    if (stale_sec < 60) {
+      EXPECT_TRUE(s.sink().evictions.empty());
+      EXPECT_FALSE(s.Job("gang")->stale);
+    } else {
+      ASSERT_EQ(s.sink().evictions.size(), 1u);
+      EXPECT_EQ(s.sink().evictions[0].message,
+                "Workload doesn't meet the minimum required number of pods (2), evicting "
+                "remaining pod: default/gang-0");
+      EXPECT_EQ(s.sink().evictions[0].metadata.action, "stalegangeviction");
+      EXPECT_TRUE(s.Job("gang")->stale);
+    }
+  }
+}
+
+TEST(StaleGangEvictionTest, FirstSeenStaleRemembersNowAndRecoveredJobsAreCleared) {
+  TestCluster c;
+  c.SetArg("default-staleness-grace-period", "60s");
+  c.AddNode({.name = "n", .gpus = 2});
+  c.AddQueue({.name = "q"});
+  JobSpec fresh = RunningJob("fresh", "q", 1, "n", 1);
+  fresh.tasks.push_back({});
+  fresh.min_member = 2;
+  c.AddJob(fresh);
+  JobSpec healed = RunningJob("healed", "q", 1, "n", 1);
+  healed.stale_sec = 300;
+  c.AddJob(healed);
+  TestSession s(c);
+  s.Run({"stalegangeviction"});
+  EXPECT_EQ(s.Job("fresh")->stale_timestamp, testing::TestNow());
+  EXPECT_FALSE(s.Job("healed")->stale_timestamp.has_value());
+  EXPECT_TRUE(s.sink().evictions.empty());
+}
+
+TEST(SnapshotTest, SchedulingBackoffSkipsAJobAlreadyTriedInThisNodePool) {
+  TestCluster c;
+  c.AddNode({.name = "n", .gpus = 2});
+  c.AddQueue({.name = "q"});
+  JobSpec tried = PendingJob("tried", "q", 1);
+  tried.scheduling_backoff = 1;
+  tried.condition_node_pool = "default";
+  c.AddJob(tried);
+  JobSpec other_pool = PendingJob("other-pool", "q", 1);
+  other_pool.scheduling_backoff = 1;
+  other_pool.condition_node_pool = "pool-b";
+  c.AddJob(other_pool);
+  JobSpec no_backoff = PendingJob("no-backoff", "q", 1);
+  no_backoff.condition_node_pool = "default";
+  c.AddJob(no_backoff);
+  TestSession s(c);
+  // §6.4: skipped from the snapshot altogether.
+  EXPECT_EQ(s.Job("tried"), nullptr);
+  s.Run({"allocate"});
+  EXPECT_EQ(s.Task("tried-0")->status, PodStatus::kPending);
+  EXPECT_EQ(s.Task("other-pool-0")->status, PodStatus::kBinding);
+  EXPECT_EQ(s.Task("no-backoff-0")->status, PodStatus::kBinding);
+}
+
+}  // namespace
+}  // namespace kai::scheduler

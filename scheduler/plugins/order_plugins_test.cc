@@ -1,0 +1,114 @@
+// Job, task and PodSet order (reference §7.1): priority, then elastic, then creation time and
+// UID; task order kubeflow > ray > taskorder > creation time; PodSet order subgrouporder > name.
+#include <gtest/gtest.h>
+
+#include "scheduler/testing/test_cluster.h"
+
+namespace kai::scheduler {
+namespace {
+
+using testing::JobSpec;
+using testing::PendingJob;
+using testing::RunningJob;
+using testing::TaskState;
+using testing::TestCluster;
+using testing::TestSession;
+
+TestCluster Base() {
+  TestCluster c;
+  c.AddNode({.name = "n", .gpus = 8});
+  c.AddQueue({.name = "q"});
+  return c;
+}
+
+TEST(JobOrderTest, HigherPriorityFirst) {
+  TestCluster c = Base();
+  c.AddJob(PendingJob("train", "q", 1, 1, 50));
+  c.AddJob(PendingJob("inference", "q", 1, 1, 125));
+  TestSession s(c);
+  EXPECT_TRUE(s.ssn().JobOrderLess(*s.Job("inference"), *s.Job("train")));
+  EXPECT_FALSE(s.ssn().JobOrderLess(*s.Job("train"), *s.Job("inference")));
+}
+
+TEST(JobOrderTest, SamePriorityOlderFirstThenUid) {
+  TestCluster c = Base();
+  JobSpec young = PendingJob("a-young", "q", 1);
+  young.age_min = 5;
+  JobSpec old = PendingJob("b-old", "q", 1);
+  old.age_min = 50;
+  c.AddJob(young);
+  c.AddJob(old);
+  JobSpec twin = PendingJob("c-twin", "q", 1);
+  twin.age_min = 50;
+  c.AddJob(twin);
+  TestSession s(c);
+  EXPECT_TRUE(s.ssn().JobOrderLess(*s.Job("b-old"), *s.Job("a-young")));
+  // Same creation time: UID ("namespace/name") decides.
+  EXPECT_TRUE(s.ssn().JobOrderLess(*s.Job("b-old"), *s.Job("c-twin")));
+}
+
+TEST(JobOrderTest, ElasticBelowMinimumBeforeAtMinimumBeforeAbove) {
+  TestCluster c = Base();
+  JobSpec above = RunningJob("above", "q", 1, "n", 2);
+  above.min_member = 1;
+  above.tasks.push_back({});
+  above.age_min = 60;
+  JobSpec at = RunningJob("at", "q", 1, "n", 1);
+  at.tasks.push_back({});
+  at.min_member = 1;
+  at.age_min = 50;
+  JobSpec below = PendingJob("below", "q", 1, 2);
+  below.age_min = 10;
+  c.AddJob(above);
+  c.AddJob(at);
+  c.AddJob(below);
+  TestSession s(c);
+  EXPECT_TRUE(s.ssn().JobOrderLess(*s.Job("below"), *s.Job("at")));
+  EXPECT_TRUE(s.ssn().JobOrderLess(*s.Job("at"), *s.Job("above")));
+  EXPECT_TRUE(s.ssn().JobOrderLess(*s.Job("below"), *s.Job("above")));
+}
+
+TEST(TaskOrderTest, LeadersThenTaskPriorityThenCreation) {
+  TestCluster c = Base();
+  JobSpec j = PendingJob("job", "q", 1, 5);
+  j.tasks[0].task_priority = 1;
+  j.tasks[1].task_priority = 7;
+  j.tasks[2].labels = {{"training.kubeflow.org/job-role", "master"}};
+  j.tasks[3].labels = {{"ray.io/node-type", "head"}};
+  j.tasks[4].labels = {{"kai.scheduler/task-priority", "not-a-number"}};
+  c.AddJob(j);
+  TestSession s(c);
+  auto less = [&](int a, int b) {
+    return s.ssn().TaskOrderLess(*s.Task(testing::PodName("job", a)),
+                                 *s.Task(testing::PodName("job", b)));
+  };
+  EXPECT_TRUE(less(2, 3));  // kubeflow master before ray head (kubeflow is registered first)
+  EXPECT_TRUE(less(3, 1));  // ray head before any task priority
+  EXPECT_TRUE(less(1, 0));  // task-priority 7 before 1
+  EXPECT_TRUE(less(0, 4));  // an unparsable task priority sorts last
+}
+
+TEST(PodSetOrderTest, UnsatisfiedFirstThenLowerAllocationRatio) {
+  TestCluster c = Base();
+  JobSpec j = PendingJob("sg", "q", 1, 5);
+  j.subgroups = {{.name = "a", .min_member = 1},
+                 {.name = "b", .min_member = 2},
+                 {.name = "c", .min_member = 1}};
+  j.tasks[0] = {.state = TaskState::kRunning, .node = "n", .subgroup = "a"};
+  j.tasks[1] = {.state = TaskState::kRunning, .node = "n", .subgroup = "a"};
+  j.tasks[2] = {.state = TaskState::kRunning, .node = "n", .subgroup = "b"};
+  j.tasks[3] = {.subgroup = "b"};
+  j.tasks[4] = {.state = TaskState::kRunning, .node = "n", .subgroup = "c"};
+  c.AddJob(j);
+  TestSession s(c);
+  const PodGroupInfo& job = *s.Job("sg");
+  const PodSet& a = *job.FindPodSet("a");   // 2 of 1: ratio 2
+  const PodSet& b = *job.FindPodSet("b");   // 1 of 2: unsatisfied
+  const PodSet& cc = *job.FindPodSet("c");  // 1 of 1: ratio 1
+  EXPECT_TRUE(s.ssn().SubGroupOrderLess(b, cc));
+  EXPECT_TRUE(s.ssn().SubGroupOrderLess(cc, a));
+  EXPECT_TRUE(s.ssn().SubGroupOrderLess(b, a));
+}
+
+}  // namespace
+}  // namespace kai::scheduler
