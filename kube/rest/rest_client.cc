@@ -1,6 +1,7 @@
 #include "kube/rest/rest_client.h"
 
 #include <curl/curl.h>
+#include <errno.h>  // program_invocation_short_name
 #include <glog/logging.h>
 
 #include <algorithm>
@@ -827,7 +828,13 @@ RestClientStats RestClient::stats() const {
 }
 
 std::string DefaultUserAgent(std::string_view suffix) {
-  std::string ua = "kai-scheduler/v0.1.0 (linux/amd64) kai";
+  // client-go names the command (os.Args[0]'s base name), so the API server's audit log and
+  // request metrics tell the scheduler from the binder.
+  std::string command =
+      program_invocation_short_name != nullptr && *program_invocation_short_name != '\0'
+          ? program_invocation_short_name
+          : "kai";
+  std::string ua = command + "/v0.1.0 (linux/amd64) kai";
   if (!suffix.empty()) ua += " " + std::string(suffix);
   return ua;
 }
