@@ -170,6 +170,9 @@ struct CurlSlistDeleter {
 };
 using Slist = std::unique_ptr<curl_slist, CurlSlistDeleter>;
 
+// Easy handles, and open connections, kept for reuse between requests.
+constexpr size_t kMaxIdleHandles = 64;
+
 }  // namespace
 
 class RestClient::Impl {
@@ -254,7 +257,7 @@ class RestClient::Impl {
   void Release(CURL* h) {
     curl_easy_reset(h);
     std::lock_guard<std::mutex> l(pool_mu_);
-    if (idle_.size() < 64) {
+    if (idle_.size() < kMaxIdleHandles) {
       idle_.push_back(h);
       return;
     }
@@ -268,6 +271,10 @@ class RestClient::Impl {
     const std::string url = base_url_ + req.path;
     curl_easy_setopt(h, CURLOPT_URL, url.c_str());
     curl_easy_setopt(h, CURLOPT_SHARE, share_);
+    // The shared connection cache keeps at most MAXCONNECTS idle connections (libcurl's default
+    // is 5): with more concurrent callers than that, every request beyond the fifth would open
+    // a new connection and pay a TLS handshake. Keep as many as idle handles are kept.
+    curl_easy_setopt(h, CURLOPT_MAXCONNECTS, static_cast<long>(kMaxIdleHandles));
     curl_easy_setopt(h, CURLOPT_NOSIGNAL, 1L);
     curl_easy_setopt(h, CURLOPT_ERRORBUFFER, errbuf);
     curl_easy_setopt(h, CURLOPT_USERAGENT, user_agent_.c_str());

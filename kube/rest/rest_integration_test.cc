@@ -7,6 +7,7 @@
 #include <atomic>
 #include <filesystem>
 #include <thread>
+#include <vector>
 
 #include "api/codec.h"
 #include "api/pod.h"
@@ -484,6 +485,26 @@ TEST_F(RestIntegrationTest, ClientSideThrottlingWaitsOnTheClock) {
   EXPECT_GE(clock.NowMonotonic() - start, std::chrono::seconds(2));
   // (How many requests found the bucket empty depends on how far the driver overshoots.)
   EXPECT_GE(client->stats().throttled, 1);
+}
+
+// Controllers call one client from many workers: every connection they open stays open for the
+// next request (libcurl's own cache would keep only 5 and close the others, costing a TLS
+// handshake per request beyond 5 threads).
+TEST_F(RestIntegrationTest, ConcurrentWorkersReuseTheirConnections) {
+  auto client = NewClient();
+  constexpr int kThreads = 12, kRequests = 25;
+  std::atomic<int> failures{0};
+  std::vector<std::thread> threads;
+  for (int t = 0; t < kThreads; ++t) {
+    threads.emplace_back([&] {
+      for (int i = 0; i < kRequests; ++i) {
+        if (!client->Get(kConfigMaps, "default", "kube-root-ca.crt").ok()) ++failures;
+      }
+    });
+  }
+  for (auto& t : threads) t.join();
+  EXPECT_EQ(failures.load(), 0);
+  EXPECT_LE(client->stats().connections, kThreads);  // at most one per concurrent request
 }
 
 TEST_F(RestIntegrationTest, ConnectionReuseUserAgentAndTimeouts) {
