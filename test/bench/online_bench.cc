@@ -635,12 +635,13 @@ RunResult Run::Execute() {
   auto kube1 = ReadProcessUsage(kube_->pid());
   const double bench1 = ProcessCpuSeconds();
   auto counts1 = ReadRequestCounts(*kube_);
-  CycleStats cycles = ParseCycles(scheduler_log_, log0);
   std::string overcommit_detail;
   auto over = OvercommittedNodes(client_.get(), &overcommit_detail);
   const bool scheduler_alive = scheduler_->Alive(), binder_alive = binder_->Alive();
   scheduler_->Stop();
   binder_->Stop();
+  // After the stop: glog buffers INFO lines for up to 30 s and flushes them at exit.
+  CycleStats cycles = ParseCycles(scheduler_log_, log0);
 
   // Latencies and rate.
   std::vector<double> latency_ms;
