@@ -55,7 +55,7 @@ struct RestConfig {
   int burst = 10;
   // Per-request timeout for non-watch requests; 0 = none.
   Duration timeout{0};
-  std::string user_agent;  // empty: "kai-scheduler/<version> (linux/amd64)"
+  std::string user_agent;  // empty: "<command>/<version> (linux/amd64) kai"
   // Human description of where the config came from (for logs and errors).
   std::string source;
 };

@@ -99,7 +99,8 @@ class RestClient final : public Client {
   std::unique_ptr<Impl> impl_;
 };
 
-// Default User-Agent: "kai-scheduler/<version> (linux/amd64) kai" (+ " <suffix>").
+// Default User-Agent, as client-go: "<command>/<version> (linux/amd64) kai" (+ " <suffix>"),
+// e.g. "kai-binder/v0.1.0 (linux/amd64) kai".
 std::string DefaultUserAgent(std::string_view suffix = {});
 
 }  // namespace kai::kube

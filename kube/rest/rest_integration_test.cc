@@ -1,11 +1,13 @@
 // RestClient against a real localkube process: verbs, typed errors, pagination, watches, fault
 // injection (409, 429 + Retry-After, 500 bursts), TLS verification and authentication.
+#include <errno.h>  // program_invocation_short_name
 #include <gtest/gtest.h>
 #include <stdlib.h>
 
 #include <atomic>
 #include <filesystem>
 #include <thread>
+#include <vector>
 
 #include "api/codec.h"
 #include "api/pod.h"
@@ -485,6 +487,26 @@ TEST_F(RestIntegrationTest, ClientSideThrottlingWaitsOnTheClock) {
   EXPECT_GE(client->stats().throttled, 1);
 }
 
+// Controllers call one client from many workers: every connection they open stays open for the
+// next request (libcurl's own cache would keep only 5 and close the others, costing a TLS
+// handshake per request beyond 5 threads).
+TEST_F(RestIntegrationTest, ConcurrentWorkersReuseTheirConnections) {
+  auto client = NewClient();
+  constexpr int kThreads = 12, kRequests = 25;
+  std::atomic<int> failures{0};
+  std::vector<std::thread> threads;
+  for (int t = 0; t < kThreads; ++t) {
+    threads.emplace_back([&] {
+      for (int i = 0; i < kRequests; ++i) {
+        if (!client->Get(kConfigMaps, "default", "kube-root-ca.crt").ok()) ++failures;
+      }
+    });
+  }
+  for (auto& t : threads) t.join();
+  EXPECT_EQ(failures.load(), 0);
+  EXPECT_LE(client->stats().connections, kThreads);  // at most one per concurrent request
+}
+
 TEST_F(RestIntegrationTest, ConnectionReuseUserAgentAndTimeouts) {
   auto client = NewClient();
   for (int i = 0; i < 20; ++i) {
@@ -492,10 +514,14 @@ TEST_F(RestIntegrationTest, ConnectionReuseUserAgentAndTimeouts) {
   }
   EXPECT_EQ(client->stats().connections, 1);  // one TLS connection for 20 requests
 
-  // Without a field manager the server names the writer after the User-Agent.
+  // Without a field manager the server names the writer after the User-Agent, whose product
+  // is the program's name as client-go's (this test binary here; kai-binder in the binder).
   auto created = client->Create(kConfigMaps, "default", ConfigMapJson("ua"));
   ASSERT_TRUE(created.ok());
-  EXPECT_NE(created->find(R"("manager":"kai-scheduler")"), std::string::npos) << *created;
+  EXPECT_NE(created->find("\"manager\":\"" + std::string(program_invocation_short_name) + "\""),
+            std::string::npos)
+      << *created;
+  EXPECT_EQ(DefaultUserAgent("x").rfind(std::string(program_invocation_short_name) + "/", 0), 0u);
 
   // A per-request timeout ends a slow request (the server delays this one by 5 s).
   Fault(R"({"verb":"get","resource":"configmaps","latencyMs":5000,"count":1})");

@@ -12,7 +12,6 @@
 
 #include "api/podgroup.h"
 #include "kube/base/clock.h"
-#include "scheduler/api/fit_errors.h"
 #include "scheduler/api/podgroup_info.h"
 #include "scheduler/outputs/scheduler_writer.h"
 

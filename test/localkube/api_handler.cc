@@ -348,12 +348,18 @@ HttpResponse ApiHandler::Handle(const HttpRequest& req) {
   HttpResponse o = OpenApi(req, &handled);
   if (handled) return o;
   if (path.rfind("/api/", 0) == 0 || path.rfind("/apis/", 0) == 0) {
-    HttpResponse r = HandleResource(req, user);
-    if (options_.after_write && req.method != "GET" && req.method != "HEAD" && r.status < 400 &&
-        !r.stream) {
+    RequestKey key;
+    HttpResponse resp = HandleResource(req, user, &key);
+    if (!key.verb.empty()) {
+      const std::string* agent = req.Header("user-agent");
+      requests_.Record(agent != nullptr ? *agent : "", key.verb, key.resource, key.subresource,
+                       resp.status);
+    }
+    if (options_.after_write && req.method != "GET" && req.method != "HEAD" &&
+        resp.status < 400 && !resp.stream) {
       options_.after_write();
     }
-    return r;
+    return resp;
   }
   if (path == "/") {
     std::string body =
@@ -368,7 +374,8 @@ HttpResponse ApiHandler::Handle(const HttpRequest& req) {
 // ---------------------------------------------------------------------------------------------
 // Resource requests.
 
-HttpResponse ApiHandler::HandleResource(const HttpRequest& req, const UserInfo& user) {
+HttpResponse ApiHandler::HandleResource(const HttpRequest& req, const UserInfo& user,
+                                        RequestKey* key) {
   std::vector<std::string> seg;
   for (const std::string& s : StrSplit(req.path, '/')) {
     if (!s.empty()) seg.push_back(s);
@@ -419,6 +426,7 @@ HttpResponse ApiHandler::HandleResource(const HttpRequest& req, const UserInfo& 
         ErrMethodNotAllowed("the server does not allow this method on the "
                             "requested resource"));
   }
+  *key = {verb, resource, sub};
   const GroupVersionResource gvr = r->gvr();
 
   // Fault injection.
@@ -1200,7 +1208,8 @@ HttpResponse ApiHandler::HandleControl(const HttpRequest& req) {
     return JsonResponse(200, "{\"resourceVersion\":\"" +
                                  std::to_string(store_->CurrentResourceVersion()) +
                                  "\",\"watches\":" + std::to_string(store_->ActiveWatches()) +
-                                 ",\"bytes\":" + std::to_string(store_->ApproximateBytes()) + "}");
+                                 ",\"bytes\":" + std::to_string(store_->ApproximateBytes()) +
+                                 ",\"requests\":" + requests_.Json() + "}");
   }
   return ErrorResponse(ErrNotFound("localkube control endpoint", p));
 }

@@ -13,6 +13,7 @@
 
 #include "test/localkube/faults.h"
 #include "test/localkube/http.h"
+#include "test/localkube/request_stats.h"
 #include "test/localkube/store.h"
 
 namespace kai::localkube {
@@ -51,7 +52,11 @@ class ApiHandler {
 
  private:
   struct Route;
-  HttpResponse HandleResource(const HttpRequest& req, const UserInfo& user);
+  // What a resource request addressed, for the request counters (verb empty: not routed).
+  struct RequestKey {
+    std::string verb, resource, subresource;
+  };
+  HttpResponse HandleResource(const HttpRequest& req, const UserInfo& user, RequestKey* key);
   HttpResponse HandleControl(const HttpRequest& req);
   HttpResponse Discovery(const HttpRequest& req, bool* handled);
   HttpResponse OpenApi(const HttpRequest& req, bool* handled);
@@ -60,6 +65,7 @@ class ApiHandler {
   Faults* faults_;
   ApiHandlerOptions options_;
   std::atomic<size_t> active_{0};
+  RequestStats requests_;  // served by GET /localkube/stats
   // Tokens issued through serviceaccounts/token (TokenRequest).
   mutable std::mutex tokens_mu_;
   std::map<std::string, UserInfo> issued_tokens_;

@@ -4,6 +4,7 @@
 
 #include <atomic>
 #include <chrono>
+#include <cstdio>
 #include <string>
 #include <thread>
 
@@ -887,6 +888,40 @@ TEST(LocalKubeProcessTest, FaultAndLatencyFlags) {
   ASSERT_FALSE(bad.ok());
   EXPECT_NE(bad.status().message().find("fault rule: unknown key frequency"), std::string::npos)
       << bad.status();
+}
+
+TEST_F(LocalKubeTest, StatsCountRequestsByClientVerbAndResource) {
+  const std::string ns = Ns("stats1");
+  // {count, errors} of one counter (other tests share the server: compare differences).
+  auto count = [&](const std::string& agent, const std::string& verb,
+                   const std::string& resource) -> std::pair<int, int> {
+    auto r = kube_->Request("GET", "/localkube/stats");
+    EXPECT_EQ(r.code, 200) << r.body;
+    const std::string needle = "{\"userAgent\":\"" + agent + "\",\"verb\":\"" + verb +
+                               "\",\"resource\":\"" + resource + "\",\"count\":";
+    size_t at = r.body.find(needle);
+    if (at == std::string::npos) return {0, 0};
+    int n = 0, errors = 0;
+    EXPECT_EQ(std::sscanf(r.body.c_str() + at + needle.size(), "%d,\"errors\":%d", &n, &errors),
+              2);
+    return {n, errors};
+  };
+  auto creates = count("kubectl", "create", "configmaps");
+  auto patches = count("kubectl", "patch", "configmaps");
+  ASSERT_TRUE(K({"create", "configmap", "c1", "-n", ns}).ok());
+  ASSERT_FALSE(K({"create", "configmap", "c1", "-n", ns}).ok());  // AlreadyExists
+  ASSERT_TRUE(K({"label", "configmap", "c1", "-n", ns, "a=b"}).ok());
+  auto creates2 = count("kubectl", "create", "configmaps");
+  EXPECT_EQ(creates2.first - creates.first, 2);
+  EXPECT_EQ(creates2.second - creates.second, 1);
+  EXPECT_EQ(count("kubectl", "patch", "configmaps").first - patches.first, 1);
+  // Subresources are counted apart; the test helper's requests carry no User-Agent.
+  ASSERT_TRUE(K({"run", "p", "-n", ns, "--image=busybox", "--restart=Never"}).ok());
+  auto bindings = count("", "create", "pods/binding");
+  auto b = kube_->Request("POST", "/api/v1/namespaces/" + ns + "/pods/p/binding",
+                          R"({"target":{"kind":"Node","name":"n1"}})");
+  ASSERT_EQ(b.code, 201) << b.body;
+  EXPECT_EQ(count("", "create", "pods/binding").first - bindings.first, 1);
 }
 
 TEST(LocalKubeProcessTest, TokenAuthAndPlainHttp) {
