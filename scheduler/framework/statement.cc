@@ -355,20 +355,28 @@ Status Statement::CommitAllocate(PodInfo* task) {
       for (const auto& g : task->gpu_groups) node->used_shared_gpus_memory.try_emplace(g, 0);
     }
   }
-  Status s = ssn_->sink()->Bind(d);
-  if (!s.ok()) {
-    // Failed allocation: clear the placement so that a retry re-evaluates.
-    Op undo;
-    undo.task = task;
-    undo.prev_virtual = false;
-    undo.prev_groups = task->gpu_groups;
-    undo.prev_received = task->received_type;
-    undo.prev_accepted = task->accepted;
-    undo.prev_accepted_gpu = task->accepted_gpu;
-    ReverseAllocate(undo);
-    return s;
-  }
+  KAI_RETURN_IF_ERROR(ssn_->sink()->Bind(d));  // Commit undoes the failed allocation
   return ssn_->BindTask(task);
+}
+
+void Statement::UndoUncommitted(size_t first) {
+  // Nothing of operations [first, end) was written: reverse them, latest first, so that the rest
+  // of the session sees the cluster as written. (KAI only unallocates the failed task and leaves
+  // the later operations applied: a gang's other pods stay Allocated in the session, and later
+  // actions of the cycle take them for placed pods, e.g. consolidation victims that it deletes.)
+  // Undo markers are skipped: the operation a marker reverted stays reverted (it was not
+  // committed either). The node's saved GPU counters are only restored when no marker sits in
+  // between, as a rollback would.
+  bool exact = true;
+  for (size_t j = first; j < ops_.size(); ++j) {
+    if (ops_[j].kind == Kind::kUndo) exact = false;
+  }
+  for (size_t j = ops_.size(); j > first; --j) {
+    Op& op = ops_[j - 1];
+    if (op.undone || op.kind == Kind::kUndo) continue;
+    Reverse(op, exact);
+    op.undone = true;
+  }
 }
 
 Status Statement::Commit() {
@@ -379,6 +387,13 @@ Status Statement::Commit() {
     PodInfo* task = op.task;
     switch (op.kind) {
       case Kind::kEvict: {
+        if (op.prev_status == PodStatus::kPipelined) {
+          // A pipelined task is a decision of this session that was never written (the pod is
+          // Pending in the cluster): evicting it only moves the decision. Deleting the pod, as
+          // KAI's commit would, kills a pod that runs nowhere.
+          task->is_virtual_status = false;
+          break;
+        }
         PodGroupInfo* job = ssn_->cluster().FindJob(task->job());
         Status s = ssn_->sink()->Evict(
             EvictDecision{task->key(), job ? job->uid() : task->job(), op.message, op.meta, task});
@@ -397,6 +412,7 @@ Status Statement::Commit() {
         Status s = CommitAllocate(task);
         if (!s.ok()) {
           LOG(ERROR) << "failed to allocate " << task->key() << ": " << s;
+          UndoUncommitted(i);
           ops_.clear();
           return s;
         }

@@ -43,8 +43,8 @@ class Statement {
   Checkpoint MakeCheckpoint() const { return ops_.size(); }
   Status Rollback(Checkpoint cp);
   void Discard();
-  // Hands the decisions to the sink in operation order. A failed bind drops the remaining
-  // operations and is returned.
+  // Hands the decisions to the sink in operation order. A failed bind undoes its allocation and
+  // every later operation in the session (none of them was written), and is returned.
   Status Commit();
 
   bool empty() const { return ops_.empty(); }
@@ -102,6 +102,8 @@ class Statement {
   // Reverts op i and records an undo marker.
   void UndoOperation(size_t i);
   Status CommitAllocate(PodInfo* task);
+  // Reverses operations [first, end) after a failed commit of operation `first`.
+  void UndoUncommitted(size_t first);
 
   Session* ssn_;
   std::vector<Op> ops_;

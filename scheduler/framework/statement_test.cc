@@ -153,5 +153,63 @@ TEST(StatementTest, CommitHandsDecisionsToTheSinkInOrder) {
   EXPECT_TRUE(stmt->empty());
 }
 
+TEST(StatementTest, FailedBindUndoesItAndEveryLaterOperation) {
+  // A gang's first BindRequest is refused: none of its pods is placed in the session afterwards
+  // (KAI leaves the later ones Allocated, and later actions take them for placed pods).
+  TestSession s(TwoNodes());
+  const std::string before = ModelFingerprint(s.ssn());
+  s.sink().fail_binds.insert("default/pend-0");
+  auto stmt = s.ssn().NewStatement();
+  ASSERT_TRUE(stmt->Allocate(s.Task("pend-0"), "node0").ok());
+  ASSERT_TRUE(stmt->Allocate(s.Task("pend-1"), "node0").ok());
+  EXPECT_FALSE(stmt->Commit().ok());
+  EXPECT_TRUE(s.sink().binds.empty());
+  EXPECT_EQ(s.Task("pend-0")->status, PodStatus::kPending);
+  EXPECT_EQ(s.Task("pend-1")->status, PodStatus::kPending);
+  EXPECT_EQ(s.Task("pend-1")->node_name, "");
+  EXPECT_EQ(ModelFingerprint(s.ssn()), before);
+  EXPECT_TRUE(stmt->empty());
+}
+
+TEST(StatementTest, FailedBindKeepsWhatWasWrittenBeforeIt) {
+  // Evict (written), allocate the preemptor (refused), re-place the victim (never written): the
+  // session ends with the victim releasing where it was and nothing else.
+  TestSession evicted_only(TwoNodes());
+  ASSERT_TRUE(evicted_only.ssn().NewStatement()->Evict(evicted_only.Task("run-0"), "m", {}).ok());
+  const std::string expected = ModelFingerprint(evicted_only.ssn());
+
+  TestSession s(TwoNodes());
+  s.sink().fail_binds.insert("default/pend-0");
+  auto stmt = s.ssn().NewStatement();
+  ASSERT_TRUE(stmt->Evict(s.Task("run-0"), "m", {}).ok());
+  ASSERT_TRUE(stmt->Allocate(s.Task("pend-0"), "node0").ok());
+  ASSERT_TRUE(stmt->Pipeline(s.Task("run-0"), "node1", false).ok());
+  EXPECT_FALSE(stmt->Commit().ok());
+  ASSERT_EQ(s.sink().evictions.size(), 1u);
+  EXPECT_TRUE(s.sink().pipelined.empty());
+  EXPECT_EQ(s.Task("run-0")->status, PodStatus::kReleasing);
+  EXPECT_EQ(s.Task("run-0")->node_name, "node0");
+  EXPECT_EQ(s.Task("pend-0")->status, PodStatus::kPending);
+  EXPECT_EQ(ModelFingerprint(s.ssn()), expected);
+}
+
+TEST(StatementTest, EvictingATaskPipelinedEarlierInTheSessionWritesNothing) {
+  // A pipelined decision was never written (the pod is Pending in the cluster): a later statement
+  // that moves it must not delete the pod.
+  TestSession s(TwoNodes());
+  auto first = s.ssn().NewStatement();
+  ASSERT_TRUE(first->Pipeline(s.Task("pend-0"), "node0", false).ok());
+  ASSERT_TRUE(first->Commit().ok());
+  ASSERT_EQ(s.Task("pend-0")->status, PodStatus::kPipelined);
+  auto second = s.ssn().NewStatement();
+  ASSERT_TRUE(second->Evict(s.Task("pend-0"), "moved", {.action = "consolidation"}).ok());
+  ASSERT_TRUE(second->Pipeline(s.Task("pend-0"), "node1", false).ok());
+  ASSERT_TRUE(second->Commit().ok());
+  EXPECT_TRUE(s.sink().evictions.empty());
+  EXPECT_EQ(s.sink().pipelined.size(), 2u);
+  EXPECT_EQ(s.Task("pend-0")->status, PodStatus::kPipelined);
+  EXPECT_EQ(s.Task("pend-0")->node_name, "node1");
+}
+
 }  // namespace
 }  // namespace kai::scheduler

@@ -24,6 +24,12 @@ class FakeSchedulerWriter : public SchedulerWriter {
 
   // The next call of `verb` fails with `s` (queued: several failures fail several calls).
   void FailNext(const std::string& verb, Status s) { failures_[verb].push_back(std::move(s)); }
+  // Every call of `verb` after the next `successes` ones fails with `s` until FailNone (the API
+  // server went away in the middle of a cycle).
+  void FailAfter(const std::string& verb, int successes, Status s) {
+    sticky_[verb] = Sticky{successes, std::move(s)};
+  }
+  void FailNone() { sticky_.clear(); }
 
   StatusOr<api::BindRequest> CreateBindRequest(const api::BindRequest& br) override {
     std::string key = br.metadata.namespace_ + "/" + br.metadata.name;
@@ -100,11 +106,20 @@ class FakeSchedulerWriter : public SchedulerWriter {
       it->second.pop_front();
       return s;
     }
+    if (auto st = sticky_.find(verb); st != sticky_.end()) {
+      if (st->second.successes <= 0) return st->second.status;
+      --st->second.successes;
+    }
     calls.push_back(Call{verb, key, std::move(body), {}});
     return Status::OK();
   }
 
+  struct Sticky {
+    int successes = 0;
+    Status status;
+  };
   std::map<std::string, std::deque<Status>> failures_;
+  std::map<std::string, Sticky> sticky_;
   int64_t resource_version_ = 1000;  // newer than any seeded object
 };
 

@@ -11,6 +11,7 @@
 #include <map>
 #include <memory>
 #include <optional>
+#include <set>
 #include <string>
 #include <utility>
 #include <vector>
@@ -153,6 +154,10 @@ class TestCluster {
 class RecordingSink : public DecisionSink {
  public:
   Status Bind(const BindDecision& d) override {
+    if (fail_binds.count(d.pod_key) > 0) {
+      log.push_back("bind failed " + d.pod_key);
+      return UnavailableError("bind of " + d.pod_key + " fails in this test");
+    }
     binds.push_back(d);
     log.push_back("bind " + d.pod_key + " " + d.node);
     return Status::OK();
@@ -167,6 +172,8 @@ class RecordingSink : public DecisionSink {
     log.push_back("pipeline " + d.pod_key + " " + d.node);
   }
 
+  // Pods (namespace/name) whose Bind fails, as a BindRequest creation the API server refuses.
+  std::set<std::string> fail_binds;
   std::vector<BindDecision> binds;
   std::vector<EvictDecision> evictions;
   std::vector<PipelineDecision> pipelined;
