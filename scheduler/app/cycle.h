@@ -32,6 +32,8 @@ struct CycleResult {
   CycleTimings timings;
   Status clean_stale_bind_requests;
   std::vector<std::string> warnings;
+  // Actions not run because a BindRequest could not be written earlier in the cycle.
+  std::vector<std::string> skipped_actions;
 };
 
 class SchedulingCycle {

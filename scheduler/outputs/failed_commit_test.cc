@@ -5,6 +5,7 @@
 
 #include <set>
 #include <string>
+#include <vector>
 
 #include "scheduler/outputs/test_cluster.h"
 
@@ -56,6 +57,32 @@ TEST(FailedCommit, ApiGoneMidCycleEvictsNothingAndTheNextCycleBindsTheRest) {
   for (const auto& c : h.writer().CallsOf("CreateBindRequest")) created.insert(c.key);
   EXPECT_EQ(created, (std::set<std::string>{"ns/frac", "ns/g2-0", "ns/g2-1", "ns/solo-0",
                                             "ns/solo-1", "ns/solo-2"}));
+}
+
+TEST(FailedCommit, ActionsAfterAFailedBindWaitForTheNextCycle) {
+  // g2-0's BindRequest is written, g2-1's is not: the gang is half written. Consolidation in the
+  // same cycle took g2 (one pod Binding) as a victim for the pending pods and deleted g2-0 to
+  // move the whole gang, though every pending pod fits on idle GPUs. The eviction actions are
+  // skipped for the rest of the cycle.
+  Harness h;
+  h.Load(Workload());
+  h.writer().FailAfter("CreateBindRequest", 3, UnavailableError("connection refused"));
+  CycleResult r = h.Cycle();
+  EXPECT_TRUE(h.writer().CallsOf("DeletePod").empty());
+  ASSERT_EQ(h.writer().CallsOf("CreateBindRequest").size(), 3u);
+  EXPECT_EQ(h.writer().CallsOf("CreateBindRequest")[2].key, "ns/g2-0");
+  EXPECT_EQ(r.skipped_actions,
+            (std::vector<std::string>{"consolidation", "reclaim", "preempt", "stalegangeviction"}));
+
+  h.writer().FailNone();
+  h.writer().calls.clear();
+  r = h.Cycle();
+  EXPECT_TRUE(r.skipped_actions.empty());
+  EXPECT_TRUE(h.writer().CallsOf("DeletePod").empty());
+  std::set<std::string> created;
+  for (const auto& c : h.writer().CallsOf("CreateBindRequest")) created.insert(c.key);
+  EXPECT_EQ(created,
+            (std::set<std::string>{"ns/frac", "ns/g2-1", "ns/solo-0", "ns/solo-1", "ns/solo-2"}));
 }
 
 }  // namespace
