@@ -38,21 +38,25 @@ CycleResult SchedulingCycle::Run(std::unique_ptr<ClusterInfo> snapshot) {
   ssn.Open(plugins_);
   r.timings.open_session_ms = MillisSince(clock_, open_start);
 
-  const int bind_failures_before = sink_->counters().bind_request_failures;
+  auto unwritten = [this] {
+    return sink_->counters().bind_request_failures + sink_->counters().bind_requests_in_doubt;
+  };
+  const int unwritten_before = unwritten();
   for (const std::string& name : conf_.actions) {
     const ActionRegistry::Builder* b = actions_.Find(name);
     if (b == nullptr) {
       r.warnings.push_back("action \"" + name + "\" is not known; skipped");
       continue;
     }
-    // A refused BindRequest (API server unavailable, 500, a conflict) means the session no longer
-    // matches the cluster: a gang may be partly written, its other pods pending again. The
-    // actions after it evict, and would take that state for the cluster's (e.g. consolidation
-    // moving the written half of the gang to make room for a pod that fits on idle GPUs). They
-    // wait for the next cycle's fresh snapshot. (KAI runs them: a deliberate difference.)
-    if (sink_->counters().bind_request_failures != bind_failures_before) {
+    // A refused BindRequest or one in doubt (API server unavailable, 500, a conflict) means the
+    // session may not match the cluster: a gang may be partly written, its other pods pending
+    // again. The actions after it evict, and would take that state for the cluster's (e.g.
+    // consolidation moving the written half of the gang to make room for a pod that fits on idle
+    // GPUs). They wait for the next cycle's fresh snapshot. (KAI runs them: a deliberate
+    // difference.)
+    if (unwritten() != unwritten_before) {
       LOG(WARNING) << "session " << r.session_id << ": action " << name
-                   << " skipped: a BindRequest could not be written in this cycle";
+                   << " skipped: a BindRequest was not written (or may not be) in this cycle";
       r.skipped_actions.push_back(name);
       continue;
     }

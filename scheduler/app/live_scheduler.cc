@@ -70,6 +70,10 @@ LiveScheduler::LiveScheduler(kube::Client* client, LiveSchedulerOptions options)
     std::lock_guard<std::mutex> lock(model_mu_);
     model_.UpsertBindRequest(std::make_shared<const api::BindRequest>(br));
   });
+  sink_.set_on_bind_request_dropped([this](const std::string& key) {
+    std::lock_guard<std::mutex> lock(model_mu_);
+    model_.DeleteBindRequest(key);
+  });
   model_.set_podgroup_overlay(
       [this](std::shared_ptr<const api::PodGroup> pg) { return updates_.Overlay(std::move(pg)); });
   if (metrics::Registry* r = options_.registry) {
@@ -166,6 +170,9 @@ void LiveScheduler::FlushStatusUpdates() {
 CycleResult LiveScheduler::RunOnce() {
   std::unique_ptr<ClusterInfo> snapshot;
   std::vector<std::string> warnings;
+  // BindRequests whose creation had no answer are read back first: the snapshot then sees them
+  // (or their pods pending again).
+  sink_.ResolveInDoubtBindRequests();
   {
     std::lock_guard<std::mutex> lock(model_mu_);
     snapshot = model_.Snapshot(options_.params, &warnings);

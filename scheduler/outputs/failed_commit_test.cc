@@ -36,13 +36,18 @@ std::string Workload() {
   return y;
 }
 
-TEST(FailedCommit, ApiGoneMidCycleEvictsNothingAndTheNextCycleBindsTheRest) {
-  // The API server goes away after the first gang's two BindRequests. Before the fix, the
-  // second gang's other pod stayed Allocated in the session, consolidation took it and then the
+// A refusal: an HTTP answer saying nothing was stored.
+Status Refused() {
+  return UnavailableError("too many requests").SetHttpCode(429).SetReason("TooManyRequests");
+}
+
+TEST(FailedCommit, RefusedMidCycleEvictsNothingAndTheNextCycleBindsTheRest) {
+  // The API server refuses BindRequests after the first gang's two. Before the fix, the second
+  // gang's other pod stayed Allocated in the session, consolidation took it and then the
   // pipelined pods for victims, and deleted g2-0, g2-1 and frac (pods that ran nowhere).
   Harness h;
   h.Load(Workload());
-  h.writer().FailAfter("CreateBindRequest", 2, UnavailableError("connection refused"));
+  h.writer().FailAfter("CreateBindRequest", 2, Refused());
   h.Cycle();
   EXPECT_TRUE(h.writer().CallsOf("DeletePod").empty());
   for (const auto& e : h.writer().Events()) EXPECT_NE(e.reason, "Evict") << e.message;
@@ -66,7 +71,7 @@ TEST(FailedCommit, ActionsAfterAFailedBindWaitForTheNextCycle) {
   // skipped for the rest of the cycle.
   Harness h;
   h.Load(Workload());
-  h.writer().FailAfter("CreateBindRequest", 3, UnavailableError("connection refused"));
+  h.writer().FailAfter("CreateBindRequest", 3, Refused());
   CycleResult r = h.Cycle();
   EXPECT_TRUE(h.writer().CallsOf("DeletePod").empty());
   ASSERT_EQ(h.writer().CallsOf("CreateBindRequest").size(), 3u);
@@ -83,6 +88,73 @@ TEST(FailedCommit, ActionsAfterAFailedBindWaitForTheNextCycle) {
   for (const auto& c : h.writer().CallsOf("CreateBindRequest")) created.insert(c.key);
   EXPECT_EQ(created,
             (std::set<std::string>{"ns/frac", "ns/g2-1", "ns/solo-0", "ns/solo-1", "ns/solo-2"}));
+}
+
+TEST(InDoubtBindRequest, AnswerLostHoldsTheGpusAndIsReadBack) {
+  // a's BindRequest is stored but its answer is lost (connection reset). Before, a was pending
+  // again in the session and the model, c took its GPU (three pods bound to a 2-GPU node), and a
+  // was decided again (AlreadyExists) until the informer caught up.
+  Harness h;
+  h.Load(NodeYaml("n0", 2) + QueueYaml("q") +
+         PodYaml("ns", "a", "", 1,
+                 PodOptions{.labels = "    kai.scheduler/queue: q\n",
+                            .created = "2025-01-01T00:00:01Z"}) +
+         PodYaml("ns", "b", "", 1,
+                 PodOptions{.labels = "    kai.scheduler/queue: q\n",
+                            .created = "2025-01-01T00:00:02Z"}) +
+         PodYaml("ns", "c", "", 1,
+                 PodOptions{.labels = "    kai.scheduler/queue: q\n",
+                            .created = "2025-01-01T00:00:03Z"}));
+  h.writer().LoseNextCreateAnswer(UnavailableError("connection reset by peer"));
+  h.Cycle();
+  EXPECT_EQ(h.sink().num_in_doubt(), 1);
+  EXPECT_EQ(h.sink().counters().bind_requests_in_doubt, 1);
+  for (const auto& e : h.writer().Events()) EXPECT_NE(e.reason, "FailedBinding") << e.message;
+  h.Cycle();  // read back: it exists
+  EXPECT_EQ(h.sink().num_in_doubt(), 0);
+  h.Cycle();
+  std::set<std::string> stored;
+  for (const auto& [key, br] : h.writer().bind_requests) stored.insert(key);
+  EXPECT_EQ(stored, (std::set<std::string>{"ns/a", "ns/b"}));
+  EXPECT_EQ(h.writer().CallsOf("CreateBindRequest").size(), 2u);  // a (answer lost), b
+  EXPECT_EQ(h.sink().counters().bind_request_failures, 0);
+}
+
+TEST(InDoubtBindRequest, NotStoredIsDroppedAndDecidedAgain) {
+  Harness h;
+  h.Load(NodeYaml("n0", 2) + QueueYaml("q") +
+         PodYaml("ns", "a", "", 1, PodOptions{.labels = "    kai.scheduler/queue: q\n"}));
+  h.writer().FailAfter("CreateBindRequest", 0, UnavailableError("connection refused"));
+  h.writer().FailAfter("GetBindRequest", 0, UnavailableError("connection refused"));
+  h.Cycle();
+  h.Cycle();  // still unreachable: a stays in doubt, nothing is decided for it
+  EXPECT_EQ(h.sink().num_in_doubt(), 1);
+  EXPECT_EQ(h.sink().counters().bind_requests_in_doubt, 1);
+  h.writer().FailNone();
+  h.Cycle();  // read back: absent, so a is pending in this cycle's snapshot and bound again
+  EXPECT_EQ(h.sink().num_in_doubt(), 0);
+  ASSERT_EQ(h.writer().CallsOf("CreateBindRequest").size(), 1u);
+  EXPECT_EQ(h.writer().CallsOf("CreateBindRequest")[0].key, "ns/a");
+}
+
+TEST(InDoubtBindRequest, AlreadyExistsIsReadIntoTheModel) {
+  // A BindRequest the model does not know about (an earlier answer lost, the informer behind):
+  // the AlreadyExists answer makes the scheduler read it, and the pod is Binding from then on.
+  Harness h;
+  h.Load(NodeYaml("n0", 1) + QueueYaml("q") +
+         PodYaml("ns", "a", "", 1, PodOptions{.labels = "    kai.scheduler/queue: q\n"}));
+  api::BindRequest existing;
+  existing.metadata.name = "a";
+  existing.metadata.namespace_ = "ns";
+  existing.spec.pod_name = "a";
+  existing.spec.selected_node = "n0";
+  existing.spec.received_resource_type = "Regular";
+  h.writer().bind_requests["ns/a"] = existing;
+  h.Cycle();
+  EXPECT_EQ(h.sink().counters().bind_request_failures, 1);  // AlreadyExists
+  h.writer().calls.clear();
+  h.Cycle();
+  EXPECT_TRUE(h.writer().CallsOf("CreateBindRequest").empty());
 }
 
 }  // namespace

@@ -44,8 +44,28 @@ class FakeSchedulerWriter : public SchedulerWriter {
     created.metadata.uid = "uid-" + key;
     created.metadata.resource_version = std::to_string(++resource_version_);
     bind_requests[key] = created;
+    if (!lost_answers_.empty()) {
+      Status s = std::move(lost_answers_.front());
+      lost_answers_.pop_front();
+      return s;
+    }
     return created;
   }
+  // A read: not recorded in `calls`, but FailNext/FailAfter("GetBindRequest") apply.
+  StatusOr<api::BindRequest> GetBindRequest(const std::string& ns,
+                                            const std::string& name) override {
+    KAI_RETURN_IF_ERROR(Fail("GetBindRequest"));
+    auto it = bind_requests.find(ns + "/" + name);
+    if (it == bind_requests.end()) {
+      return NotFoundError("bindrequests.scheduling.run.ai \"" + name + "\" not found")
+          .SetReason("NotFound")
+          .SetHttpCode(404);
+    }
+    return it->second;
+  }
+  // The next CreateBindRequest fails with `s` although the object is stored (the answer was
+  // lost: a connection reset after the server committed).
+  void LoseNextCreateAnswer(Status s) { lost_answers_.push_back(std::move(s)); }
   Status DeleteBindRequest(const std::string& ns, const std::string& name) override {
     KAI_RETURN_IF_ERROR(Record("DeleteBindRequest", ns + "/" + name, ""));
     bind_requests.erase(ns + "/" + name);
@@ -100,6 +120,11 @@ class FakeSchedulerWriter : public SchedulerWriter {
 
  private:
   Status Record(const std::string& verb, const std::string& key, std::string body) {
+    KAI_RETURN_IF_ERROR(Fail(verb));
+    calls.push_back(Call{verb, key, std::move(body), {}});
+    return Status::OK();
+  }
+  Status Fail(const std::string& verb) {
     auto it = failures_.find(verb);
     if (it != failures_.end() && !it->second.empty()) {
       Status s = std::move(it->second.front());
@@ -110,7 +135,6 @@ class FakeSchedulerWriter : public SchedulerWriter {
       if (st->second.successes <= 0) return st->second.status;
       --st->second.successes;
     }
-    calls.push_back(Call{verb, key, std::move(body), {}});
     return Status::OK();
   }
 
@@ -120,6 +144,7 @@ class FakeSchedulerWriter : public SchedulerWriter {
   };
   std::map<std::string, std::deque<Status>> failures_;
   std::map<std::string, Sticky> sticky_;
+  std::deque<Status> lost_answers_;
   int64_t resource_version_ = 1000;  // newer than any seeded object
 };
 

@@ -26,7 +26,24 @@ Status OutputSink::Bind(const BindDecision& d) {
   const api::Pod& pod = task->pod();
   updates_->PreBind(pod.metadata.namespace_, pod.metadata.name, pod.metadata.uid);
 
-  auto created = writer_->CreateBindRequest(BuildBindRequest(d, pod, params_));
+  api::BindRequest attempted = BuildBindRequest(d, pod, params_);
+  auto created = writer_->CreateBindRequest(attempted);
+  if (!created.ok() && OutcomeUnknown(created.status())) {
+    // The server may have stored it: hold the decision (and the pod's resources) until the
+    // object is read back, rather than placing other pods on GPUs it may hold.
+    ++counters_.bind_requests_in_doubt;
+    LOG(WARNING) << "BindRequest " << pod.metadata.namespace_ << "/" << pod.metadata.name
+                 << " for node " << d.node << " may or may not exist (" << created.status()
+                 << "); held until it can be read back";
+    in_doubt_[pod.metadata.namespace_ + "/" + pod.metadata.name] = attempted;
+    if (on_bind_request_created_) on_bind_request_created_(attempted);
+    return Status::OK();
+  }
+  if (!created.ok() && IsAlreadyExists(created.status())) {
+    // The model missed it (an earlier attempt's answer was lost, the informer is behind).
+    auto existing = writer_->GetBindRequest(pod.metadata.namespace_, pod.metadata.name);
+    if (existing.ok() && on_bind_request_created_) on_bind_request_created_(*existing);
+  }
   if (!created.ok()) {
     ++counters_.bind_request_failures;
     std::string message = "Failed to bind pod " + pod.metadata.namespace_ + "/" +
@@ -69,6 +86,32 @@ Status OutputSink::Bind(const BindDecision& d) {
                                        NodePoolName(params_),
                                    {}});
   return Status::OK();
+}
+
+bool OutputSink::OutcomeUnknown(const Status& s) {
+  // An HTTP answer below 500 says what happened (4xx: refused, and nothing was stored). No
+  // answer (connection reset, timeout: http_code 0) or a server error does not.
+  const int code = s.http_code();
+  return code == 0 || code >= 500;
+}
+
+int OutputSink::ResolveInDoubtBindRequests() {
+  for (auto it = in_doubt_.begin(); it != in_doubt_.end();) {
+    const api::BindRequest& br = it->second;
+    auto got = writer_->GetBindRequest(br.metadata.namespace_, br.metadata.name);
+    if (got.ok()) {
+      LOG(INFO) << "BindRequest " << it->first << " in doubt exists";
+      if (on_bind_request_created_) on_bind_request_created_(*got);
+      it = in_doubt_.erase(it);
+    } else if (IsNotFound(got.status())) {
+      LOG(INFO) << "BindRequest " << it->first << " in doubt was not created; its pod is pending";
+      if (on_bind_request_dropped_) on_bind_request_dropped_(it->first);
+      it = in_doubt_.erase(it);
+    } else {
+      ++it;
+    }
+  }
+  return static_cast<int>(in_doubt_.size());
 }
 
 Status OutputSink::Evict(const EvictDecision& d) {

@@ -11,12 +11,18 @@
 //    writes go through the StatusUpdateQueue, events straight to the recorder.
 //  - CleanStaleBindRequests (after each snapshot): deletes failed BindRequests and those whose
 //    node is gone.
+//  - A BindRequest creation whose outcome is unknown (no HTTP answer, or a 5xx: the server may
+//    have stored it) is held "in doubt": the decision stands in the session and the model (the
+//    pod's GPUs stay taken) until ResolveInDoubtBindRequests reads the object back; absent, the
+//    model drops it and the pod is Pending again. An AlreadyExists answer means the model missed
+//    a BindRequest (an earlier attempt's answer was lost): it is read back into the model.
 //
 // Writes happen in a deterministic order: statement operation order during actions, then jobs
 // by id and pods by name at session close.
 #pragma once
 
 #include <functional>
+#include <map>
 #include <string>
 
 #include "kube/base/clock.h"
@@ -39,6 +45,16 @@ class OutputSink : public DecisionSink {
     on_bind_request_created_ = std::move(f);
   }
 
+  // BindRequests found not to exist after an unknown outcome (namespace/name), to remove from
+  // the model.
+  void set_on_bind_request_dropped(std::function<void(const std::string&)> f) {
+    on_bind_request_dropped_ = std::move(f);
+  }
+  // Reads back every BindRequest in doubt (before a cycle's decisions). Returns how many remain
+  // in doubt (the API server still does not answer).
+  int ResolveInDoubtBindRequests();
+  int num_in_doubt() const { return static_cast<int>(in_doubt_.size()); }
+
   // The snapshot the decisions refer to (PodGroups of evicted pods); set before the actions run.
   void BeginSession(const ClusterInfo* cluster) { cluster_ = cluster; }
 
@@ -54,6 +70,8 @@ class OutputSink : public DecisionSink {
   struct Counters {
     int bind_requests_created = 0;
     int bind_request_failures = 0;
+    // Creations with an unknown outcome, held in doubt (see above).
+    int bind_requests_in_doubt = 0;
     int pods_evicted = 0;
     int stale_bind_requests_deleted = 0;
     // pod_group_evicted_pods_total increments (gang size per evicted pod, as KAI).
@@ -62,6 +80,7 @@ class OutputSink : public DecisionSink {
   const Counters& counters() const { return counters_; }
 
  private:
+  static bool OutcomeUnknown(const Status& s);
   const PodInfo* FindTask(const std::string& key, const PodInfo* hint) const;
 
   SchedulerParams params_;
@@ -70,6 +89,8 @@ class OutputSink : public DecisionSink {
   Clock* clock_;
   const ClusterInfo* cluster_ = nullptr;
   std::function<void(const api::BindRequest&)> on_bind_request_created_;
+  std::function<void(const std::string&)> on_bind_request_dropped_;
+  std::map<std::string, api::BindRequest> in_doubt_;  // namespace/name -> what was sent
   Counters counters_;
 };
 

@@ -236,7 +236,8 @@ TEST(OutputSink, FailedBindRequestCreationReportsBindingError) {
   Harness h;
   h.Load(NodeYaml("n1", 1) + QueueYaml("q") + PodGroupYaml("ns", "pg", "q", 1) +
          PodYaml("ns", "p1", "pg", 1));
-  h.writer().FailNext("CreateBindRequest", InternalError("boom"));
+  // 403: refused, nothing stored (an unanswered request or a 5xx would be held in doubt).
+  h.writer().FailNext("CreateBindRequest", InternalError("boom").SetHttpCode(403));
   h.Cycle();
   bool failed_binding = false;
   for (const auto& e : h.writer().Events()) {

@@ -32,6 +32,12 @@ StatusOr<api::BindRequest> RestSchedulerWriter::CreateBindRequest(const api::Bin
   return api::Decode<api::BindRequest>(created);
 }
 
+StatusOr<api::BindRequest> RestSchedulerWriter::GetBindRequest(const std::string& ns,
+                                                               const std::string& name) {
+  KAI_ASSIGN_OR_RETURN(std::string got, client_->Get(kube::GvrOf<api::BindRequest>(), ns, name));
+  return api::Decode<api::BindRequest>(got);
+}
+
 Status RestSchedulerWriter::DeleteBindRequest(const std::string& ns, const std::string& name) {
   return client_->Delete(kube::GvrOf<api::BindRequest>(), ns, name).status();
 }

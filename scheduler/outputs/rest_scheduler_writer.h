@@ -17,6 +17,8 @@ class RestSchedulerWriter final : public SchedulerWriter {
 
   StatusOr<api::BindRequest> CreateBindRequest(const api::BindRequest& br) override;
   Status DeleteBindRequest(const std::string& ns, const std::string& name) override;
+  StatusOr<api::BindRequest> GetBindRequest(const std::string& ns,
+                                            const std::string& name) override;
   Status DeletePod(const std::string& ns, const std::string& name) override;
   Status PatchPod(const std::string& ns, const std::string& name, std::string_view patch) override;
   Status PatchPodStatus(const std::string& ns, const std::string& name,

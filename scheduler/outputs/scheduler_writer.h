@@ -44,6 +44,9 @@ class SchedulerWriter {
   // POST scheduling.run.ai/v1alpha2 bindrequests; returns the created object.
   virtual StatusOr<api::BindRequest> CreateBindRequest(const api::BindRequest& br) = 0;
   virtual Status DeleteBindRequest(const std::string& ns, const std::string& name) = 0;
+  // GET of one BindRequest: the answer to a create whose outcome is unknown.
+  virtual StatusOr<api::BindRequest> GetBindRequest(const std::string& ns,
+                                                    const std::string& name) = 0;
   // Eviction is a plain DELETE of the pod (KAI default_evictor), default grace period.
   virtual Status DeletePod(const std::string& ns, const std::string& name) = 0;
   // application/strategic-merge-patch+json on the pod (labels).

@@ -99,6 +99,8 @@ class Harness {
     sink_.set_on_bind_request_created([this](const api::BindRequest& br) {
       model_.UpsertBindRequest(std::make_shared<const api::BindRequest>(br));
     });
+    sink_.set_on_bind_request_dropped(
+        [this](const std::string& key) { model_.DeleteBindRequest(key); });
     model_.set_podgroup_overlay([this](std::shared_ptr<const api::PodGroup> pg) {
       return updates_.Overlay(std::move(pg));
     });
@@ -110,7 +112,9 @@ class Harness {
     model_.AddAll(*objects);
   }
 
+  // As the live scheduler: BindRequests in doubt are read back, then the snapshot is taken.
   CycleResult Cycle() {
+    sink_.ResolveInDoubtBindRequests();
     SchedulingCycle cycle(conf_, params_, &sink_, &clock_, &random_);
     std::vector<std::string> warnings;
     CycleResult r = cycle.Run(model_.Snapshot(params_, &warnings));
