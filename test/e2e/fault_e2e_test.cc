@@ -1,8 +1,9 @@
 // End to end on localkube under faults (issue 6): the binder killed between binding and its
 // status update, the scheduler killed mid-cycle, injected 500s and 409s, dropped watches and
-// expired watch history; and leader election between two schedulers. After each: no pod bound
-// twice, no node's GPUs over-committed, no gang below its minimum, and every pod scheduled since
-// the capacity allows it.
+// expired watch history, localkube itself stopped (SIGTERM) or crashed (SIGKILL) while pods are
+// being bound and restarted from its --data-dir; and leader election between two schedulers. After
+// each: no pod bound twice, no node's GPUs over-committed, no gang below its minimum, and every pod
+// scheduled since the capacity allows it.
 #include <atomic>
 
 #include "test/e2e/e2e_cluster.h"
@@ -12,11 +13,12 @@ namespace {
 
 class FaultE2eTest : public E2eCluster {
  protected:
-  // 2 nodes x 4 GPUs and a workload that fills them: two gangs of 2 and 4 bare pods.
+  // 2 nodes x 4 GPUs and a workload that fills them over two queues: two gangs of 2 in q and 4
+  // bare pods in default-queue (no queue label).
   void SetUpCluster() { StartCluster(2, 4, Queue("q", -1) + Queue("default-queue", -1)); }
   static std::string Workload() {
     std::string y = Gang("g1", "q", 2, 1, 2) + Gang("g2", "q", 2, 1, 2);
-    for (int i = 0; i < 4; ++i) y += Pod("solo-" + std::to_string(i), PodSpec{.queue = "q"});
+    for (int i = 0; i < 4; ++i) y += Pod("solo-" + std::to_string(i), PodSpec{});
     return y;
   }
   static std::vector<std::string> WorkloadPods() {
@@ -33,6 +35,68 @@ class FaultE2eTest : public E2eCluster {
     return true;
   }
   void FaultRule(const std::string& rule) { Control("/localkube/faults", rule); }
+
+  // Stops localkube with `signal` while the scheduler is creating BindRequests and the binder is
+  // binding, restarts it on the same port from its --data-dir, and checks that the scheduler and
+  // the binder (which never restart) reconnect, relist and finish the workload.
+  void RestartLocalkubeMidBinding(int signal) {
+    char tmpl[] = "/tmp/kai-e2e-data-XXXXXX";
+    ASSERT_NE(mkdtemp(tmpl), nullptr);
+    data_dir_ = tmpl;
+    StartCluster(2, 4, Queue("q", -1) + Queue("default-queue", -1),
+                 {"--data-dir=" + data_dir_ + "/data"});
+    // Decisions and bindings are slowed so the stop lands in the middle: each BindRequest
+    // creation takes 300 ms (the scheduler writes them one after the other) and each binding
+    // 300 ms.
+    FaultRule(R"({"verb":"create","resource":"bindrequests","latencyMs":300,"count":-1})");
+    FaultRule(R"({"verb":"create","resource":"pods/binding","latencyMs":300,"count":-1})");
+    Child* scheduler = StartScheduler();
+    Child* binder = StartBinder();
+    // Whole-GPU pods, two gangs and a fractional pod: 7 whole GPUs and a shared one.
+    std::string y = Gang("g1", "q", 2, 1, 2) + Gang("g2", "q", 2, 1, 2);
+    for (int i = 0; i < 3; ++i) y += Pod("solo-" + std::to_string(i), PodSpec{.queue = "q"});
+    y += Pod("frac",
+             PodSpec{.queue = "q",
+                     .gpus = 0,
+                     .annotations = "    gpu-fraction: \"0.5\"\n"
+                                    "    runai/shared-gpu-configmap: frac-abcdefg-shared-gpu\n"});
+    Apply(y);
+    const std::vector<std::string> pods = {"g1-0",   "g1-1",   "g2-0",   "g2-1",
+                                           "solo-0", "solo-1", "solo-2", "frac"};
+    int bound_before = 0;
+    ASSERT_TRUE(Eventually(
+        [&] {
+          bound_before = 0;
+          for (const auto& [k, p] : Pods()) bound_before += p.node.empty() ? 0 : 1;
+          return bound_before >= 2;
+        },
+        30));
+    const size_t decided_before =
+        Lines(K({"get", "bindrequests", "-n", "team", "-o", "name"}).out).size();
+    ASSERT_TRUE(kube_->Stop(signal).ok());
+    EXPECT_LT(decided_before, pods.size()) << "the stop came after the last decision";
+    EXPECT_LT(bound_before, static_cast<int>(pods.size())) << "the stop came after the binding";
+    // Down for a while: the components' requests and watches fail and are retried.
+    std::this_thread::sleep_for(std::chrono::seconds(2));
+    ASSERT_TRUE(kube_->Restart().ok());
+    ASSERT_TRUE(Eventually([&] { return AllRunning(pods); }, 60))
+        << K({"get", "pods", "-A", "-o", "wide"}).out
+        << K({"get", "bindrequests", "-A", "-o", "yaml"}).out;
+    EXPECT_TRUE(Eventually([&] { return AllBindRequestsSucceeded(); }));
+    EXPECT_TRUE(scheduler->alive());
+    EXPECT_TRUE(binder->alive());
+    // Exactly one reservation pod holds the shared GPU.
+    EXPECT_EQ(Lines(K({"get", "pods", "-n", "kai-resource-reservation", "-o", "name"}).out).size(),
+              1u);
+    CheckInvariants();
+  }
+
+  void TearDown() override {
+    E2eCluster::TearDown();
+    if (!data_dir_.empty()) localkube::testing::RunCommand({"rm", "-rf", data_dir_}, {}, "", 30);
+  }
+
+  std::string data_dir_;
 };
 
 TEST_F(FaultE2eTest, BinderKilledBetweenBindingAndStatusUpdate) {
@@ -135,6 +199,14 @@ TEST_F(FaultE2eTest, DroppedWatchesAndExpiredHistory) {
   ASSERT_TRUE(all);
   EXPECT_TRUE(replaced);
   CheckInvariants();
+}
+
+TEST_F(FaultE2eTest, LocalkubeStoppedMidBindingAndRestarted) {
+  RestartLocalkubeMidBinding(SIGTERM);
+}
+
+TEST_F(FaultE2eTest, LocalkubeCrashedMidBindingAndRestarted) {
+  RestartLocalkubeMidBinding(SIGKILL);
 }
 
 TEST_F(FaultE2eTest, LeaderElectionOneActsTheOtherTakesOver) {

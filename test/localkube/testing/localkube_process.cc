@@ -187,34 +187,40 @@ StatusOr<std::unique_ptr<LocalKubeProcess>> LocalKubeProcess::Start(
   if (mkdtemp(tmpl) == nullptr) return InternalError("mkdtemp failed");
   p->dir_ = tmpl;
   p->kubeconfig_ = p->dir_ + "/kubeconfig";
-  const std::string binary = FindBinary(options.binary);
-  if (!Exists(binary)) {
-    return NotFoundError("localkube binary not found at " + binary +
+  options.binary = FindBinary(options.binary);
+  if (!Exists(options.binary)) {
+    return NotFoundError("localkube binary not found at " + options.binary +
                          " (build it, or set LOCALKUBE_BIN)");
   }
+  p->options_ = std::move(options);
+  KAI_RETURN_IF_ERROR(p->Launch("127.0.0.1:0", /*append_log=*/false));
+  return p;
+}
+
+Status LocalKubeProcess::Launch(const std::string& listen, bool append_log) {
   int out_pipe[2];
   if (pipe2(out_pipe, O_CLOEXEC) != 0) return InternalError("pipe failed");
-  std::vector<std::string> argv = {binary, "--listen=127.0.0.1:0",
-                                   "--kubeconfig_out=" + p->kubeconfig_};
-  for (const auto& a : options.args) argv.push_back(a);
+  std::vector<std::string> argv = {options_.binary, "--listen=" + listen,
+                                   "--kubeconfig_out=" + kubeconfig_};
+  for (const auto& a : options_.args) argv.push_back(a);
   std::vector<char*> cargv;
   for (auto& a : argv) cargv.push_back(a.data());
   cargv.push_back(nullptr);
-  const std::string log = p->dir_ + "/localkube.log";
+  const std::string log = dir_ + "/localkube.log";
   const pid_t pid = fork();
   if (pid == 0) {
     dup2(out_pipe[1], 1);
-    const int fd = open(log.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
+    const int fd = open(log.c_str(), O_WRONLY | O_CREAT | (append_log ? O_APPEND : O_TRUNC), 0644);
     if (fd >= 0) dup2(fd, 2);
     execv(cargv[0], cargv.data());
     _exit(127);
   }
   close(out_pipe[1]);
-  p->pid_ = pid;
+  pid_ = pid;
   // The first stdout line is "localkube: serving on URL", printed once it accepts requests.
   std::string line;
   const auto deadline =
-      std::chrono::steady_clock::now() + std::chrono::seconds(options.start_timeout_seconds);
+      std::chrono::steady_clock::now() + std::chrono::seconds(options_.start_timeout_seconds);
   while (line.find('\n') == std::string::npos) {
     const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(
         deadline - std::chrono::steady_clock::now());
@@ -229,6 +235,8 @@ StatusOr<std::unique_ptr<LocalKubeProcess>> LocalKubeProcess::Start(
     const ssize_t n = read(out_pipe[0], buf, sizeof(buf));
     if (n <= 0) {
       close(out_pipe[0]);
+      waitpid(pid_, nullptr, 0);
+      pid_ = -1;
       auto logtext = ReadFile(log);
       return UnavailableError("localkube exited: " + (logtext.ok() ? *logtext : std::string("")));
     }
@@ -238,11 +246,50 @@ StatusOr<std::unique_ptr<LocalKubeProcess>> LocalKubeProcess::Start(
   const std::string prefix = "serving on ";
   const size_t at = line.find(prefix);
   if (at == std::string::npos) return InternalError("unexpected localkube output: " + line);
-  p->url_ = line.substr(at + prefix.size(), line.find('\n', at) - at - prefix.size());
-  KAI_ASSIGN_OR_RETURN(std::string kc, ReadFile(p->kubeconfig_));
-  p->token_ = KubeconfigField(kc, "token");
-  p->ca_pem_ = Base64Decode(KubeconfigField(kc, "certificate-authority-data"));
-  return p;
+  url_ = line.substr(at + prefix.size(), line.find('\n', at) - at - prefix.size());
+  KAI_ASSIGN_OR_RETURN(std::string kc, ReadFile(kubeconfig_));
+  token_ = KubeconfigField(kc, "token");
+  ca_pem_ = Base64Decode(KubeconfigField(kc, "certificate-authority-data"));
+  return Status::OK();
+}
+
+Status LocalKubeProcess::Stop(int signal) {
+  if (pid_ <= 0) return FailedPreconditionError("localkube is not running");
+  kill(pid_, signal);
+  int status = 0;
+  for (int i = 0; i < 200; ++i) {
+    if (waitpid(pid_, &status, WNOHANG) == pid_) {
+      pid_ = -1;
+      return Status::OK();
+    }
+    std::this_thread::sleep_for(std::chrono::milliseconds(50));
+  }
+  kill(pid_, SIGKILL);
+  waitpid(pid_, &status, 0);
+  pid_ = -1;
+  return DeadlineExceededError("localkube did not stop within 10 s of signal " +
+                               std::to_string(signal) + "; killed");
+}
+
+Status LocalKubeProcess::Restart() {
+  if (pid_ > 0) return FailedPreconditionError("localkube is still running; Stop() it first");
+  // url_ is "https://HOST:PORT" (or http://): listen on the same address again.
+  const size_t scheme = url_.find("://");
+  if (scheme == std::string::npos) return InternalError("unexpected localkube url " + url_);
+  const std::string listen = url_.substr(scheme + 3);
+  const std::string before = url_;
+  // The port was just released; a client's connect may briefly hold it as its own ephemeral
+  // port (the port range is shared), so a failed bind is retried for a few seconds.
+  Status s;
+  for (int attempt = 0; attempt < 50; ++attempt) {
+    s = Launch(listen, /*append_log=*/true);
+    if (s.ok()) break;
+    if (pid_ > 0) return s;  // started but misbehaved
+    std::this_thread::sleep_for(std::chrono::milliseconds(100));
+  }
+  KAI_RETURN_IF_ERROR(s);
+  if (url_ != before) return InternalError("localkube restarted on " + url_ + ", not " + before);
+  return Status::OK();
 }
 
 LocalKubeProcess::~LocalKubeProcess() {

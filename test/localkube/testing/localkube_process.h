@@ -46,6 +46,14 @@ class LocalKubeProcess {
   static StatusOr<std::unique_ptr<LocalKubeProcess>> Start(LocalKubeProcessOptions options = {});
   ~LocalKubeProcess();  // SIGTERM, wait, remove the temporary directory
 
+  // Stops the server with `signal` (SIGTERM: a clean shutdown, SIGKILL: a crash) and waits for
+  // it to exit (SIGKILL after 10 s). The temporary directory (kubeconfig, log) stays.
+  Status Stop(int signal);
+  // Starts the binary again after Stop(), with the same flags, on the same address (the port of
+  // url()); its log is appended to. With --data-dir the objects, certificates and token come
+  // back, so kubeconfig_path() and clients configured from it keep working.
+  Status Restart();
+
   const std::string& url() const { return url_; }
   const std::string& kubeconfig_path() const { return kubeconfig_; }
   const std::string& token() const { return token_; }
@@ -65,6 +73,8 @@ class LocalKubeProcess {
 
  private:
   LocalKubeProcess() = default;
+  Status Launch(const std::string& listen, bool append_log);
+  LocalKubeProcessOptions options_;
   pid_t pid_ = -1;
   std::string dir_, kubeconfig_, url_, token_, ca_pem_;
 };
