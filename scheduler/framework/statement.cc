@@ -359,15 +359,15 @@ Status Statement::CommitAllocate(PodInfo* task) {
   return ssn_->BindTask(task);
 }
 
-void Statement::UndoUncommitted(size_t first) {
+void Statement::UndoUncommitted(size_t first, bool exact) {
   // Nothing of operations [first, end) was written: reverse them, latest first, so that the rest
   // of the session sees the cluster as written. (KAI only unallocates the failed task and leaves
   // the later operations applied: a gang's other pods stay Allocated in the session, and later
   // actions of the cycle take them for placed pods, e.g. consolidation victims that it deletes.)
   // Undo markers are skipped: the operation a marker reverted stays reverted (it was not
-  // committed either). The node's saved GPU counters are only restored when no marker sits in
-  // between, as a rollback would.
-  bool exact = true;
+  // committed either). The node's saved GPU counters are only restored (as a rollback does) when
+  // no marker sits in between and the commit reverted nothing before `first`: else the saved
+  // counters include effects that are gone.
   for (size_t j = first; j < ops_.size(); ++j) {
     if (ops_[j].kind == Kind::kUndo) exact = false;
   }
@@ -381,6 +381,7 @@ void Statement::UndoUncommitted(size_t first) {
 
 Status Statement::Commit() {
   if (ops_.empty()) return Status::OK();
+  bool reverted_evictions = false;
   for (size_t i = 0; i < ops_.size(); ++i) {
     Op& op = ops_[i];
     if (op.undone || op.kind == Kind::kUndo) continue;
@@ -400,6 +401,7 @@ Status Statement::Commit() {
         if (!s.ok()) {
           LOG(ERROR) << "failed to evict " << task->key() << ": " << s;
           ReverseEvict(op);
+          reverted_evictions = true;
         } else {
           task->is_virtual_status = false;
         }
@@ -412,7 +414,7 @@ Status Statement::Commit() {
         Status s = CommitAllocate(task);
         if (!s.ok()) {
           LOG(ERROR) << "failed to allocate " << task->key() << ": " << s;
-          UndoUncommitted(i);
+          UndoUncommitted(i, /*exact=*/!reverted_evictions);
           ops_.clear();
           return s;
         }

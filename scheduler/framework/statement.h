@@ -102,8 +102,9 @@ class Statement {
   // Reverts op i and records an undo marker.
   void UndoOperation(size_t i);
   Status CommitAllocate(PodInfo* task);
-  // Reverses operations [first, end) after a failed commit of operation `first`.
-  void UndoUncommitted(size_t first);
+  // Reverses operations [first, end) after a failed commit of operation `first`; `exact`
+  // restores the nodes' saved GPU counters too (when nothing before `first` was reverted).
+  void UndoUncommitted(size_t first, bool exact);
 
   Session* ssn_;
   std::vector<Op> ops_;

@@ -193,6 +193,22 @@ TEST(StatementTest, FailedBindKeepsWhatWasWrittenBeforeIt) {
   EXPECT_EQ(ModelFingerprint(s.ssn()), expected);
 }
 
+TEST(StatementTest, FailedEvictionThenFailedBindLeaveNoTrace) {
+  // Both writes fail (the API server is gone): the session is back where it started, including
+  // the node's GPU counters (the failed allocation's saved counters still had the eviction).
+  TestSession s(TwoNodes());
+  const std::string before = ModelFingerprint(s.ssn());
+  s.sink().fail_evictions.insert("default/run-0");
+  s.sink().fail_binds.insert("default/pend-0");
+  auto stmt = s.ssn().NewStatement();
+  ASSERT_TRUE(stmt->Evict(s.Task("run-0"), "m", {}).ok());
+  ASSERT_TRUE(stmt->Allocate(s.Task("pend-0"), "node0").ok());
+  EXPECT_FALSE(stmt->Commit().ok());
+  EXPECT_TRUE(s.sink().evictions.empty());
+  EXPECT_EQ(s.Task("run-0")->status, PodStatus::kRunning);
+  EXPECT_EQ(ModelFingerprint(s.ssn()), before);
+}
+
 TEST(StatementTest, EvictingATaskPipelinedEarlierInTheSessionWritesNothing) {
   // A pipelined decision was never written (the pod is Pending in the cluster): a later statement
   // that moves it must not delete the pod.

@@ -163,6 +163,10 @@ class RecordingSink : public DecisionSink {
     return Status::OK();
   }
   Status Evict(const EvictDecision& d) override {
+    if (fail_evictions.count(d.pod_key) > 0) {
+      log.push_back("evict failed " + d.pod_key);
+      return UnavailableError("eviction of " + d.pod_key + " fails in this test");
+    }
     evictions.push_back(d);
     log.push_back("evict " + d.pod_key + " (" + d.metadata.action + ")");
     return Status::OK();
@@ -174,6 +178,8 @@ class RecordingSink : public DecisionSink {
 
   // Pods (namespace/name) whose Bind fails, as a BindRequest creation the API server refuses.
   std::set<std::string> fail_binds;
+  // Pods whose eviction (DELETE) fails.
+  std::set<std::string> fail_evictions;
   std::vector<BindDecision> binds;
   std::vector<EvictDecision> evictions;
   std::vector<PipelineDecision> pipelined;
