@@ -290,7 +290,8 @@ metadata: {name: kai-resource-reservation}
 
   // The invariants of issue 6 after faults:
   // - no node's GPUs over-committed: the whole GPUs of live pods bound to a node (reservation
-  //   pods hold the shared ones) fit its allocatable;
+  //   pods hold the shared ones) fit its allocatable, and no pod was rejected by the kubelet
+  //   for lack of a resource (status.reason OutOf<resource>);
   // - no pod bound twice: every bound pod's BindRequest selects the pod's node, and no pod was
   //   ever seen on two nodes (Pods() checks that on every poll);
   // - no gang below its minimum: a PodGroup has no live bound pod or at least minMember.
@@ -310,14 +311,18 @@ metadata: {name: kai-resource-reservation}
          Lines(K({"get", "pods", "-A", "-o",
                   "jsonpath={range .items[*]}{.metadata.namespace}/{.metadata.name} "
                   "{.status.phase} _{.spec.nodeName} _{.metadata.annotations.pod-group-name} "
+                  "_{.status.reason} "
                   "{.spec.containers[*].resources.limits.nvidia\\.com/gpu}{\"\\n\"}{end}"})
                    .out)) {
       auto f = Fields(line);
-      ASSERT_GE(f.size(), 4u) << line;
+      ASSERT_GE(f.size(), 5u) << line;
       std::string node = f[2].substr(1);
+      // The (simulated) kubelet rejects a pod the node has no room for: the scheduler
+      // over-committed it.
+      EXPECT_NE(f[4].rfind("_OutOf", 0), 0u) << "pod " << f[0] << " rejected by " << node;
       if (node.empty() || f[1] == "Succeeded" || f[1] == "Failed") continue;
       bound[f[0]] = node;
-      for (size_t i = 4; i < f.size(); ++i) used[node] += std::stoi(f[i]);
+      for (size_t i = 5; i < f.size(); ++i) used[node] += std::stoi(f[i]);
       if (f[3].size() > 1) {
         gang_live[f[0].substr(0, f[0].find('/')) + "/" + f[3].substr(1)]++;
       }
