@@ -4,6 +4,7 @@
 
 #include <atomic>
 #include <chrono>
+#include <csignal>
 #include <cstdio>
 #include <string>
 #include <thread>
@@ -902,8 +903,7 @@ TEST_F(LocalKubeTest, StatsCountRequestsByClientVerbAndResource) {
     size_t at = r.body.find(needle);
     if (at == std::string::npos) return {0, 0};
     int n = 0, errors = 0;
-    EXPECT_EQ(std::sscanf(r.body.c_str() + at + needle.size(), "%d,\"errors\":%d", &n, &errors),
-              2);
+    EXPECT_EQ(std::sscanf(r.body.c_str() + at + needle.size(), "%d,\"errors\":%d", &n, &errors), 2);
     return {n, errors};
   };
   auto creates = count("kubectl", "create", "configmaps");
@@ -922,6 +922,31 @@ TEST_F(LocalKubeTest, StatsCountRequestsByClientVerbAndResource) {
                           R"({"target":{"kind":"Node","name":"n1"}})");
   ASSERT_EQ(b.code, 201) << b.body;
   EXPECT_EQ(count("", "create", "pods/binding").first - bindings.first, 1);
+}
+
+TEST(LocalKubeProcessTest, StopAndRestartOnTheSamePortWithItsData) {
+  char tmpl[] = "/tmp/lk-restart-XXXXXX";
+  ASSERT_NE(mkdtemp(tmpl), nullptr);
+  const std::string dir = tmpl;
+  auto p = LocalKubeProcess::Start({.args = {"--data-dir=" + dir + "/data"}});
+  ASSERT_TRUE(p.ok()) << p.status();
+  const std::string url = (*p)->url();
+  EXPECT_FALSE((*p)->Restart().ok());  // still running
+  for (int signal : {SIGTERM, SIGKILL}) {
+    const std::string name = signal == SIGTERM ? "before-term" : "before-kill";
+    auto r = (*p)->Request("POST", "/api/v1/namespaces/default/configmaps",
+                           R"({"metadata":{"name":")" + name + R"("}})");
+    ASSERT_EQ(r.code, 201) << r.body;
+    ASSERT_TRUE((*p)->Stop(signal).ok());
+    EXPECT_EQ((*p)->Request("GET", "/api/v1/namespaces/default/configmaps").code, 0);  // down
+    ASSERT_TRUE((*p)->Restart().ok());
+    EXPECT_EQ((*p)->url(), url);
+    // The kubeconfig written before still works (same port, certificates and token).
+    auto got = (*p)->Kubectl({"get", "configmap", name, "-o", "name"});
+    EXPECT_EQ(got.out, "configmap/" + name + "\n") << got.err;
+  }
+  p->reset();
+  testing::RunCommand({"rm", "-rf", dir}, {}, "", 30);
 }
 
 TEST(LocalKubeProcessTest, TokenAuthAndPlainHttp) {
