@@ -902,8 +902,7 @@ TEST_F(LocalKubeTest, StatsCountRequestsByClientVerbAndResource) {
     size_t at = r.body.find(needle);
     if (at == std::string::npos) return {0, 0};
     int n = 0, errors = 0;
-    EXPECT_EQ(std::sscanf(r.body.c_str() + at + needle.size(), "%d,\"errors\":%d", &n, &errors),
-              2);
+    EXPECT_EQ(std::sscanf(r.body.c_str() + at + needle.size(), "%d,\"errors\":%d", &n, &errors), 2);
     return {n, errors};
   };
   auto creates = count("kubectl", "create", "configmaps");
