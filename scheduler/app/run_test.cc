@@ -6,13 +6,12 @@ namespace kai::scheduler {
 namespace {
 
 TEST(ParseRunArgs, KaisFlagsGoWhereTheyBelong) {
-  auto o = ParseRunArgs({"run", "--kubeconfig=/k", "--scheduler-name", "s",
-                         "--partition-label-value=pool-a", "--schedule-period=250ms",
-                         "--leader-elect", "--qps=20", "--burst=30",
-                         "--num-of-status-recording-workers=2", "--listen-address=:9999",
-                         "--metrics-namespace=x", "--detailed-fit-errors",
-                         "--update-pod-eviction-condition=true", "--plugin-server-port=8081",
-                         "--v=5", "--namespace=ns", "--scheduler-conf=/c.yaml"});
+  auto o = ParseRunArgs(
+      {"run", "--kubeconfig=/k", "--scheduler-name", "s", "--partition-label-value=pool-a",
+       "--schedule-period=250ms", "--leader-elect", "--qps=20", "--burst=30",
+       "--num-of-status-recording-workers=2", "--listen-address=:9999", "--metrics-namespace=x",
+       "--detailed-fit-errors", "--update-pod-eviction-condition=true", "--plugin-server-port=8081",
+       "--v=5", "--namespace=ns", "--scheduler-conf=/c.yaml"});
   ASSERT_TRUE(o.ok()) << o.status();
   EXPECT_EQ(o->kubeconfig, "/k");
   EXPECT_EQ(o->params.scheduler_name, "s");

@@ -355,8 +355,8 @@ HttpResponse ApiHandler::Handle(const HttpRequest& req) {
       requests_.Record(agent != nullptr ? *agent : "", key.verb, key.resource, key.subresource,
                        resp.status);
     }
-    if (options_.after_write && req.method != "GET" && req.method != "HEAD" &&
-        resp.status < 400 && !resp.stream) {
+    if (options_.after_write && req.method != "GET" && req.method != "HEAD" && resp.status < 400 &&
+        !resp.stream) {
       options_.after_write();
     }
     return resp;
