@@ -1,5 +1,6 @@
 #include "scheduler/api/node_info.h"
 
+#include <atomic>
 #include <cmath>
 
 #include "api/well_known.h"
@@ -344,7 +345,23 @@ void NodeInfo::RemoveEntryResources(const Entry& e) {
   }
 }
 
+namespace {
+std::atomic<uint64_t>& AccountingCounter() {
+  static std::atomic<uint64_t>* const counter = new std::atomic<uint64_t>(0);
+  return *counter;
+}
+}  // namespace
+
+uint64_t NodeInfo::AccountingGeneration() {
+  return AccountingCounter().load(std::memory_order_relaxed);
+}
+
+void NodeInfo::NoteAccountingChanged() {
+  AccountingCounter().fetch_add(1, std::memory_order_relaxed);
+}
+
 bool NodeInfo::AddTask(PodInfo* task) {
+  NoteAccountingChanged();
   SetAcceptedResources(task);
   // One search: the position found is the insertion hint (snapshots add tasks in key order, so
   // it is usually the end).
@@ -358,6 +375,7 @@ bool NodeInfo::AddTask(PodInfo* task) {
 }
 
 bool NodeInfo::RemoveTask(const PodInfo& task) {
+  NoteAccountingChanged();
   auto it = tasks_.find(task.key());
   if (it == tasks_.end()) return false;
   RemoveEntryResources(it->second);
@@ -372,6 +390,7 @@ bool NodeInfo::UpdateTask(PodInfo* task) {
 }
 
 bool NodeInfo::ConsolidateSharedTaskToDifferentGpu(PodInfo* task) {
+  NoteAccountingChanged();
   SetAcceptedResources(task);
   auto it = tasks_.find(task->key());
   if (it != tasks_.end()) {
@@ -389,6 +408,7 @@ bool NodeInfo::ConsolidateSharedTaskToDifferentGpu(PodInfo* task) {
 }
 
 bool NodeInfo::RestoreConsolidatedSharedTask(const PodInfo& task) {
+  NoteAccountingChanged();
   RemoveTask(task);
   int n = 0;
   while (tasks_.count(task.key() + kShadowSuffix + std::to_string(n + 1)) > 0) ++n;

@@ -82,6 +82,14 @@ class NodeInfo {
   bool HasTask(const std::string& key) const { return tasks_.count(key) > 0; }
   int NumTasks() const { return static_cast<int>(tasks_.size()); }
 
+  // A process-wide counter that every change of any node's accounting bumps (tasks added,
+  // removed, updated or moved between GPU groups, GPU state restored by a rollback). Caches of
+  // "which nodes have room for a task" (framework/resource_fit_cache.h) compare it: shared by
+  // every session, so it can only invalidate too often, never too rarely.
+  static uint64_t AccountingGeneration();
+  // For code that writes the accounting fields directly (Statement rollback).
+  static void NoteAccountingChanged();
+
   // Adds a task (sets its accepted resources first); false when already present.
   bool AddTask(PodInfo* task);
   bool RemoveTask(const PodInfo& task);

@@ -315,6 +315,17 @@ bool Session::FittingNode(const PodInfo& task, const NodeInfo& node, bool record
   return true;
 }
 
+bool Session::NoNodeHasRoom(const PodInfo& task, PodGroupInfo* job, const NodeSet& nodes,
+                            bool record_fit_errors) {
+  const ResourceFitCache::Result& r =
+      resource_fit_cache_.Check(task, nodes, job->tasks().size() > 1);
+  if (!r.none_fits) return false;
+  if (record_fit_errors && r.errors != nullptr) {
+    job->task_fit_errors[task.uid()].AddNodeErrors(r.errors);
+  }
+  return true;
+}
+
 std::vector<std::string> Session::FittingGpus(const NodeInfo& node, const PodInfo& task) const {
   std::vector<std::string> filtered = node.FittingGpuGroups(task);
   int whole = static_cast<int>(node.idle.gpu()) + static_cast<int>(node.releasing.gpu());
