@@ -61,6 +61,10 @@ class NodeInfo {
   const std::shared_ptr<const api::Node>& node_ptr() const { return node_; }
   const NodeFacts& facts() const { return facts_; }
   const ResourceVectorMap& vector_map() const { return *vector_map_; }
+  // Position of the node in name order among the session's nodes (1-based; 0 = not ranked), set
+  // by the Session so that ordering nodes compares integers instead of names.
+  int name_rank() const { return name_rank_; }
+  void set_name_rank(int r) { name_rank_ = r; }
 
   ResourceVector allocatable;
   ResourceVector idle;
@@ -142,6 +146,8 @@ class NodeInfo {
   int NumGroupsWithoutReservationPod() const;
 
  private:
+  // Every accounting change: drops the memo below and bumps AccountingGeneration.
+  void Touched();
   void SetAcceptedResources(PodInfo* task) const;
   Entry MakeEntry(const PodInfo& task) const;
   void AddEntryResources(const Entry& e);
@@ -170,6 +176,10 @@ class NodeInfo {
   std::map<std::string, Entry> tasks_;
   // GPU groups of the reservation pods on the node (count of pods per group).
   std::map<std::string, int> reservation_groups_;
+  // NumGroupsWithoutReservationPod, -1 = not known (it walks the shared-GPU maps, and every
+  // resource check of every node asks for it).
+  mutable int missing_reservations_ = -1;
+  int name_rank_ = 0;
 };
 
 }  // namespace kai::scheduler
