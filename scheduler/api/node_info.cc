@@ -360,13 +360,9 @@ uint64_t NodeInfo::AccountingGeneration() {
   return AccountingCounter().load(std::memory_order_relaxed);
 }
 
-void NodeInfo::NoteAccountingChanged() {
-  AccountingCounter().fetch_add(1, std::memory_order_relaxed);
-}
-
 void NodeInfo::Touched() {
   missing_reservations_ = -1;
-  NoteAccountingChanged();
+  accounting_version_ = AccountingCounter().fetch_add(1, std::memory_order_relaxed) + 1;
 }
 
 bool NodeInfo::AddTask(PodInfo* task) {

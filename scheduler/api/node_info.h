@@ -91,8 +91,11 @@ class NodeInfo {
   // "which nodes have room for a task" (framework/resource_fit_cache.h) compare it: shared by
   // every session, so it can only invalidate too often, never too rarely.
   static uint64_t AccountingGeneration();
+  // This node's accounting version: the AccountingGeneration of its latest change (0 = never
+  // changed), so a cache can tell which nodes changed since it last looked.
+  uint64_t accounting_version() const { return accounting_version_; }
   // For code that writes the accounting fields directly (Statement rollback).
-  static void NoteAccountingChanged();
+  void MarkAccountingChanged() { Touched(); }
 
   // Adds a task (sets its accepted resources first); false when already present.
   bool AddTask(PodInfo* task);
@@ -180,6 +183,7 @@ class NodeInfo {
   // resource check of every node asks for it).
   mutable int missing_reservations_ = -1;
   int name_rank_ = 0;
+  uint64_t accounting_version_ = 0;
 };
 
 }  // namespace kai::scheduler

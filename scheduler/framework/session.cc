@@ -326,8 +326,8 @@ bool Session::FittingNode(const PodInfo& task, const NodeInfo& node, bool record
 
 bool Session::NoNodeHasRoom(const PodInfo& task, PodGroupInfo* job, const NodeSet& nodes,
                             bool record_fit_errors) {
-  const ResourceFitCache::Result& r =
-      resource_fit_cache_.Check(task, nodes, job->tasks().size() > 1);
+  const ResourceFitCache::Result r =
+      resource_fit_cache_.Check(task, nodes, job->tasks().size() > 1, record_fit_errors);
   if (!r.none_fits) return false;
   if (record_fit_errors && r.errors != nullptr) {
     job->task_fit_errors[task.uid()].AddNodeErrors(r.errors);
