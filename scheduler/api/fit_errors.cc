@@ -4,14 +4,8 @@
 
 namespace kai::scheduler {
 
-void TaskFitErrors::AddNodeError(const NodeFitError& e) { nodes_[e.node_name] = e.reasons; }
-
-void TaskFitErrors::Merge(const TaskFitErrors& other) {
-  for (const auto& [node, reasons] : other.nodes_) nodes_[node] = reasons;
-  if (error_.empty()) error_ = other.error_;
-}
-
-std::string TaskFitErrors::Message() const {
+const std::string& NodeFitErrors::Summary() const {
+  if (has_summary_) return summary_;
   std::map<std::string, int> counts;
   for (const auto& [node, reasons] : nodes_) {
     for (const auto& r : reasons) counts[r]++;
@@ -20,13 +14,48 @@ std::string TaskFitErrors::Message() const {
   reasons.reserve(counts.size());
   for (const auto& [r, c] : counts) reasons.push_back(std::to_string(c) + " " + r);
   std::sort(reasons.begin(), reasons.end());
+  summary_.clear();
+  for (size_t i = 0; i < reasons.size(); ++i) {
+    if (i > 0) summary_ += ". \n";
+    summary_ += reasons[i];
+  }
+  has_summary_ = true;
+  return summary_;
+}
+
+NodeFitErrors::Map& TaskFitErrors::MutableNodes() {
+  if (nodes_ == nullptr) {
+    nodes_ = std::make_shared<NodeFitErrors>();
+  } else if (nodes_.use_count() > 1) {
+    nodes_ = std::make_shared<NodeFitErrors>(nodes_->nodes());
+  }
+  // Sole owner here: the const is only there to stop sharers from writing.
+  return const_cast<NodeFitErrors*>(nodes_.get())->mutable_nodes();
+}
+
+void TaskFitErrors::AddNodeError(const NodeFitError& e) { MutableNodes()[e.node_name] = e.reasons; }
+
+void TaskFitErrors::AddNodeErrors(const std::shared_ptr<const NodeFitErrors>& errors) {
+  if (errors == nullptr || errors->nodes().empty()) return;
+  if (nodes_ == nullptr || nodes_->nodes().empty()) {
+    nodes_ = errors;
+    return;
+  }
+  NodeFitErrors::Map& mine = MutableNodes();
+  for (const auto& [node, reasons] : errors->nodes()) mine[node] = reasons;
+}
+
+void TaskFitErrors::Merge(const TaskFitErrors& other) {
+  AddNodeErrors(other.nodes_);
+  if (error_.empty()) error_ = other.error_;
+}
+
+std::string TaskFitErrors::Message() const {
   std::string base = error_.empty() ? std::string(kResourcesWereNotFound) : error_;
-  if (!reasons.empty()) {
+  // Nodes without reasons add nothing (not even the ": ").
+  if (nodes_ != nullptr && !nodes_->Summary().empty()) {
     base += ": ";
-    for (size_t i = 0; i < reasons.size(); ++i) {
-      if (i > 0) base += ". \n";
-      base += reasons[i];
-    }
+    base += nodes_->Summary();
     base += ".";
   }
   return base;

@@ -3,6 +3,7 @@
 #pragma once
 
 #include <map>
+#include <memory>
 #include <optional>
 #include <string>
 #include <vector>
@@ -43,6 +44,27 @@ struct NodeFitError {
   std::vector<std::string> reasons;
 };
 
+// Reasons per node name, shared between TaskFitErrors (copy on write): a task that fits nowhere
+// records one entry per node, and every task of the same resource shape that finds the same
+// nodes full records the same entries (framework/resource_fit_cache.h).
+class NodeFitErrors {
+ public:
+  using Map = std::map<std::string, std::vector<std::string>>;
+  explicit NodeFitErrors(Map nodes = {}) : nodes_(std::move(nodes)) {}
+  const Map& nodes() const { return nodes_; }
+  Map& mutable_nodes() {
+    has_summary_ = false;
+    return nodes_;
+  }
+  // "<count> <reason>. \n<count> <reason>" (reasons sorted as strings), computed once.
+  const std::string& Summary() const;
+
+ private:
+  Map nodes_;
+  mutable bool has_summary_ = false;
+  mutable std::string summary_;
+};
+
 // Aggregated per task: the latest reasons of every node that rejected it, plus an optional
 // task-level error (pre-predicate failures). Message format follows KAI's TasksFitErrors.Error():
 // nodes are keyed by name, so a node tried several times (topology domains, elastic retries)
@@ -51,16 +73,21 @@ class TaskFitErrors {
  public:
   void SetError(std::string err) { error_ = std::move(err); }
   void AddNodeError(const NodeFitError& e);
+  // Adds (overwrites) the reasons of every node in `errors`; shares them when this has none.
+  void AddNodeErrors(const std::shared_ptr<const NodeFitErrors>& errors);
   void Merge(const TaskFitErrors& other);
-  bool empty() const { return error_.empty() && nodes_.empty(); }
+  bool empty() const { return error_.empty() && (nodes_ == nullptr || nodes_->nodes().empty()); }
   const std::string& error() const { return error_; }
+  size_t num_nodes() const { return nodes_ == nullptr ? 0 : nodes_->nodes().size(); }
   // "<error or 'no nodes with enough resources were found'>: <count> <reason>. \n<count>
   // <reason>." (reasons sorted as strings, as KAI does).
   std::string Message() const;
 
  private:
+  NodeFitErrors::Map& MutableNodes();
+
   std::string error_;
-  std::map<std::string, std::vector<std::string>> nodes_;
+  std::shared_ptr<const NodeFitErrors> nodes_;
 };
 
 }  // namespace kai::scheduler

@@ -1,5 +1,6 @@
 #include "scheduler/api/node_info.h"
 
+#include <atomic>
 #include <cmath>
 
 #include "api/well_known.h"
@@ -205,10 +206,12 @@ int NodeInfo::NumberOfAllocatedSharedGpus() const {
 }
 
 int NodeInfo::NumGroupsWithoutReservationPod() const {
+  if (missing_reservations_ >= 0) return missing_reservations_;
   int missing = 0;
   for (const auto& [group, mem] : used_shared_gpus_memory) {
     if (mem > 0 && reservation_groups_.count(group) == 0) ++missing;
   }
+  missing_reservations_ = missing;
   return missing;
 }
 
@@ -298,6 +301,7 @@ void NodeInfo::RemoveSharedPerGroup(const Entry& e, const std::string& g) {
 }
 
 void NodeInfo::AddEntryResources(const Entry& e) {
+  missing_reservations_ = -1;  // the shared-GPU and reservation maps change below
   if (e.reservation && e.task != nullptr) {
     for (const auto& g : e.task->gpu_groups) reservation_groups_[g]++;
   }
@@ -320,6 +324,7 @@ void NodeInfo::AddEntryResources(const Entry& e) {
 }
 
 void NodeInfo::RemoveEntryResources(const Entry& e) {
+  missing_reservations_ = -1;  // the shared-GPU and reservation maps change below
   if (e.reservation && e.task != nullptr) {
     for (const auto& g : e.task->gpu_groups) {
       auto it = reservation_groups_.find(g);
@@ -344,7 +349,24 @@ void NodeInfo::RemoveEntryResources(const Entry& e) {
   }
 }
 
+namespace {
+std::atomic<uint64_t>& AccountingCounter() {
+  static std::atomic<uint64_t>* const counter = new std::atomic<uint64_t>(0);
+  return *counter;
+}
+}  // namespace
+
+uint64_t NodeInfo::AccountingGeneration() {
+  return AccountingCounter().load(std::memory_order_relaxed);
+}
+
+void NodeInfo::Touched() {
+  missing_reservations_ = -1;
+  accounting_version_ = AccountingCounter().fetch_add(1, std::memory_order_relaxed) + 1;
+}
+
 bool NodeInfo::AddTask(PodInfo* task) {
+  Touched();
   SetAcceptedResources(task);
   // One search: the position found is the insertion hint (snapshots add tasks in key order, so
   // it is usually the end).
@@ -358,6 +380,7 @@ bool NodeInfo::AddTask(PodInfo* task) {
 }
 
 bool NodeInfo::RemoveTask(const PodInfo& task) {
+  Touched();
   auto it = tasks_.find(task.key());
   if (it == tasks_.end()) return false;
   RemoveEntryResources(it->second);
@@ -372,6 +395,7 @@ bool NodeInfo::UpdateTask(PodInfo* task) {
 }
 
 bool NodeInfo::ConsolidateSharedTaskToDifferentGpu(PodInfo* task) {
+  Touched();
   SetAcceptedResources(task);
   auto it = tasks_.find(task->key());
   if (it != tasks_.end()) {
@@ -389,6 +413,7 @@ bool NodeInfo::ConsolidateSharedTaskToDifferentGpu(PodInfo* task) {
 }
 
 bool NodeInfo::RestoreConsolidatedSharedTask(const PodInfo& task) {
+  Touched();
   RemoveTask(task);
   int n = 0;
   while (tasks_.count(task.key() + kShadowSuffix + std::to_string(n + 1)) > 0) ++n;
@@ -422,7 +447,8 @@ bool NodeInfo::IsTaskAllocatable(const PodInfo& task) const {
   if (task.IsBestEffort()) return true;
   if (int missing = NumGroupsWithoutReservationPod(); missing > 0) {
     // Reservation pods the binder still has to create take pod slots.
-    ResourceVector v = idle;
+    thread_local ResourceVector v;  // reused: this runs for every node a task is checked on
+    v = idle;
     v.Set(kPodsIndex, v.pods() - missing);
     return IsTaskAllocatableOn(task, v);
   }
@@ -430,7 +456,8 @@ bool NodeInfo::IsTaskAllocatable(const PodInfo& task) const {
 }
 
 bool NodeInfo::IsTaskAllocatableOnReleasingOrIdle(const PodInfo& task) const {
-  ResourceVector v = idle;
+  thread_local ResourceVector v;  // reused: this runs for every node a task is checked on
+  v = idle;
   v.Add(releasing);
   v.Set(kPodsIndex, v.pods() - NumGroupsWithoutReservationPod());
   return IsTaskAllocatableOn(task, v);

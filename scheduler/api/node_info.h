@@ -61,6 +61,10 @@ class NodeInfo {
   const std::shared_ptr<const api::Node>& node_ptr() const { return node_; }
   const NodeFacts& facts() const { return facts_; }
   const ResourceVectorMap& vector_map() const { return *vector_map_; }
+  // Position of the node in name order among the session's nodes (1-based; 0 = not ranked), set
+  // by the Session so that ordering nodes compares integers instead of names.
+  int name_rank() const { return name_rank_; }
+  void set_name_rank(int r) { name_rank_ = r; }
 
   ResourceVector allocatable;
   ResourceVector idle;
@@ -81,6 +85,17 @@ class NodeInfo {
   const std::map<std::string, Entry>& tasks() const { return tasks_; }
   bool HasTask(const std::string& key) const { return tasks_.count(key) > 0; }
   int NumTasks() const { return static_cast<int>(tasks_.size()); }
+
+  // A process-wide counter that every change of any node's accounting bumps (tasks added,
+  // removed, updated or moved between GPU groups, GPU state restored by a rollback). Caches of
+  // "which nodes have room for a task" (framework/resource_fit_cache.h) compare it: shared by
+  // every session, so it can only invalidate too often, never too rarely.
+  static uint64_t AccountingGeneration();
+  // This node's accounting version: the AccountingGeneration of its latest change (0 = never
+  // changed), so a cache can tell which nodes changed since it last looked.
+  uint64_t accounting_version() const { return accounting_version_; }
+  // For code that writes the accounting fields directly (Statement rollback).
+  void MarkAccountingChanged() { Touched(); }
 
   // Adds a task (sets its accepted resources first); false when already present.
   bool AddTask(PodInfo* task);
@@ -134,6 +149,8 @@ class NodeInfo {
   int NumGroupsWithoutReservationPod() const;
 
  private:
+  // Every accounting change: drops the memo below and bumps AccountingGeneration.
+  void Touched();
   void SetAcceptedResources(PodInfo* task) const;
   Entry MakeEntry(const PodInfo& task) const;
   void AddEntryResources(const Entry& e);
@@ -162,6 +179,11 @@ class NodeInfo {
   std::map<std::string, Entry> tasks_;
   // GPU groups of the reservation pods on the node (count of pods per group).
   std::map<std::string, int> reservation_groups_;
+  // NumGroupsWithoutReservationPod, -1 = not known (it walks the shared-GPU maps, and every
+  // resource check of every node asks for it).
+  mutable int missing_reservations_ = -1;
+  int name_rank_ = 0;
+  uint64_t accounting_version_ = 0;
 };
 
 }  // namespace kai::scheduler

@@ -206,6 +206,10 @@ CycleResult RunCycle(const ClusterModel& model, const SchedulerConfiguration& co
     for (const auto& e : job->job_fit_errors) {
       sink.lines.push_back("job " + id + " " + e.reason + ": " + e.message);
     }
+    // Per-task explanations too (pod conditions are built from them), in task uid order.
+    for (const auto& [uid, fe] : job->task_fit_errors) {
+      sink.lines.push_back("task " + id + " " + uid + ": " + fe.Message());
+    }
   }
   r.decision_lines = std::move(sink.lines);
   return r;

@@ -23,6 +23,10 @@ Session::Session(std::string id, std::unique_ptr<ClusterInfo> cluster,
   }
   cluster_->jobs_pending_at_open_set = true;
   cluster_->num_jobs_at_open = cluster_->jobs.size();
+  std::vector<NodeInfo*> by_name = cluster_->node_list;
+  std::sort(by_name.begin(), by_name.end(),
+            [](const NodeInfo* l, const NodeInfo* r) { return l->name() < r->name(); });
+  for (size_t i = 0; i < by_name.size(); ++i) by_name[i]->set_name_rank(static_cast<int>(i) + 1);
 }
 
 Session::~Session() = default;
@@ -260,6 +264,11 @@ std::vector<std::pair<double, NodeInfo*>> ScoreNodes(const Session& ssn, const N
 // yields exactly the sorted sequence.
 bool NodeBefore(const std::pair<double, NodeInfo*>& a, const std::pair<double, NodeInfo*>& b) {
   if (a.first != b.first) return a.first > b.first;
+  // Name order through the session's ranks (distinct for distinct nodes); names for nodes the
+  // session did not rank.
+  const int ra = a.second->name_rank();
+  const int rb = b.second->name_rank();
+  if (ra != 0 && rb != 0) return ra < rb;
   return a.second->name() < b.second->name();
 }
 
@@ -311,6 +320,17 @@ bool Session::FittingNode(const PodInfo& task, const NodeInfo& node, bool record
     if (record_fit_errors)
       job->AddTaskNodeError(task, NodeFitError{node.name(), std::move(reasons)});
     return false;
+  }
+  return true;
+}
+
+bool Session::NoNodeHasRoom(const PodInfo& task, PodGroupInfo* job, const NodeSet& nodes,
+                            bool record_fit_errors) {
+  const ResourceFitCache::Result r =
+      resource_fit_cache_.Check(task, nodes, job->tasks().size() > 1, record_fit_errors);
+  if (!r.none_fits) return false;
+  if (record_fit_errors && r.errors != nullptr) {
+    job->task_fit_errors[task.uid()].AddNodeErrors(r.errors);
   }
   return true;
 }

@@ -14,6 +14,7 @@
 #include "scheduler/api/cluster_info.h"
 #include "scheduler/conf/scheduler_conf.h"
 #include "scheduler/framework/interfaces.h"
+#include "scheduler/framework/resource_fit_cache.h"
 
 namespace kai::scheduler {
 
@@ -160,6 +161,14 @@ class Session {
   // Resource fit on Idle+Releasing, then all predicates; failures are recorded on the job when
   // `record_fit_errors`.
   bool FittingNode(const PodInfo& task, const NodeInfo& node, bool record_fit_errors);
+  // True when no node of `nodes` has room for the task even counting releasing resources (so
+  // FittingNode would reject every one of them without running a predicate); then also records
+  // on `job`, when `record_fit_errors`, exactly the errors FittingNode would have recorded node by
+  // node. Callers skip scoring and ordering the nodes. Memoized per resource shape until a node's
+  // accounting changes (ResourceFitCache).
+  bool NoNodeHasRoom(const PodInfo& task, PodGroupInfo* job, const NodeSet& nodes,
+                     bool record_fit_errors);
+  const ResourceFitCache& resource_fit_cache() const { return resource_fit_cache_; }
   // Candidate GPU groups on a node for a fractional task, best first ("" = a whole free GPU).
   std::vector<std::string> FittingGpus(const NodeInfo& node, const PodInfo& task) const;
 
@@ -183,6 +192,7 @@ class Session {
   Clock* clock_;
   Random* random_;
   std::vector<std::unique_ptr<Plugin>> plugins_;
+  ResourceFitCache resource_fit_cache_;
 
   std::vector<JobCompareFn> job_order_fns_;
   std::vector<TaskCompareFn> task_order_fns_;

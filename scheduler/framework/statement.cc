@@ -225,6 +225,7 @@ void Statement::RestoreGpuState(const Op& op) {
   node->idle.Set(kGpuIndex, op.gpu_state->idle_gpu);
   node->releasing.Set(kGpuIndex, op.gpu_state->releasing_gpu);
   node->releasing_shared_gpus = op.gpu_state->releasing_shared_gpus;
+  node->MarkAccountingChanged();
 }
 
 void Statement::Reverse(Op& op, bool exact) {

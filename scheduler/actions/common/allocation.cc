@@ -268,6 +268,8 @@ class JobAllocator {
       real_job->AddTaskFitErrors(*task, e);
       return false;
     }
+    // Nothing to order when no node has room (a full cluster): the same errors are recorded.
+    if (ssn_->NoNodeHasRoom(*task, real_job, nodes, !pipeline_only_)) return false;
     Session::NodeOrder ordered = ssn_->LazyOrderedNodesByTask(nodes, *task);
     for (NodeInfo* node = ordered.Next(); node != nullptr; node = ordered.Next()) {
       if (!ssn_->FittingNode(*task, *node, !pipeline_only_)) continue;

@@ -1,0 +1,166 @@
+#include "scheduler/framework/resource_fit_cache.h"
+
+#include <glog/logging.h>
+
+namespace kai::scheduler {
+
+namespace {
+
+constexpr uint64_t kNeverChecked = ~uint64_t{0};
+
+template <typename T>
+void AppendBytes(std::string* key, const T& v) {
+  key->append(reinterpret_cast<const char*>(&v), sizeof(v));
+}
+
+uint64_t HashNodeSet(const NodeSet& nodes) {
+  // FNV-1a over the pointers: node sets are compared exactly after a hash match.
+  uint64_t h = 1469598103934665603ull ^ nodes.size();
+  for (const NodeInfo* n : nodes) {
+    h ^= reinterpret_cast<uintptr_t>(n);
+    h *= 1099511628211ull;
+  }
+  return h;
+}
+
+#ifndef NDEBUG
+bool SameResult(const ResourceFitCache::Result& a, const ResourceFitCache::Result& b, bool errors) {
+  if (a.none_fits != b.none_fits) return false;
+  if (!errors || !a.none_fits) return true;
+  const bool a_empty = a.errors == nullptr || a.errors->nodes().empty();
+  const bool b_empty = b.errors == nullptr || b.errors->nodes().empty();
+  if (a_empty || b_empty) return a_empty == b_empty;
+  return a.errors->nodes() == b.errors->nodes();
+}
+#endif
+
+}  // namespace
+
+std::optional<std::vector<std::string>> ResourceFitCache::NodeErrors(const PodInfo& task,
+                                                                     const NodeInfo& node,
+                                                                     bool gang) {
+  if (node.IsTaskAllocatable(task)) return std::nullopt;
+  std::optional<NodeFitError> fe = node.FittingError(task, gang);
+  if (!fe) return std::nullopt;
+  return std::move(fe->reasons);
+}
+
+ResourceFitCache::Result ResourceFitCache::Compute(const PodInfo& task, const NodeSet& nodes,
+                                                   bool gang) {
+  Result r;
+  for (const NodeInfo* n : nodes) {
+    if (n->IsTaskAllocatableOnReleasingOrIdle(task)) return r;
+  }
+  r.none_fits = true;
+  NodeFitErrors::Map errors;
+  for (const NodeInfo* n : nodes) {
+    if (auto reasons = NodeErrors(task, *n, gang)) errors[n->name()] = std::move(*reasons);
+  }
+  if (!errors.empty()) r.errors = std::make_shared<NodeFitErrors>(std::move(errors));
+  return r;
+}
+
+int ResourceFitCache::InternNodeSet(const NodeSet& nodes) {
+  const uint64_t h = HashNodeSet(nodes);
+  auto [begin, end] = set_by_hash_.equal_range(h);
+  for (auto it = begin; it != end; ++it) {
+    if (sets_[it->second] == nodes) return it->second;
+  }
+  sets_.push_back(nodes);
+  const int id = static_cast<int>(sets_.size()) - 1;
+  set_by_hash_.emplace(h, id);
+  return id;
+}
+
+void ResourceFitCache::ShapeKey(const PodInfo& task, bool gang, int set, std::string* key) {
+  key->clear();
+  AppendBytes(key, set);
+  AppendBytes(key, gang);
+  AppendBytes(key, task.request_type);
+  const GpuRequirement& g = task.gpu_req;
+  AppendBytes(key, g.NumDevices());
+  AppendBytes(key, g.Portion());
+  AppendBytes(key, g.GpuMemory());
+  AppendBytes(key, static_cast<int64_t>(g.MigResources().size()));
+  for (const auto& [profile, n] : g.MigResources()) {
+    AppendBytes(key, static_cast<int64_t>(profile.size()));
+    key->append(profile);
+    AppendBytes(key, n);
+  }
+  // Every request, in resource-vector order (the map is fixed for a session).
+  const std::vector<double>& v = task.res_req.values();
+  AppendBytes(key, static_cast<int64_t>(v.size()));
+  key->append(reinterpret_cast<const char*>(v.data()), v.size() * sizeof(double));
+}
+
+void ResourceFitCache::SetNodeErrors(Entry* e, const NodeInfo& node,
+                                     std::optional<std::vector<std::string>> reasons) {
+  const NodeFitErrors::Map& current = e->errors->nodes();
+  auto it = current.find(node.name());
+  if (!reasons ? it == current.end() : it != current.end() && it->second == *reasons) return;
+  // Tasks that recorded the old errors keep them: copy before writing.
+  if (e->errors.use_count() > 1) e->errors = std::make_shared<NodeFitErrors>(current);
+  NodeFitErrors::Map& mine = e->errors->mutable_nodes();
+  if (reasons) {
+    mine[node.name()] = std::move(*reasons);
+  } else {
+    mine.erase(node.name());
+  }
+}
+
+ResourceFitCache::Result ResourceFitCache::Check(const PodInfo& task, const NodeSet& nodes,
+                                                 bool gang, bool want_errors) {
+  const uint64_t gen = NodeInfo::AccountingGeneration();
+  thread_local std::string key;
+  const int set = InternNodeSet(nodes);
+  ShapeKey(task, gang, set, &key);
+  auto it = entries_.find(key);
+  bool fresh = false;
+  if (it == entries_.end()) {
+    it = entries_.emplace(key, Entry{}).first;
+    it->second.versions.assign(nodes.size(), kNeverChecked);
+    it->second.room.assign(nodes.size(), 0);
+    fresh = true;
+  }
+  Entry& e = it->second;
+  if (fresh || e.generation != gen) {
+    // Check again only the nodes whose accounting changed since the entry last looked.
+    for (size_t i = 0; i < nodes.size(); ++i) {
+      const NodeInfo& n = *nodes[i];
+      if (n.accounting_version() == e.versions[i]) continue;
+      e.versions[i] = n.accounting_version();
+      ++node_rechecks_;
+      const uint8_t room = n.IsTaskAllocatableOnReleasingOrIdle(task) ? 1 : 0;
+      e.num_room += room - e.room[i];
+      e.room[i] = room;
+      if (e.has_errors) SetNodeErrors(&e, n, NodeErrors(task, n, gang));
+    }
+    e.generation = gen;
+  }
+  if (fresh) {
+    ++misses_;
+  } else {
+    ++hits_;
+  }
+  Result r;
+  r.none_fits = e.num_room == 0;
+  if (r.none_fits && want_errors) {
+    if (!e.has_errors) {
+      NodeFitErrors::Map errors;
+      for (const NodeInfo* n : nodes) {
+        if (auto reasons = NodeErrors(task, *n, gang)) errors[n->name()] = std::move(*reasons);
+      }
+      e.errors = std::make_shared<NodeFitErrors>(std::move(errors));
+      e.has_errors = true;
+    }
+    if (!e.errors->nodes().empty()) r.errors = e.errors;
+  }
+#ifndef NDEBUG
+  // Debug builds (the sanitizer build runs every test with them) prove each answer exact.
+  CHECK(SameResult(r, Compute(task, nodes, gang), want_errors))
+      << "stale ResourceFitCache entry for " << task.key();
+#endif
+  return r;
+}
+
+}  // namespace kai::scheduler

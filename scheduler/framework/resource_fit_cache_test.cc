@@ -1,0 +1,201 @@
+// ResourceFitCache: the memo of "no node has room for a task of this shape" must equal a fresh
+// computation after every kind of change to the nodes' accounting (allocate, pipeline, evict,
+// rollback, discard, session evictions), and tasks of one shape must share it.
+#include "scheduler/framework/resource_fit_cache.h"
+
+#include <gtest/gtest.h>
+
+#include "scheduler/framework/statement.h"
+#include "scheduler/testing/test_cluster.h"
+
+namespace kai::scheduler {
+namespace {
+
+using testing::NodeSpec;
+using testing::PendingJob;
+using testing::RunningJob;
+using testing::TestCluster;
+using testing::TestSession;
+
+// Two full 4-GPU nodes; pending whole-GPU and fractional jobs.
+TestCluster FullCluster() {
+  TestCluster c;
+  c.AddNode(NodeSpec{.name = "node0", .gpus = 4});
+  c.AddNode(NodeSpec{.name = "node1", .gpus = 4});
+  c.AddQueue({.name = "q0", .gpu_quota = 8});
+  c.AddQueue({.name = "q1", .gpu_quota = 8});
+  c.AddJob(RunningJob("run0", "q0", 1, "node0", 4));
+  c.AddJob(RunningJob("run1", "q0", 1, "node1", 4));
+  c.AddJob(PendingJob("a", "q1", 2));
+  c.AddJob(PendingJob("b", "q1", 2));
+  c.AddJob(PendingJob("one", "q1", 1));
+  c.AddJob(PendingJob("gang", "q1", 1, 2));
+  c.AddJob(PendingJob("frac", "q1", 0.5));
+  return c;
+}
+
+std::map<std::string, std::vector<std::string>> Nodes(const ResourceFitCache::Result r) {
+  return r.errors == nullptr ? std::map<std::string, std::vector<std::string>>{}
+                             : r.errors->nodes();
+}
+
+// The cached answer equals a fresh computation (whatever it is).
+void ExpectFresh(ResourceFitCache* cache, const PodInfo& task, const NodeSet& nodes) {
+  const ResourceFitCache::Result cached = cache->Check(task, nodes, false, true);
+  ResourceFitCache::Result fresh = ResourceFitCache::Compute(task, nodes, false);
+  EXPECT_EQ(cached.none_fits, fresh.none_fits) << task.key();
+  EXPECT_EQ(Nodes(cached), Nodes(fresh)) << task.key();
+}
+
+TEST(ResourceFitCacheTest, TasksOfOneShapeShareTheAnswerAndTheErrors) {
+  TestSession s(FullCluster());
+  const NodeSet& nodes = s.cluster().node_list;
+  ResourceFitCache cache;
+  const ResourceFitCache::Result a = cache.Check(*s.Task("a-0"), nodes, false, true);
+  ASSERT_TRUE(a.none_fits);
+  ASSERT_NE(a.errors, nullptr);
+  EXPECT_EQ(Nodes(a), (std::map<std::string, std::vector<std::string>>{
+                          {"node0", {"node(s) didn't have enough resources: GPUs"}},
+                          {"node1", {"node(s) didn't have enough resources: GPUs"}}}));
+  std::shared_ptr<const NodeFitErrors> first = a.errors;
+  const ResourceFitCache::Result b = cache.Check(*s.Task("b-0"), nodes, false, true);
+  EXPECT_EQ(b.errors, first);  // the very same errors, shared
+  EXPECT_EQ(cache.hits(), 1);
+  EXPECT_EQ(cache.misses(), 1);
+  // Another shape, another node set: computed anew.
+  cache.Check(*s.Task("one-0"), nodes, false, true);
+  NodeSet only_node1{s.Node("node1")};
+  const ResourceFitCache::Result sub = cache.Check(*s.Task("a-0"), only_node1, false, true);
+  EXPECT_EQ(cache.misses(), 3);
+  EXPECT_EQ(Nodes(sub).size(), 1u);
+  // An equal node set built separately is the same set.
+  NodeSet copy(nodes.begin(), nodes.end());
+  cache.Check(*s.Task("b-0"), copy, false, true);
+  EXPECT_EQ(cache.hits(), 2);
+}
+
+TEST(ResourceFitCacheTest, EvictionRollbackAndDiscardInvalidate) {
+  TestSession s(FullCluster());
+  const NodeSet& nodes = s.cluster().node_list;
+  ResourceFitCache cache;
+  PodInfo* one = s.Task("one-0");
+  ASSERT_TRUE(cache.Check(*one, nodes, false, true).none_fits);
+
+  auto stmt = s.ssn().NewStatement();
+  Statement::Checkpoint cp = stmt->MakeCheckpoint();
+  ASSERT_TRUE(stmt->Evict(s.Task("run0-0"), "msg", {}).ok());
+  // One GPU is releasing on node0: the task fits there (counting releasing resources).
+  EXPECT_FALSE(cache.Check(*one, nodes, false, true).none_fits);
+  ExpectFresh(&cache, *one, nodes);
+  ASSERT_TRUE(stmt->Pipeline(one, "node0", false).ok());
+  ExpectFresh(&cache, *s.Task("a-0"), nodes);
+  ASSERT_TRUE(stmt->Rollback(cp).ok());
+  EXPECT_TRUE(cache.Check(*one, nodes, false, true).none_fits);
+  ExpectFresh(&cache, *one, nodes);
+
+  ASSERT_TRUE(stmt->Evict(s.Task("run1-0"), "msg", {}).ok());
+  ASSERT_TRUE(stmt->Evict(s.Task("run1-1"), "msg", {}).ok());
+  EXPECT_FALSE(cache.Check(*s.Task("a-0"), nodes, false, true).none_fits);
+  stmt->Discard();
+  EXPECT_TRUE(cache.Check(*s.Task("a-0"), nodes, false, true).none_fits);
+  ExpectFresh(&cache, *s.Task("a-0"), nodes);
+}
+
+TEST(ResourceFitCacheTest, OnlyChangedNodesAreCheckedAgainAndUnchangedErrorsStayShared) {
+  TestSession s(FullCluster());
+  const NodeSet& nodes = s.cluster().node_list;
+  ResourceFitCache cache;
+  PodInfo* a = s.Task("a-0");
+  const ResourceFitCache::Result first = cache.Check(*a, nodes, false, true);
+  ASSERT_TRUE(first.none_fits);
+  EXPECT_EQ(cache.node_rechecks(), 2);
+  auto stmt = s.ssn().NewStatement();
+  // node1 gets one releasing GPU: still no room for two, and the same reason.
+  ASSERT_TRUE(stmt->Evict(s.Task("run1-0"), "msg", {}).ok());
+  const ResourceFitCache::Result second = cache.Check(*a, nodes, false, true);
+  EXPECT_TRUE(second.none_fits);
+  EXPECT_EQ(cache.node_rechecks(), 3);
+  EXPECT_EQ(second.errors, first.errors);
+  // node1 gets a second releasing GPU: room, counting releasing resources.
+  ASSERT_TRUE(stmt->Evict(s.Task("run1-1"), "msg", {}).ok());
+  EXPECT_FALSE(cache.Check(*a, nodes, false, true).none_fits);
+  EXPECT_EQ(cache.node_rechecks(), 4);
+  stmt->Discard();
+  const ResourceFitCache::Result after = cache.Check(*a, nodes, false, true);
+  EXPECT_TRUE(after.none_fits);
+  EXPECT_EQ(Nodes(after), Nodes(first));
+  // An entry made without errors (a simulation) computes them when first asked.
+  PodInfo* one = s.Task("one-0");
+  EXPECT_EQ(cache.Check(*one, nodes, false, false).errors, nullptr);
+  EXPECT_EQ(Nodes(cache.Check(*one, nodes, false, true)).size(), 2u);
+}
+
+TEST(ResourceFitCacheTest, SessionEvictionAndAllocationInvalidate) {
+  TestSession s(FullCluster());
+  const NodeSet& nodes = s.cluster().node_list;
+  ResourceFitCache cache;
+  PodInfo* frac = s.Task("frac-0");
+  ASSERT_TRUE(cache.Check(*frac, nodes, false, true).none_fits);
+  ASSERT_TRUE(s.ssn().Evict(s.Task("run1-3"), "stale", {}).ok());
+  EXPECT_FALSE(cache.Check(*frac, nodes, false, true).none_fits);
+  ExpectFresh(&cache, *frac, nodes);
+
+  // A fractional task pipelined onto the releasing GPU, then a second one of the same shape
+  // asks again: the answer follows the new accounting.
+  auto stmt = s.ssn().NewStatement();
+  std::vector<std::string> groups{"g1"};
+  ASSERT_TRUE(stmt->Pipeline(frac, "node1", false, &groups).ok());
+  ExpectFresh(&cache, *frac, nodes);
+  ExpectFresh(&cache, *s.Task("one-0"), nodes);
+  stmt->Discard();
+  ExpectFresh(&cache, *frac, nodes);
+}
+
+TEST(ResourceFitCacheTest, SharedErrorsAreCopiedOnWrite) {
+  TestSession s(FullCluster());
+  ResourceFitCache cache;
+  const ResourceFitCache::Result r =
+      cache.Check(*s.Task("a-0"), s.cluster().node_list, false, true);
+  ASSERT_NE(r.errors, nullptr);
+  TaskFitErrors x, y;
+  x.AddNodeErrors(r.errors);
+  y.AddNodeErrors(r.errors);
+  x.AddNodeError({"node0", {"other reason"}});
+  x.AddNodeError({"node9", {"node(s) had untolerated taint {a: b}"}});
+  EXPECT_EQ(r.errors->nodes().at("node0"),
+            std::vector<std::string>{"node(s) didn't have enough resources: GPUs"});
+  EXPECT_EQ(y.Message(),
+            "no nodes with enough resources were found: 2 node(s) didn't have enough resources: "
+            "GPUs.");
+  EXPECT_EQ(x.Message(),
+            "no nodes with enough resources were found: 1 node(s) didn't have enough resources: "
+            "GPUs. \n1 node(s) had untolerated taint {a: b}. \n1 other reason.");
+  // Merging into errors that already exist overwrites per node, as node-by-node recording does.
+  TaskFitErrors z;
+  z.AddNodeError({"node1", {"stale"}});
+  z.AddNodeError({"node7", {"kept"}});
+  z.AddNodeErrors(r.errors);
+  EXPECT_EQ(z.num_nodes(), 3u);
+  EXPECT_EQ(z.Message(),
+            "no nodes with enough resources were found: 1 kept. \n2 node(s) didn't have enough "
+            "resources: GPUs.");
+}
+
+// Allocate on a full cluster records the same per-task errors whether or not the memo answered:
+// the gang's explanation names both nodes, and the memo was used for the second job of a shape.
+TEST(ResourceFitCacheTest, AllocateRecordsEveryNodesErrorThroughTheMemo) {
+  TestSession s(FullCluster());
+  s.Run({"allocate"});
+  EXPECT_GT(s.ssn().resource_fit_cache().hits(), 0);
+  for (const char* job : {"a", "b"}) {
+    PodGroupInfo* j = s.Job(job);
+    ASSERT_EQ(j->task_fit_errors.size(), 1u) << job;
+    EXPECT_EQ(j->task_fit_errors.begin()->second.Message(),
+              "no nodes with enough resources were found: 2 node(s) didn't have enough "
+              "resources: GPUs.");
+  }
+  EXPECT_EQ(s.sink().binds.size(), 0u);
+}
+
+}  // namespace
+}  // namespace kai::scheduler
