@@ -226,6 +226,17 @@ Status BinderApp::Start() {
        [this](const kube::ObjectPtr& o, bool) {
          if (const api::Pod* pod = o->As<api::Pod>()) reconciler_.OnPodCompletedOrDeleted(*pod);
        }}));
+  KAI_RETURN_IF_ERROR(pods->AddIndex(kPodNodeNameIndex, [](const kube::Object& o) {
+    const api::Pod* pod = o.As<api::Pod>();
+    return pod != nullptr && !pod->spec.node_name.empty()
+               ? std::vector<std::string>{pod->spec.node_name}
+               : std::vector<std::string>{};
+  }));
+  kube::SharedInformer* nodes = factory_.InformerFor<api::Node>(/*keep_json=*/false);
+  registrations_.push_back(nodes->AddEventHandler({}));
+  // Reads come from these stores once synced (KAI's binder reads its controller-runtime cache):
+  // no GET per BindRequest, pod and node, so the client's QPS goes to writes.
+  binder_client_.UseCaches({.bind_requests = brs, .pods = pods, .nodes = nodes});
   factory_.Start();
   return controller_->Start();
 }

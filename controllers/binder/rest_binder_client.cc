@@ -1,5 +1,8 @@
 #include "controllers/binder/rest_binder_client.h"
 
+#include <optional>
+
+#include "kube/cache/informer.h"
 #include "kube/rest/resource.h"
 
 namespace kai::binder {
@@ -26,6 +29,36 @@ StatusOr<std::vector<T>> DecodeItems(const kube::ObjectList& list) {
   return out;
 }
 
+// The store of `informer` when it is synced (a store still filling up would answer "not found"
+// for objects that exist), else null.
+const kube::Indexer* SyncedStore(const kube::SharedInformer* informer) {
+  return informer != nullptr && informer->HasSynced() ? &informer->store() : nullptr;
+}
+
+template <class T>
+std::optional<T> CachedGet(const kube::SharedInformer* informer, std::string_view ns,
+                           std::string_view name) {
+  const kube::Indexer* store = SyncedStore(informer);
+  if (store == nullptr) return std::nullopt;
+  kube::ObjectPtr obj = store->Get(kube::ObjectKey(ns, name));
+  const T* typed = obj != nullptr ? obj->As<T>() : nullptr;
+  if (typed == nullptr) return std::nullopt;
+  return *typed;
+}
+
+bool Matches(const api::Pod& p, const PodQuery& q) {
+  if (!q.namespace_.empty() && p.metadata.namespace_ != q.namespace_) return false;
+  if (!q.node_name.empty() && p.spec.node_name != q.node_name) return false;
+  for (const auto& [k, v] : q.labels) {
+    auto it = p.metadata.labels.find(k);
+    if (it == p.metadata.labels.end() || it->second != v) return false;
+  }
+  for (const auto& k : q.has_labels) {
+    if (p.metadata.labels.count(k) == 0) return false;
+  }
+  return true;
+}
+
 }  // namespace
 
 std::string LabelSelectorOf(const PodQuery& q) {
@@ -41,22 +74,45 @@ std::string FieldSelectorOf(const PodQuery& q) {
 
 StatusOr<api::BindRequest> RestBinderClient::GetBindRequest(const std::string& ns,
                                                             const std::string& name) {
+  if (auto cached = CachedGet<api::BindRequest>(caches_.bind_requests, ns, name)) return *cached;
   KAI_ASSIGN_OR_RETURN(std::string json, client_->Get(BindRequests(), ns, name));
   return api::Decode<api::BindRequest>(json);
 }
 
 StatusOr<std::vector<api::BindRequest>> RestBinderClient::ListBindRequests() {
+  if (const kube::Indexer* store = SyncedStore(caches_.bind_requests)) {
+    std::vector<api::BindRequest> out;
+    for (const kube::ObjectPtr& obj : store->List()) {
+      if (const auto* br = obj->As<api::BindRequest>()) out.push_back(*br);
+    }
+    return out;
+  }
   KAI_ASSIGN_OR_RETURN(kube::ObjectList list, kube::ListAll(*client_, BindRequests(), ""));
   return DecodeItems<api::BindRequest>(list);
 }
 
 StatusOr<api::Pod> RestBinderClient::GetPod(const std::string& ns, const std::string& name,
                                             bool fresh) {
+  if (!fresh) {
+    if (auto cached = CachedGet<api::Pod>(caches_.pods, ns, name)) return *cached;
+  }
   KAI_ASSIGN_OR_RETURN(std::string json, client_->Get(Pods(), ns, name));
   return api::Decode<api::Pod>(json);
 }
 
 StatusOr<std::vector<api::Pod>> RestBinderClient::ListPods(const PodQuery& q) {
+  if (const kube::Indexer* store = SyncedStore(caches_.pods)) {
+    std::vector<kube::ObjectPtr> candidates =
+        !q.node_name.empty()    ? store->ByIndex(kPodNodeNameIndex, q.node_name)
+        : !q.namespace_.empty() ? store->ByIndex(kube::kNamespaceIndex, q.namespace_)
+                                : store->List();
+    std::vector<api::Pod> out;
+    for (const kube::ObjectPtr& obj : candidates) {
+      const auto* pod = obj->As<api::Pod>();
+      if (pod != nullptr && Matches(*pod, q)) out.push_back(*pod);
+    }
+    return out;
+  }
   kube::ListOptions o;
   o.label_selector = LabelSelectorOf(q);
   o.field_selector = FieldSelectorOf(q);
@@ -65,6 +121,7 @@ StatusOr<std::vector<api::Pod>> RestBinderClient::ListPods(const PodQuery& q) {
 }
 
 StatusOr<api::Node> RestBinderClient::GetNode(const std::string& name) {
+  if (auto cached = CachedGet<api::Node>(caches_.nodes, "", name)) return *cached;
   KAI_ASSIGN_OR_RETURN(std::string json, client_->Get(kube::GvrOf<api::Node>(), "", name));
   return api::Decode<api::Node>(json);
 }

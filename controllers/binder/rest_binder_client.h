@@ -1,6 +1,8 @@
-// RestBinderClient: the BinderClient over the REST client (kube/rest). Reads are GET/LIST
-// requests (the informer-backed variant replaces the cached ones once kube/cache is in);
-// `fresh` reads always go to the API server. Events go to an EventSink (the recorder).
+// RestBinderClient: the BinderClient over the REST client (kube/rest). Reads are served from the
+// informers' stores once UseCaches() gave synced ones (KAI's controller-runtime client reads its
+// cache the same way), else they are GET/LIST requests; `fresh` reads always go to the API
+// server, and so does a Get the cache misses (an object newer than the watch). Events go to an
+// EventSink (the recorder).
 #pragma once
 
 #include <functional>
@@ -8,7 +10,22 @@
 #include "controllers/binder/binder_client.h"
 #include "kube/rest/client.h"
 
+namespace kai::kube {
+class SharedInformer;
+}
+
 namespace kai::binder {
+
+// Informers whose stores serve the non-fresh reads (each may be null: that kind is read from the
+// API server). The pod informer must carry the kPodNodeNameIndex index.
+struct BinderCaches {
+  const kube::SharedInformer* bind_requests = nullptr;
+  const kube::SharedInformer* pods = nullptr;
+  const kube::SharedInformer* nodes = nullptr;
+};
+
+// Index of pods by spec.nodeName (the pod informer's, for PodQuery::node_name).
+inline constexpr char kPodNodeNameIndex[] = "spec.nodeName";
 
 // "a=b,c" (label equality, label existence) and "spec.nodeName=n" for a PodQuery.
 std::string LabelSelectorOf(const PodQuery& q);
@@ -19,6 +36,9 @@ class RestBinderClient final : public BinderClient {
   using EventSink = std::function<void(const BinderEvent&)>;
   RestBinderClient(kube::Client* client, EventSink events)
       : client_(client), events_(std::move(events)) {}
+
+  // Serve reads from these informers while they are synced. Call before reads run concurrently.
+  void UseCaches(BinderCaches caches) { caches_ = caches; }
 
   StatusOr<api::BindRequest> GetBindRequest(const std::string& ns,
                                             const std::string& name) override;
@@ -50,6 +70,7 @@ class RestBinderClient final : public BinderClient {
  private:
   kube::Client* client_;
   EventSink events_;
+  BinderCaches caches_;
 };
 
 }  // namespace kai::binder

@@ -4,7 +4,12 @@
 
 #include <gtest/gtest.h>
 
+#include <chrono>
+
 #include "controllers/binder/binder_test_util.h"
+#include "kube/cache/factory.h"
+#include "kube/cache/informer.h"
+#include "kube/cache/typed.h"
 #include "kube/rest/fake_client.h"
 
 namespace kai::binder {
@@ -104,6 +109,80 @@ TEST_F(RestBinderTest, FractionalPodThroughTheRealVerbs) {
   // Rolling back on a later failure of another pod keeps what f uses.
   ASSERT_TRUE(r_.reservation().SyncForNode("n1").ok());
   EXPECT_TRUE(fake_.Get(kPods, "kai-resource-reservation", rp).ok());
+}
+
+// With synced informers the reconcile makes no GET or LIST: the client's QPS goes to the four
+// writes of a whole-GPU bind (KAI's binder reads its controller-runtime cache).
+TEST_F(RestBinderTest, SyncedCachesServeTheReads) {
+  Seed(kPods, api::EncodeJson(Pod("ns", "p")));
+  Seed(kube::GvrOf<api::BindRequest>(), api::EncodeJson(BindRequest("ns", "p", "n1")));
+  api::Pod grouped = Pod("ns", "g");
+  grouped.metadata.labels["runai-gpu-group"] = "g1";
+  grouped.spec.node_name = "n1";
+  Seed(kPods, api::EncodeJson(grouped));
+  Seed(kPods, api::EncodeJson(Pod("other", "o")));
+
+  // Before the caches sync, reads go to the server.
+  kube::SharedInformerFactory factory(&fake_);
+  kube::SharedInformer* brs = factory.InformerFor<api::BindRequest>(/*keep_json=*/false);
+  kube::SharedInformer* pods = factory.InformerFor<api::Pod>(/*keep_json=*/false);
+  ASSERT_TRUE(pods->AddIndex(kPodNodeNameIndex,
+                             [](const kube::Object& o) {
+                               const api::Pod* pod = o.As<api::Pod>();
+                               return pod != nullptr && !pod->spec.node_name.empty()
+                                          ? std::vector<std::string>{pod->spec.node_name}
+                                          : std::vector<std::string>{};
+                             })
+                  .ok());
+  kube::SharedInformer* nodes = factory.InformerFor<api::Node>(/*keep_json=*/false);
+  client_.UseCaches({.bind_requests = brs, .pods = pods, .nodes = nodes});
+  fake_.ClearActions();
+  ASSERT_TRUE(client_.GetNode("n1").ok());
+  ASSERT_EQ(fake_.actions().size(), 1u);
+  EXPECT_EQ(fake_.actions()[0].verb, "get");
+
+  factory.Start();
+  ASSERT_TRUE(kube::WaitForCacheSync({brs, pods, nodes}, std::chrono::minutes(1)));
+  fake_.ClearActions();
+  // Queries answer as the selectors would.
+  PodQuery on_node;
+  on_node.has_labels.push_back("runai-gpu-group");
+  on_node.node_name = "n1";
+  auto found = client_.ListPods(on_node);
+  ASSERT_TRUE(found.ok());
+  ASSERT_EQ(found->size(), 1u);
+  EXPECT_EQ((*found)[0].metadata.name, "g");
+  PodQuery in_ns;
+  in_ns.namespace_ = "other";
+  ASSERT_EQ(client_.ListPods(in_ns)->size(), 1u);
+  PodQuery by_label;
+  by_label.labels["runai-gpu-group"] = "g2";
+  EXPECT_TRUE(client_.ListPods(by_label)->empty());
+  ASSERT_EQ(client_.ListBindRequests()->size(), 1u);
+
+  ReconcileResult res = r_.Reconcile("ns", "p");
+  ASSERT_EQ(res.outcome, Outcome::kBound) << res.error;
+  std::vector<std::string> verbs;
+  for (const auto& a : fake_.actions()) {
+    if (a.verb == "watch") continue;  // the informers' (re)watches
+    verbs.push_back(a.verb + " " + a.gvr.resource + (a.subresource.empty() ? "" : "/") +
+                    a.subresource);
+  }
+  const std::vector<std::string> want = {"patch pods", "create-subresource pods/binding",
+                                         "patch bindrequests/status", "patch pods/status"};
+  EXPECT_EQ(verbs, want);
+  EXPECT_EQ(Get<api::Pod>(kPods, "ns", "p").spec.node_name, "n1");
+
+  // A Get the cache misses (newer than the watch) and a fresh Get ask the server.
+  fake_.ClearActions();
+  EXPECT_TRUE(IsNotFound(client_.GetPod("ns", "none", false).status()));
+  ASSERT_TRUE(client_.GetPod("ns", "p", /*fresh=*/true).ok());
+  std::vector<std::string> reads;
+  for (const auto& a : fake_.actions()) {
+    if (a.verb != "watch") reads.push_back(a.verb + " " + a.name);
+  }
+  EXPECT_EQ(reads, (std::vector<std::string>{"get none", "get p"}));
+  factory.Shutdown();
 }
 
 TEST_F(RestBinderTest, ApiErrorsAreClassified) {

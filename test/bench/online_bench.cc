@@ -65,6 +65,9 @@ DEFINE_int32(scheduler_v, 4, "kai-scheduler --v (4 logs one line per cycle, whic
 DEFINE_string(scheduler_flags, "", "extra kai-scheduler flags, comma-separated");
 DEFINE_string(binder_flags, "", "extra kai-binder flags, comma-separated");
 DEFINE_string(localkube_flags, "", "extra localkube flags, comma-separated");
+DEFINE_int32(settle_seconds, 120,
+             "after the last pod is bound, wait up to this long for the components' writes to "
+             "stop before reading the request counters and CPU times");
 DEFINE_int32(timeout_seconds, 1800, "give up waiting for the pods of a run after this long");
 DEFINE_string(bin_dir, "", "where kai-scheduler, kai-binder and localkube are (default: here)");
 DEFINE_string(crds, "crds", "CRD manifests directory (kubectl apply -f)");
@@ -314,6 +317,31 @@ StatusOr<RequestCounts> ReadRequestCounts(const LocalKubeProcess& kube) {
 bool IsWrite(const std::string& verb) {
   return verb == "create" || verb == "update" || verb == "patch" || verb == "delete" ||
          verb == "deletecollection";
+}
+
+int64_t ComponentWrites(const RequestCounts& counts) {
+  int64_t n = 0;
+  for (const auto& [key, count] : counts) {
+    const auto& [agent, verb, resource] = key;
+    if ((agent == "kai-scheduler" || agent == "kai-binder") && IsWrite(verb)) n += count;
+  }
+  return n;
+}
+
+// The counters once kai-scheduler and kai-binder made no write for 3 s (at most `limit`).
+StatusOr<RequestCounts> SettledRequestCounts(const LocalKubeProcess& kube,
+                                             std::chrono::seconds limit) {
+  const auto deadline = std::chrono::steady_clock::now() + limit;
+  auto counts = ReadRequestCounts(kube);
+  int quiet = 0;
+  while (counts.ok() && quiet < 3 && std::chrono::steady_clock::now() < deadline) {
+    std::this_thread::sleep_for(std::chrono::seconds(1));
+    auto next = ReadRequestCounts(kube);
+    if (!next.ok()) return next;
+    quiet = ComponentWrites(*next) == ComponentWrites(*counts) ? quiet + 1 : 0;
+    counts = std::move(next);
+  }
+  return counts;
 }
 
 // --- Cluster checks -------------------------------------------------------------------------
@@ -630,11 +658,15 @@ RunResult Run::Execute() {
   const auto end = SteadyClock::now();
   watcher.Stop();
 
+  // The components still write after the last pod is bound (events queued behind the client's
+  // rate limiter, PodGroup status): count those too, until their writes stop for 3 s.
+  const auto settle_start = SteadyClock::now();
+  auto counts1 = SettledRequestCounts(*kube_, std::chrono::seconds(FLAGS_settle_seconds));
+  const double settle_s = Seconds(SteadyClock::now() - settle_start);
   auto sched1 = ReadProcessUsage(scheduler_->pid());
   auto binder1 = ReadProcessUsage(binder_->pid());
   auto kube1 = ReadProcessUsage(kube_->pid());
   const double bench1 = ProcessCpuSeconds();
-  auto counts1 = ReadRequestCounts(*kube_);
   std::string overcommit_detail;
   auto over = OvercommittedNodes(client_.get(), &overcommit_detail);
   const bool scheduler_alive = scheduler_->Alive(), binder_alive = binder_->Alive();
@@ -718,6 +750,7 @@ RunResult Run::Execute() {
   if (!first_error.empty()) j += ",\"first_create_error\":" + Q(first_error);
   j += ",\"create_seconds\":" + Num(Seconds(create_end - create_start));
   j += ",\"wall_seconds\":" + Num(Seconds(end - create_start));
+  j += ",\"settle_seconds\":" + Num(settle_s);
   j += ",\"seconds\":" + Num(span_s) + ",\"bound_pods_per_second\":" + Num(pods_per_s);
   j += ",\"latency_ms\":{\"p50\":" + Num(Percentile(latency_ms, 0.5)) +
        ",\"p99\":" + Num(Percentile(latency_ms, 0.99)) +
