@@ -130,11 +130,11 @@ StatusOr<BinderRunOptions> ParseBinderArgs(const std::vector<std::string>& args)
 }
 
 BinderApp::BinderApp(kube::Client* client, BinderRunOptions options, Clock* clock,
-                     metrics::Registry* registry)
+                     metrics::Registry* registry, kube::Client* event_client)
     : client_(client),
       options_(std::move(options)),
       clock_(clock != nullptr ? clock : RealClock::Get()),
-      event_sink_(client),
+      event_sink_(event_client != nullptr ? event_client : client),
       broadcaster_(&event_sink_, {.clock = clock_}),
       recorder_(broadcaster_.NewRecorder({"binder", ""})),
       binder_client_(client,
@@ -270,9 +270,12 @@ int BinderMain(const std::vector<std::string>& args) {
   config->qps = opts->qps;
   config->burst = opts->burst;
   auto client = kube::RestClient::New(*config);
-  if (!client.ok()) {
-    std::cerr << "kai-binder: " << client.status().message() << "\n";
-    return 1;
+  auto event_client = kube::RestClient::New(*config);
+  for (const auto* c : {&client, &event_client}) {
+    if (!c->ok()) {
+      std::cerr << "kai-binder: " << c->status().message() << "\n";
+      return 1;
+    }
   }
   sigset_t signals;
   sigemptyset(&signals);
@@ -281,7 +284,7 @@ int BinderMain(const std::vector<std::string>& args) {
   pthread_sigmask(SIG_BLOCK, &signals, nullptr);
 
   metrics::Registry* registry = metrics::Registry::Default();
-  BinderApp app(client->get(), *opts, RealClock::Get(), registry);
+  BinderApp app(client->get(), *opts, RealClock::Get(), registry, event_client->get());
   server::HealthChecks healthz, readyz;
   healthz.Add("ping", server::Ping);
   readyz.Add("informers-synced", [&]() -> Status {

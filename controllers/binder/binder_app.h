@@ -46,8 +46,10 @@ StatusOr<BinderRunOptions> ParseBinderArgs(const std::vector<std::string>& args)
 
 class BinderApp {
  public:
+  // Events go through `event_client` when given: a client of their own, with its own rate limit,
+  // as controller-runtime's event recorder has, so that events never take the QPS of binds.
   BinderApp(kube::Client* client, BinderRunOptions options, Clock* clock,
-            metrics::Registry* registry);
+            metrics::Registry* registry, kube::Client* event_client = nullptr);
   ~BinderApp();
   // Syncs every GPU group, starts the watches and the controller's workers.
   Status Start();

@@ -91,6 +91,28 @@ TEST_F(BinderAppTest, BindsWhatTheSchedulerRequests) {
   app.Stop();
 }
 
+TEST_F(BinderAppTest, EventsGoThroughTheirOwnClient) {
+  // The event client has its own rate limit (controller-runtime's recorder has its own client), so
+  // events must reach it and never the binding client.
+  kube::FakeClient events;
+  ASSERT_TRUE(fake_.Seed(kPods, api::EncodeJson(Pod("ns", "p"))).ok());
+  ASSERT_TRUE(fake_.Seed(kBindRequests, api::EncodeJson(BindRequest("ns", "p", "n1"))).ok());
+  BinderApp app(&fake_, opts_, nullptr, nullptr, &events);
+  ASSERT_TRUE(app.Start().ok());
+  ASSERT_TRUE(Eventually([&] { return PhaseOf("p") == "Succeeded"; }));
+  const kube::GroupVersionResource kEvents{"", "v1", "events"};
+  ASSERT_TRUE(Eventually([&] {
+    auto list = events.List(kEvents, "ns");
+    return list.ok() && !list->items.empty();
+  }));
+  app.Stop();
+  auto list = events.List(kEvents, "ns");
+  ASSERT_TRUE(list.ok());
+  EXPECT_NE(list->items.front().find("\"reason\":\"Bound\""), std::string::npos)
+      << list->items.front();
+  for (const auto& a : fake_.actions()) EXPECT_NE(a.gvr.resource, "events") << a.verb;
+}
+
 TEST_F(BinderAppTest, FractionalPodWaitsForTheReservationThenBindsAndDeletionReleasesIt) {
   ASSERT_TRUE(fake_.Seed(kPods, api::EncodeJson(Pod("ns", "f", true))).ok());
   ASSERT_TRUE(
