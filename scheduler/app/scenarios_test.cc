@@ -189,8 +189,8 @@ Outcome RunScenario(const std::string& path) {
       for (const auto& want : contains->GetArray()) {
         if (it->second->unschedulable_reason.find(want.GetString()) == std::string::npos) {
           out.diffs.push_back("podGroup " + key + ": unschedulableReason \"" +
-                              it->second->unschedulable_reason + "\" lacks \"" +
-                              want.GetString() + "\"");
+                              it->second->unschedulable_reason + "\" lacks \"" + want.GetString() +
+                              "\"");
         }
       }
     }
