@@ -17,12 +17,15 @@
 #include <iterator>
 #include <map>
 #include <memory>
+#include <regex>
+#include <set>
 #include <sstream>
 #include <string>
 #include <thread>
 #include <vector>
 
 #include "test/localkube/testing/localkube_process.h"
+#include "test/manifests/rbac_grants.h"
 
 extern char** environ;
 
@@ -221,7 +224,31 @@ metadata: {name: kai-resource-reservation}
       }
     }
     children_.clear();
+    if (kube_) ExpectRequestsGrantedByRbac();
     kube_.reset();
+  }
+
+  // Least privilege, checked from what the components were seen doing: every request kai-scheduler
+  // and kai-binder made (localkube counts them by User-Agent) is granted by one of the roles of
+  // config/rbac/<program>.yaml, so the manifests work on a cluster that enforces RBAC.
+  void ExpectRequestsGrantedByRbac() {
+    auto stats = kube_->Request("GET", "/localkube/stats");
+    if (stats.code != 200) return;  // localkube is down (a restart test failed earlier)
+    static const std::regex kEntry(
+        R"re(\{"userAgent":"(kai-scheduler|kai-binder)","verb":"([a-z]+)","resource":"([a-z/]+)")re");
+    for (std::sregex_iterator it(stats.body.begin(), stats.body.end(), kEntry), end; it != end;
+         ++it) {
+      const std::string program = (*it)[1], verb = (*it)[2], resource = (*it)[3];
+      auto roles = testing::RoleGrants("config/rbac/" + program + ".yaml");
+      ASSERT_TRUE(roles.ok()) << roles.status();
+      auto group = testing::GroupOfResource(resource);
+      ASSERT_TRUE(group.ok()) << group.status();
+      const std::string want = *group + "/" + resource + ":" + verb;
+      bool granted = false;
+      for (const auto& [role, grants] : *roles) granted = granted || grants.count(want) > 0;
+      EXPECT_TRUE(granted) << program << " did " << verb << " " << resource << " but config/rbac/"
+                           << program << ".yaml grants no " << want;
+    }
   }
 
   CommandResult K(const std::vector<std::string>& args, std::string_view in = "") {

@@ -11,6 +11,7 @@
 #include "api/rapidjson_util.h"
 #include "api/yaml_json.h"
 #include "kube/base/file.h"
+#include "test/manifests/rbac_grants.h"
 
 namespace kai {
 namespace {
@@ -49,18 +50,11 @@ std::string Str(const rapidjson::Value& v, const char* a, const char* b = nullpt
 std::set<std::string> Grants(const std::string& kind, const std::string& name) {
   std::set<std::string> out;
   for (const auto& f : Files()) {
-    for (const auto& d : Load(f)) {
-      if (Str(d, "kind") != kind || Str(d, "metadata", "name") != name) continue;
-      for (const auto& rule : d["rules"].GetArray()) {
-        for (const auto& g : rule["apiGroups"].GetArray()) {
-          for (const auto& r : rule["resources"].GetArray()) {
-            for (const auto& v : rule["verbs"].GetArray()) {
-              out.insert(std::string(g.GetString()) + "/" + r.GetString() + ":" + v.GetString());
-            }
-          }
-        }
-      }
-    }
+    auto roles = testing::RoleGrants(f);
+    EXPECT_TRUE(roles.ok()) << f << ": " << roles.status();
+    if (!roles.ok()) continue;
+    auto it = roles->find(kind + "/" + name);
+    if (it != roles->end()) out.insert(it->second.begin(), it->second.end());
   }
   return out;
 }
@@ -112,6 +106,7 @@ TEST(Manifests, SchedulerRbacIsExactlyWhatItUses) {
                                    "scheduling.run.ai/podgroups:watch",
                                    "scheduling.run.ai/podgroups:patch",
                                    "scheduling.run.ai/podgroups/status:patch",
+                                   "scheduling.run.ai/bindrequests:get",
                                    "scheduling.run.ai/bindrequests:list",
                                    "scheduling.run.ai/bindrequests:watch",
                                    "scheduling.run.ai/bindrequests:create",
