@@ -26,6 +26,7 @@
 #include "kube/base/statusor.h"
 
 // Declares the codec pair of a top-level type.
+// NOLINTNEXTLINE(bugprone-macro-parentheses): T is a type name.
 #define KAI_API_DECLARE_CODEC(T)                           \
   ::kai::Status DecodeJson(std::string_view json, T* out); \
   std::string EncodeJson(const T& obj)

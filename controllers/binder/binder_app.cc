@@ -46,7 +46,7 @@ StatusOr<BinderRunOptions> ParseBinderArgs(const std::vector<std::string>& args)
   BinderRunOptions o;
   BinderOptions& b = o.binder;
   for (size_t i = 0; i < args.size(); ++i) {
-    std::string a = args[i];
+    const std::string& a = args[i];
     if (!a.starts_with("-")) return InvalidArgumentError("unexpected argument \"" + a + "\"");
     std::string name = a.substr(a.starts_with("--") ? 2 : 1);
     std::string v;

@@ -63,7 +63,12 @@ bool Matches(const api::Pod& p, const PodQuery& q) {
 
 std::string LabelSelectorOf(const PodQuery& q) {
   std::string out;
-  for (const auto& [k, v] : q.labels) out += (out.empty() ? "" : ",") + k + "=" + v;
+  for (const auto& [k, v] : q.labels) {
+    if (!out.empty()) out += ',';
+    out += k;
+    out += '=';
+    out += v;
+  }
   for (const auto& k : q.has_labels) out += (out.empty() ? "" : ",") + k;
   return out;
 }

@@ -135,7 +135,10 @@ bool IsInvalidArgument(const Status& s);
 // `lhs` = value of `expr` (a StatusOr<T>), or returns its error from the enclosing function.
 #define KAI_ASSIGN_OR_RETURN(lhs, expr) \
   KAI_ASSIGN_OR_RETURN_IMPL_(KAI_STATUS_CONCAT_(kai_statusor_, __LINE__), lhs, expr)
+// `lhs` may be a declaration ("auto x"), so it cannot be parenthesized.
+// NOLINTBEGIN(bugprone-macro-parentheses)
 #define KAI_ASSIGN_OR_RETURN_IMPL_(tmp, lhs, expr) \
   auto tmp = (expr);                               \
   if (!tmp.ok()) return std::move(tmp).status();   \
   lhs = std::move(tmp).value()
+// NOLINTEND(bugprone-macro-parentheses)

@@ -25,6 +25,7 @@
 #include <mutex>
 #include <string>
 #include <thread>
+#include <utility>
 #include <vector>
 
 #include "kube/cache/object.h"
@@ -69,7 +70,9 @@ class SharedInformer {
   void RemoveEventHandler(const std::shared_ptr<HandlerRegistration>& registration);
 
   // Adds a secondary index to the store (e.g. pods by spec.nodeName).
-  Status AddIndex(const std::string& name, IndexFunc fn) { return store_.AddIndex(name, fn); }
+  Status AddIndex(const std::string& name, IndexFunc fn) {
+    return store_.AddIndex(name, std::move(fn));
+  }
   const Indexer& store() const { return store_; }
 
   // Starts the reflector thread (once). Stop() ends every thread; the informer cannot restart.

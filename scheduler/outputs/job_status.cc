@@ -96,6 +96,7 @@ EventTarget PodTarget(const api::Pod& pod) {
 std::string JobFitErrorsToDetailedMessage(const std::vector<JobFitError>& errors) {
   std::string reason = errors.size() == 1 ? errors[0].reason : std::string(kDefaultPodGroupError);
   std::vector<std::string> parts;
+  parts.reserve(errors.size());
   for (const auto& e : errors) parts.push_back("\n" + e.message + ".");
   std::sort(parts.begin(), parts.end());
   std::string out = "\n" + reason + ".";
@@ -207,17 +208,15 @@ JobStatusWrites ComputeJobStatusWrites(const PodGroupInfo& job, const JobStatusO
   }
 
   if (annotations_changed) {
-    api::PodGroup before = original;
     api::PodGroup after = original;
     after.metadata.annotations = updated.metadata.annotations;
-    auto patch = CreateJsonPatch(api::EncodeJson(before), api::EncodeJson(after));
+    auto patch = CreateJsonPatch(api::EncodeJson(original), api::EncodeJson(after));
     if (patch.ok() && *patch != "[]") w.podgroup_patch = *patch;
   }
   if (status_changed) {
-    api::PodGroup before = original;
     api::PodGroup after = original;
     after.status = updated.status;
-    auto patch = CreateJsonPatch(api::EncodeJson(before), api::EncodeJson(after));
+    auto patch = CreateJsonPatch(api::EncodeJson(original), api::EncodeJson(after));
     if (patch.ok() && *patch != "[]") w.podgroup_status_patch = *patch;
   }
   if (!w.podgroup_patch.empty() || !w.podgroup_status_patch.empty()) {

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <utility>
 
 #include "kube/base/time.h"
 #include "test/localkube/admission.h"
@@ -204,7 +205,7 @@ struct Store::Commit {
 };
 
 Store::Store(ResourceRegistry* registry, Clock* clock, Random* random, StoreOptions options)
-    : registry_(registry), clock_(clock), random_(random), options_(options) {
+    : registry_(registry), clock_(clock), random_(random), options_(std::move(options)) {
   for (const ResourcePtr& r : registry_->All()) EnsureTable(r);
   gc_ = std::make_unique<GarbageCollector>(this);
 }
@@ -1205,6 +1206,7 @@ StatusOr<ObjectPtr> Store::UpdateImpl(
         (deleting && no_finalizers && grace == 0) ? Commit::Kind::kRemove : Commit::Kind::kUpdate;
     c.pending = ObjectBuilder::Build(d2, storage->selectable_fields);
     if (opts.dry_run) return ObjectBuilder::Seal(std::move(c.pending), old->resource_version());
+    const bool removed = c.kind == Commit::Kind::kRemove;
     StatusOr<ObjectPtr> result;
     {
       std::lock_guard l(mu_);
@@ -1216,7 +1218,7 @@ StatusOr<ObjectPtr> Store::UpdateImpl(
       if (result.status().reason() == "Conflict" && retry_on_conflict) continue;
       return result;
     }
-    if (c.kind == Commit::Kind::kRemove) {
+    if (removed) {
       NotifyGc(old, nullptr, storage->storage);
     } else {
       NotifyGc(old, *result, storage->storage);
@@ -1419,6 +1421,7 @@ StatusOr<DeleteResult> Store::DeleteImpl(const ResourcePtr& r, std::string_view 
       return DeleteResult{ObjectBuilder::Seal(std::move(c.pending), old->resource_version()),
                           false};
     }
+    const bool removed = c.kind == Commit::Kind::kRemove;
     StatusOr<ObjectPtr> result;
     {
       std::lock_guard l(mu_);
@@ -1430,8 +1433,8 @@ StatusOr<DeleteResult> Store::DeleteImpl(const ResourcePtr& r, std::string_view 
       if (result.status().reason() == "Conflict") continue;
       return result.status();
     }
-    NotifyGc(old, c.kind == Commit::Kind::kRemove ? nullptr : *result, storage->storage);
-    return DeleteResult{*result, c.kind == Commit::Kind::kRemove};
+    NotifyGc(old, removed ? nullptr : *result, storage->storage);
+    return DeleteResult{*result, removed};
   }
   return ErrStaleConflict(ResourceWhat(*r), name);
 }
