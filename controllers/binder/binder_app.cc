@@ -9,6 +9,7 @@
 #include <set>
 #include <thread>
 
+#include "kube/base/command_line.h"
 #include "kube/cache/typed.h"
 #include "kube/leaderelection/leader_elector.h"
 #include "kube/leaderelection/resource_lock.h"
@@ -22,49 +23,11 @@
 
 namespace kai::binder {
 
-namespace {
-
-StatusOr<double> Number(const std::string& flag, const std::string& v) {
-  char* end = nullptr;
-  double d = std::strtod(v.c_str(), &end);
-  if (v.empty() || *end != '\0') {
-    return InvalidArgumentError("--" + flag + ": expected a number, got \"" + v + "\"");
-  }
-  return d;
-}
-
-StatusOr<bool> Bool(const std::string& flag, const std::string& v) {
-  if (v == "true" || v == "1") return true;
-  if (v == "false" || v == "0") return false;
-  return InvalidArgumentError("--" + flag + ": expected true or false, got \"" + v + "\"");
-}
-
-}  // namespace
-
 StatusOr<BinderRunOptions> ParseBinderArgs(const std::vector<std::string>& args) {
   static const std::set<std::string> kBool = {"leader-elect", "fake-gpu-nodes", "cdi-enabled"};
   BinderRunOptions o;
   BinderOptions& b = o.binder;
-  for (size_t i = 0; i < args.size(); ++i) {
-    const std::string& a = args[i];
-    if (!a.starts_with("-")) return InvalidArgumentError("unexpected argument \"" + a + "\"");
-    std::string name = a.substr(a.starts_with("--") ? 2 : 1);
-    std::string v;
-    bool has_value = false;
-    if (auto eq = name.find('='); eq != std::string::npos) {
-      v = name.substr(eq + 1);
-      name = name.substr(0, eq);
-      has_value = true;
-    }
-    if (!has_value) {
-      if (kBool.count(name) > 0) {
-        v = "true";
-      } else if (i + 1 < args.size()) {
-        v = args[++i];
-      } else {
-        return InvalidArgumentError("--" + name + ": missing value");
-      }
-    }
+  Status st = ForEachFlag(args, kBool, [&](const std::string& name, const std::string& v) {
     if (name == "kubeconfig") {
       o.kubeconfig = v;
     } else if (name == "scheduler-name") {
@@ -78,10 +41,10 @@ StatusOr<BinderRunOptions> ParseBinderArgs(const std::vector<std::string>& args)
     } else if (name == "resource-reservation-app-label") {
       b.resource_reservation_app_label = v;
     } else if (name == "resource-reservation-allocation-timeout") {
-      KAI_ASSIGN_OR_RETURN(double s, Number(name, v));
+      KAI_ASSIGN_OR_RETURN(double s, FlagNumber(name, v));
       b.resource_reservation_allocation_timeout = std::chrono::seconds(static_cast<int64_t>(s));
     } else if (name == "resource-reservation-pod-resources") {
-      if (v.empty()) continue;
+      if (v.empty()) return Status::OK();
       auto req =
           api::Decode<api::Pod>(R"({"spec":{"containers":[{"name":"x","resources":)" + v + "}]}}");
       if (!req.ok()) {
@@ -92,28 +55,28 @@ StatusOr<BinderRunOptions> ParseBinderArgs(const std::vector<std::string>& args)
     } else if (name == "scale-adjust-namespace") {
       b.scale_adjust_namespace = v;
     } else if (name == "fake-gpu-nodes") {
-      KAI_ASSIGN_OR_RETURN(b.fake_gpu_nodes, Bool(name, v));
+      KAI_ASSIGN_OR_RETURN(b.fake_gpu_nodes, FlagBool(name, v));
     } else if (name == "cdi-enabled") {
-      KAI_ASSIGN_OR_RETURN(b.cdi_enabled, Bool(name, v));
+      KAI_ASSIGN_OR_RETURN(b.cdi_enabled, FlagBool(name, v));
     } else if (name == "runtime-class-name") {
       b.runtime_class_name = v;
     } else if (name == "qps") {
-      KAI_ASSIGN_OR_RETURN(o.qps, Number(name, v));
+      KAI_ASSIGN_OR_RETURN(o.qps, FlagNumber(name, v));
     } else if (name == "burst") {
-      KAI_ASSIGN_OR_RETURN(double n, Number(name, v));
+      KAI_ASSIGN_OR_RETURN(double n, FlagNumber(name, v));
       o.burst = static_cast<int>(n);
     } else if (name == "max-concurrent-reconciles") {
-      KAI_ASSIGN_OR_RETURN(double n, Number(name, v));
+      KAI_ASSIGN_OR_RETURN(double n, FlagNumber(name, v));
       if (n < 1) return InvalidArgumentError("--" + name + ": must be at least 1");
       o.max_concurrent_reconciles = static_cast<int>(n);
     } else if (name == "rate-limiter-base-delay") {
-      KAI_ASSIGN_OR_RETURN(double n, Number(name, v));
+      KAI_ASSIGN_OR_RETURN(double n, FlagNumber(name, v));
       o.rate_limiter_base_delay_seconds = static_cast<int>(n);
     } else if (name == "rate-limiter-max-delay") {
-      KAI_ASSIGN_OR_RETURN(double n, Number(name, v));
+      KAI_ASSIGN_OR_RETURN(double n, FlagNumber(name, v));
       o.rate_limiter_max_delay_seconds = static_cast<int>(n);
     } else if (name == "leader-elect") {
-      KAI_ASSIGN_OR_RETURN(o.leader_elect, Bool(name, v));
+      KAI_ASSIGN_OR_RETURN(o.leader_elect, FlagBool(name, v));
     } else if (name == "leader-election-namespace") {
       o.leader_election_namespace = v;
     } else if (name == "metrics-bind-address") {
@@ -125,7 +88,9 @@ StatusOr<BinderRunOptions> ParseBinderArgs(const std::vector<std::string>& args)
     } else {
       return InvalidArgumentError("unknown flag --" + name);
     }
-  }
+    return Status::OK();
+  });
+  if (!st.ok()) return st;
   return o;
 }
 

@@ -10,6 +10,7 @@
 #include <thread>
 
 #include "api/scheduling_shard.h"
+#include "kube/base/command_line.h"
 #include "kube/base/file.h"
 #include "kube/leaderelection/leader_elector.h"
 #include "kube/leaderelection/resource_lock.h"
@@ -52,80 +53,51 @@ const std::set<std::string>& IgnoredFlags() {
   return *s;
 }
 
-StatusOr<double> ParseNumber(const std::string& flag, const std::string& v) {
-  char* end = nullptr;
-  double d = std::strtod(v.c_str(), &end);
-  if (v.empty() || *end != '\0') {
-    return InvalidArgumentError("--" + flag + ": expected a number, got \"" + v + "\"");
-  }
-  return d;
-}
-
-StatusOr<bool> ParseBool(const std::string& flag, const std::string& v) {
-  if (v == "true" || v == "1") return true;
-  if (v == "false" || v == "0") return false;
-  return InvalidArgumentError("--" + flag + ": expected true or false, got \"" + v + "\"");
-}
-
 }  // namespace
 
 StatusOr<RunOptions> ParseRunArgs(const std::vector<std::string>& args) {
   RunOptions o;
-  for (size_t i = 0; i < args.size(); ++i) {
-    std::string a = args[i];
-    if (a == "run" && i == 0) continue;
-    if (!a.starts_with("-")) return InvalidArgumentError("unexpected argument \"" + a + "\"");
-    std::string name = a.substr(a.starts_with("--") ? 2 : 1);
-    std::string value;
-    bool has_value = false;
-    if (auto eq = name.find('='); eq != std::string::npos) {
-      value = name.substr(eq + 1);
-      name = name.substr(0, eq);
-      has_value = true;
-    }
-    if (!has_value) {
-      if (BoolFlags().count(name) > 0) {
-        value = "true";
-      } else if (i + 1 < args.size()) {
-        value = args[++i];
-      } else {
-        return InvalidArgumentError("--" + name + ": missing value");
-      }
-    }
-    if (name == "kubeconfig") {
-      o.kubeconfig = value;
-    } else if (name == "scheduler-conf") {
-      o.scheduler_conf = value;
-    } else if (name == "scheduling-shard") {
-      o.scheduling_shard = value;
-    } else if (name == "namespace") {
-      o.namespace_ = value;
-    } else if (name == "listen-address") {
-      o.listen_address = value;
-    } else if (name == "metrics-namespace") {
-      o.metrics_namespace = value;
-    } else if (name == "qps") {
-      KAI_ASSIGN_OR_RETURN(o.qps, ParseNumber(name, value));
-    } else if (name == "burst") {
-      KAI_ASSIGN_OR_RETURN(double b, ParseNumber(name, value));
-      o.burst = static_cast<int>(b);
-    } else if (name == "leader-elect") {
-      KAI_ASSIGN_OR_RETURN(o.leader_elect, ParseBool(name, value));
-    } else if (name == "num-of-status-recording-workers") {
-      KAI_ASSIGN_OR_RETURN(double n, ParseNumber(name, value));
-      if (n < 1) return InvalidArgumentError("--" + name + ": must be at least 1");
-      o.status_workers = static_cast<int>(n);
-    } else if (name == "v") {
-      KAI_ASSIGN_OR_RETURN(double v, ParseNumber(name, value));
-      o.verbosity = static_cast<int>(v);
-    } else if (IgnoredFlags().count(name) > 0) {
-      LOG(INFO) << "--" << name << " is accepted but has no effect";
-    } else {
-      bool known = false;
-      KAI_RETURN_IF_ERROR(o.params.SetFlag(name, value, &known));
-      if (!known) return InvalidArgumentError("unknown flag --" + name);
-    }
-  }
+  // "kai-scheduler run --flags" and "kai-scheduler --flags" are the same.
+  const bool run = !args.empty() && args[0] == "run";
+  const std::vector<std::string> flags(args.begin() + (run ? 1 : 0), args.end());
+  Status st =
+      ForEachFlag(flags, BoolFlags(), [&](const std::string& name, const std::string& value) {
+        if (name == "kubeconfig") {
+          o.kubeconfig = value;
+        } else if (name == "scheduler-conf") {
+          o.scheduler_conf = value;
+        } else if (name == "scheduling-shard") {
+          o.scheduling_shard = value;
+        } else if (name == "namespace") {
+          o.namespace_ = value;
+        } else if (name == "listen-address") {
+          o.listen_address = value;
+        } else if (name == "metrics-namespace") {
+          o.metrics_namespace = value;
+        } else if (name == "qps") {
+          KAI_ASSIGN_OR_RETURN(o.qps, FlagNumber(name, value));
+        } else if (name == "burst") {
+          KAI_ASSIGN_OR_RETURN(double b, FlagNumber(name, value));
+          o.burst = static_cast<int>(b);
+        } else if (name == "leader-elect") {
+          KAI_ASSIGN_OR_RETURN(o.leader_elect, FlagBool(name, value));
+        } else if (name == "num-of-status-recording-workers") {
+          KAI_ASSIGN_OR_RETURN(double n, FlagNumber(name, value));
+          if (n < 1) return InvalidArgumentError("--" + name + ": must be at least 1");
+          o.status_workers = static_cast<int>(n);
+        } else if (name == "v") {
+          KAI_ASSIGN_OR_RETURN(double v, FlagNumber(name, value));
+          o.verbosity = static_cast<int>(v);
+        } else if (IgnoredFlags().count(name) > 0) {
+          LOG(INFO) << "--" << name << " is accepted but has no effect";
+        } else {
+          bool known = false;
+          KAI_RETURN_IF_ERROR(o.params.SetFlag(name, value, &known));
+          if (!known) return InvalidArgumentError("unknown flag --" + name);
+        }
+        return Status::OK();
+      });
+  if (!st.ok()) return st;
   if (!o.scheduler_conf.empty() && !o.scheduling_shard.empty()) {
     return InvalidArgumentError("--scheduler-conf and --scheduling-shard are exclusive");
   }

@@ -1,0 +1,45 @@
+#include "kube/base/command_line.h"
+
+#include <cstdlib>
+
+namespace kai {
+
+Status ForEachFlag(
+    const std::vector<std::string>& args, const std::set<std::string>& bool_flags,
+    const std::function<Status(const std::string& name, const std::string& value)>& fn) {
+  for (size_t i = 0; i < args.size(); ++i) {
+    const std::string& a = args[i];
+    if (!a.starts_with("-")) return InvalidArgumentError("unexpected argument \"" + a + "\"");
+    std::string name = a.substr(a.starts_with("--") ? 2 : 1);
+    std::string value;
+    if (auto eq = name.find('='); eq != std::string::npos) {
+      value = name.substr(eq + 1);
+      name.resize(eq);
+    } else if (bool_flags.count(name) > 0) {
+      value = "true";
+    } else if (i + 1 < args.size()) {
+      value = args[++i];
+    } else {
+      return InvalidArgumentError("--" + name + ": missing value");
+    }
+    KAI_RETURN_IF_ERROR(fn(name, value));
+  }
+  return Status::OK();
+}
+
+StatusOr<double> FlagNumber(const std::string& flag, const std::string& value) {
+  char* end = nullptr;
+  const double d = std::strtod(value.c_str(), &end);
+  if (value.empty() || *end != '\0') {
+    return InvalidArgumentError("--" + flag + ": expected a number, got \"" + value + "\"");
+  }
+  return d;
+}
+
+StatusOr<bool> FlagBool(const std::string& flag, const std::string& value) {
+  if (value == "true" || value == "1") return true;
+  if (value == "false" || value == "0") return false;
+  return InvalidArgumentError("--" + flag + ": expected true or false, got \"" + value + "\"");
+}
+
+}  // namespace kai

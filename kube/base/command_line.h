@@ -1,0 +1,28 @@
+// KAI-style command lines parsed without gflags (kai-scheduler and kai-binder take KAI's flag
+// names, with dashes): "--name=value", "--name value" and "-name"; a boolean flag given without
+// "=value" is "true". Errors name the flag.
+#pragma once
+
+#include <functional>
+#include <set>
+#include <string>
+#include <vector>
+
+#include "kube/base/statusor.h"
+
+namespace kai {
+
+// Calls `fn(name, value)` for each flag of `args` in order (name without the leading dashes;
+// "true" for a bare boolean flag) and stops at the first error: a positional argument, a
+// non-boolean flag without a value at the end, or what `fn` returns.
+Status ForEachFlag(
+    const std::vector<std::string>& args, const std::set<std::string>& bool_flags,
+    const std::function<Status(const std::string& name, const std::string& value)>& fn);
+
+// A flag's value as a number ("--qps: expected a number, got \"x\"").
+StatusOr<double> FlagNumber(const std::string& flag, const std::string& value);
+
+// A flag's value as a boolean: true/1 or false/0.
+StatusOr<bool> FlagBool(const std::string& flag, const std::string& value);
+
+}  // namespace kai
