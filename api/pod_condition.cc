@@ -1,22 +1,9 @@
 #include "api/pod_condition.h"
 
-#include <rapidjson/stringbuffer.h>
-#include <rapidjson/writer.h>
-
+#include "api/json_quote.h"
 #include "kube/base/time.h"
 
 namespace kai::api {
-
-namespace {
-
-std::string JsonQuote(std::string_view s) {
-  rapidjson::StringBuffer buf;
-  rapidjson::Writer<rapidjson::StringBuffer> w(buf);
-  w.String(s.data(), static_cast<rapidjson::SizeType>(s.size()));
-  return std::string(buf.GetString(), buf.GetSize());
-}
-
-}  // namespace
 
 std::string PodConditionPatchBody(const PodCondition& c) {
   // Field order and null probe time as Go's json.Marshal of a v1.PodCondition.

@@ -2,41 +2,16 @@
 
 #include <cstdlib>
 
+#include "api/json_quote.h"
 #include "api/well_known.h"
 
 namespace kai::binder {
 
 namespace {
 
-std::string Quote(std::string_view s) {
-  std::string out = "\"";
-  for (char c : s) {
-    switch (c) {
-      case '"':
-        out += "\\\"";
-        break;
-      case '\\':
-        out += "\\\\";
-        break;
-      case '\n':
-        out += "\\n";
-        break;
-      default:
-        if (static_cast<unsigned char>(c) < 0x20) {
-          char buf[8];
-          std::snprintf(buf, sizeof(buf), "\\u%04x", c);
-          out += buf;
-        } else {
-          out += c;
-        }
-    }
-  }
-  return out + "\"";
-}
-
 std::string OwnerReferenceJson(const api::Pod& pod) {
-  return "[{\"apiVersion\":\"v1\",\"kind\":\"Pod\",\"name\":" + Quote(pod.metadata.name) +
-         ",\"uid\":" + Quote(pod.metadata.uid) + "}]";
+  return "[{\"apiVersion\":\"v1\",\"kind\":\"Pod\",\"name\":" + api::JsonQuote(pod.metadata.name) +
+         ",\"uid\":" + api::JsonQuote(pod.metadata.uid) + "}]";
 }
 
 bool SameOwners(const std::vector<api::OwnerReference>& existing, const api::Pod& pod) {
@@ -138,7 +113,7 @@ Status GpuSharing::UpdateData(const api::Pod& pod, const std::string& name,
   auto add = [&](const std::string& k, const std::string& v) {
     auto it = cm.data.find(k);
     if (it != cm.data.end() && it->second == v) return;
-    patch += (patch.empty() ? "" : ",") + Quote(k) + ":" + Quote(v);
+    patch += (patch.empty() ? "" : ",") + api::JsonQuote(k) + ":" + api::JsonQuote(v);
   };
   for (const auto& [k, v] : if_present) {
     if (cm.data.count(k) > 0) add(k, v);

@@ -2,43 +2,11 @@
 
 #include <glog/logging.h>
 
+#include "api/json_quote.h"
 #include "api/pod_condition.h"
 #include "api/well_known.h"
 
 namespace kai::binder {
-
-namespace {
-
-std::string Quote(std::string_view s) {
-  std::string out = "\"";
-  for (char c : s) {
-    switch (c) {
-      case '"':
-        out += "\\\"";
-        break;
-      case '\\':
-        out += "\\\\";
-        break;
-      case '\n':
-        out += "\\n";
-        break;
-      case '\t':
-        out += "\\t";
-        break;
-      default:
-        if (static_cast<unsigned char>(c) < 0x20) {
-          char buf[8];
-          std::snprintf(buf, sizeof(buf), "\\u%04x", c);
-          out += buf;
-        } else {
-          out += c;
-        }
-    }
-  }
-  return out + "\"";
-}
-
-}  // namespace
 
 std::string_view OutcomeName(ReconcileResult::Outcome o) {
   switch (o) {
@@ -186,8 +154,8 @@ BindRequestReconciler::BindOutcome BindRequestReconciler::Bind(const api::Pod& p
   if (rt == pod.metadata.annotations.end() || rt->second != br.spec.received_resource_type) {
     s = client_->MergePatchPod(pod.metadata.namespace_, pod.metadata.name,
                                "{\"metadata\":{\"annotations\":{" +
-                                   Quote(api::kReceivedResourceTypeAnnotation) + ":" +
-                                   Quote(br.spec.received_resource_type) + "}}}");
+                                   api::JsonQuote(api::kReceivedResourceTypeAnnotation) + ":" +
+                                   api::JsonQuote(br.spec.received_resource_type) + "}}}");
     if (!s.ok()) {
       out.error = s.WithPrefix("failed to patch pod <" + pod_key + "> with bind annotations");
       return out;
@@ -252,8 +220,9 @@ std::optional<Duration> BindRequestReconciler::UpdateStatus(api::BindRequest* br
     br->status.phase = std::string(api::kBindRequestPhaseSucceeded);
   }
   if (br->status == original) return retry;
-  std::string patch = "{\"status\":{\"phase\":" + Quote(br->status.phase);
-  if (br->status.reason != original.reason) patch += ",\"reason\":" + Quote(br->status.reason);
+  std::string patch = "{\"status\":{\"phase\":" + api::JsonQuote(br->status.phase);
+  if (br->status.reason != original.reason)
+    patch += ",\"reason\":" + api::JsonQuote(br->status.reason);
   if (br->status.failed_attempts != original.failed_attempts) {
     patch += ",\"failedAttempts\":" + std::to_string(br->status.failed_attempts);
   }

@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <set>
 
+#include "api/json_quote.h"
 #include "api/well_known.h"
 #include "controllers/binder/gpu_sharing.h"
 
@@ -15,15 +16,6 @@ namespace {
 
 bool IsRunningOrPending(const api::Pod& pod) {
   return pod.status.phase == "Running" || pod.status.phase == "Pending";
-}
-
-std::string Quote(const std::string& s) {
-  std::string out = "\"";
-  for (char c : s) {
-    if (c == '"' || c == '\\') out += '\\';
-    out += c;
-  }
-  return out + "\"";
 }
 
 std::string PodKey(const api::Pod& p) { return p.metadata.namespace_ + "/" + p.metadata.name; }
@@ -132,7 +124,7 @@ Status ResourceReservation::LabelPod(const api::Pod& pod, const std::string& gro
   if (it != pod.metadata.labels.end() && it->second == group) return Status::OK();
   Status s = client_->MergePatchPod(
       pod.metadata.namespace_, pod.metadata.name,
-      "{\"metadata\":{\"labels\":{" + Quote(key) + ":" + Quote(group) + "}}}");
+      "{\"metadata\":{\"labels\":{" + api::JsonQuote(key) + ":" + api::JsonQuote(group) + "}}}");
   if (!s.ok()) {
     return s.WithPrefix("failed to patch pod <" + PodKey(pod) + "> with GPU group label");
   }
@@ -200,7 +192,7 @@ Status ResourceReservation::RemovePodGpuGroupsConnection(const std::string& ns,
   std::string removals;
   for (const auto& [k, v] : pod->metadata.labels) {
     if (k == api::kGpuGroupLabel || k.rfind(api::kMultiGpuGroupLabelPrefix, 0) == 0) {
-      removals += (removals.empty() ? "" : ",") + Quote(k) + ":null";
+      removals += (removals.empty() ? "" : ",") + api::JsonQuote(k) + ":null";
     }
   }
   if (removals.empty()) return Status::OK();

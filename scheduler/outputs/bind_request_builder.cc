@@ -1,5 +1,6 @@
 #include "scheduler/outputs/bind_request_builder.h"
 
+#include "api/json_quote.h"
 #include "api/well_known.h"
 #include "scheduler/outputs/json_patch.h"
 
@@ -47,8 +48,8 @@ std::optional<std::string> NodePoolLabelPatch(const api::Pod& pod, const Schedul
   if (it != pod.metadata.labels.end() && it->second == params.partition_label_value) {
     return std::nullopt;
   }
-  return "{\"metadata\":{\"labels\":{" + JsonQuote(params.node_pool_label_key) + ":" +
-         JsonQuote(params.partition_label_value) + "}}}";
+  return "{\"metadata\":{\"labels\":{" + api::JsonQuote(params.node_pool_label_key) + ":" +
+         api::JsonQuote(params.partition_label_value) + "}}}";
 }
 
 }  // namespace kai::scheduler

@@ -3,6 +3,7 @@
 #include <rapidjson/stringbuffer.h>
 #include <rapidjson/writer.h>
 
+#include "api/json_quote.h"
 #include "api/rapidjson_util.h"
 
 namespace kai::scheduler {
@@ -16,7 +17,7 @@ void AddOp(const char* op, const std::string& path, const Value* value, std::str
   *out += "{\"op\":\"";
   *out += op;
   *out += "\",\"path\":";
-  *out += JsonQuote(path);
+  *out += api::JsonQuote(path);
   if (value != nullptr) {
     *out += ",\"value\":";
     *out += api::ToJsonString(*value);
@@ -63,13 +64,6 @@ std::string EscapeJsonPointer(std::string_view token) {
     }
   }
   return out;
-}
-
-std::string JsonQuote(std::string_view s) {
-  rapidjson::StringBuffer buf;
-  rapidjson::Writer<rapidjson::StringBuffer> w(buf);
-  w.String(s.data(), static_cast<rapidjson::SizeType>(s.size()));
-  return std::string(buf.GetString(), buf.GetSize());
 }
 
 StatusOr<std::string> CreateJsonPatch(std::string_view from, std::string_view to) {

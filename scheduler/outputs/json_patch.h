@@ -19,7 +19,4 @@ StatusOr<std::string> CreateJsonPatch(std::string_view from, std::string_view to
 // RFC 6901: "~" -> "~0", "/" -> "~1".
 std::string EscapeJsonPointer(std::string_view token);
 
-// A JSON string literal with the quotes ("a\"b" for a"b).
-std::string JsonQuote(std::string_view s);
-
 }  // namespace kai::scheduler

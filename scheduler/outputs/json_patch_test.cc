@@ -51,7 +51,5 @@ TEST(CreateJsonPatch, BadJsonIsAnError) {
   EXPECT_FALSE(CreateJsonPatch("{}", "[").ok());
 }
 
-TEST(JsonQuote, EscapesQuotesAndNewlines) { EXPECT_EQ(JsonQuote("a\"b\nc"), R"("a\"b\nc")"); }
-
 }  // namespace
 }  // namespace kai::scheduler
