@@ -25,12 +25,6 @@ namespace {
 
 constexpr std::string_view kJson = "application/json";
 
-std::string Quoted(std::string_view s) {
-  std::string out;
-  AppendQuoted(&out, s);
-  return out;
-}
-
 HttpResponse JsonResponse(int code, std::string body) {
   HttpResponse r;
   r.status = code;

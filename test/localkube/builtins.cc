@@ -18,12 +18,6 @@ namespace {
 const std::vector<std::string> kAllVerbs = {"create", "delete", "deletecollection", "get",
                                             "list",   "patch",  "update",           "watch"};
 
-std::string Quoted(std::string_view s) {
-  std::string out;
-  AppendQuoted(&out, s);
-  return out;
-}
-
 void SetDefault(Json& obj, std::string_view k, Json v, JsonAlloc& a) {
   if (Member(obj, k) == nullptr) obj.AddMember(Str(k, a), v, a);
 }

@@ -175,4 +175,10 @@ void AppendQuoted(std::string* out, std::string_view s) {
   out->append(buf.GetString(), buf.GetSize());
 }
 
+std::string Quoted(std::string_view s) {
+  std::string out;
+  AppendQuoted(&out, s);
+  return out;
+}
+
 }  // namespace kai::localkube

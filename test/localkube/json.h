@@ -70,5 +70,7 @@ std::string ScalarText(const Json& v);
 
 // Appends `s` as a JSON string literal (with quotes and escapes) to `out`.
 void AppendQuoted(std::string* out, std::string_view s);
+// `s` as a JSON string literal.
+std::string Quoted(std::string_view s);
 
 }  // namespace kai::localkube

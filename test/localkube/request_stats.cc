@@ -4,14 +4,6 @@
 
 namespace kai::localkube {
 
-namespace {
-std::string Quoted(std::string_view s) {
-  std::string out;
-  AppendQuoted(&out, s);
-  return out;
-}
-}  // namespace
-
 std::string RequestStats::Product(std::string_view user_agent) {
   size_t end = user_agent.find_first_of("/ ");
   return std::string(user_agent.substr(0, end));

@@ -84,12 +84,6 @@ bool ParseUint(std::string_view s, uint64_t* out) {
   return true;
 }
 
-std::string QuoteJson(std::string_view s) {
-  std::string out;
-  AppendQuoted(&out, s);
-  return out;
-}
-
 Status StatusFromCauses(const ResourceInfo& r, std::string_view name,
                         std::vector<StatusCause> errs) {
   return ErrInvalid(QualifiedKind(r), name, std::move(errs));
@@ -1249,7 +1243,7 @@ StatusOr<DeleteResult> Store::DeleteImpl(const ResourcePtr& r, std::string_view 
   if (!opts.propagation_policy.empty() && opts.propagation_policy != "Background" &&
       opts.propagation_policy != "Foreground" && opts.propagation_policy != "Orphan") {
     return ErrInvalid("DeleteOptions.meta.k8s.io", "",
-                      {FieldNotSupported("propagationPolicy", QuoteJson(opts.propagation_policy),
+                      {FieldNotSupported("propagationPolicy", Quoted(opts.propagation_policy),
                                          {"Foreground", "Background", "Orphan", "nil"})});
   }
   if (opts.grace_period_seconds && *opts.grace_period_seconds < 0) {

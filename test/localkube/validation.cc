@@ -11,12 +11,6 @@ namespace {
 
 bool IsLowerAlnum(char c) { return (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9'); }
 
-std::string Quoted(std::string_view s) {
-  std::string out;
-  AppendQuoted(&out, s);
-  return out;
-}
-
 }  // namespace
 
 std::string ValidateDnsLabel(std::string_view v) {
