@@ -66,6 +66,7 @@ LiveScheduler::LiveScheduler(kube::Client* client, LiveSchedulerOptions options)
       cycle_(options_.conf, options_.params, &sink_, clock_, random_),
       factory_(client, {.clock = clock_, .random = random_}),
       metrics_(std::make_unique<Metrics>()) {
+  sink_.SetBindRequestWorkers(options_.bind_request_workers);
   sink_.set_on_bind_request_created([this](const api::BindRequest& br) {
     std::lock_guard<std::mutex> lock(model_mu_);
     model_.UpsertBindRequest(std::make_shared<const api::BindRequest>(br));
