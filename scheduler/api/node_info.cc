@@ -95,6 +95,12 @@ NodeInfo::NodeInfo(std::shared_ptr<const api::Node> node, const NodeFacts& facts
   gpu_memory_synced = facts.gpu_memory_synced;
 }
 
+void NodeInfo::RebindTasks(const ResourceVectorMap* vector_map,
+                           const std::vector<PodInfo*>& by_slot) {
+  vector_map_ = vector_map;
+  for (auto& [key, e] : tasks_) e.task = by_slot[e.task->snapshot_slot];
+}
+
 int64_t NodeInfo::NumberOfGpusInNode() const {
   if (facts_.gpu_count_label) return *facts_.gpu_count_label;
   return static_cast<int64_t>(allocatable.gpu());

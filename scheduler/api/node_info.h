@@ -97,6 +97,10 @@ class NodeInfo {
   // For code that writes the accounting fields directly (Statement rollback).
   void MarkAccountingChanged() { Touched(); }
 
+  // After copying a NodeInfo into another snapshot: use that snapshot's vector map and its
+  // copies of the tasks (`by_slot[task->snapshot_slot]`).
+  void RebindTasks(const ResourceVectorMap* vector_map, const std::vector<PodInfo*>& by_slot);
+
   // Adds a task (sets its accepted resources first); false when already present.
   bool AddTask(PodInfo* task);
   bool RemoveTask(const PodInfo& task);
