@@ -186,6 +186,9 @@ class NodeInfo {
   // NumGroupsWithoutReservationPod, -1 = not known (it walks the shared-GPU maps, and every
   // resource check of every node asks for it).
   mutable int missing_reservations_ = -1;
+  // NumberOfUsedSharedGpus, -1 = not known (every fit error of every node asks for it; the
+  // shared-GPU maps change only where missing_reservations_ is reset).
+  mutable int used_shared_gpus_ = -1;
   int name_rank_ = 0;
   uint64_t accounting_version_ = 0;
 };
