@@ -37,11 +37,16 @@ std::unique_ptr<EventRecorder> EventBroadcaster::NewRecorder(api::EventSource so
 
 bool EventBroadcaster::Action(api::Event event) {
   std::unique_lock<std::mutex> l(mu_);
-  if (!shutdown_ && queue_.size() >= options_.queue_size && options_.full_wait > Duration::zero()) {
+  // After one wait ran out, the sink is taken as stalled (API server down, every writer in its
+  // retry waits) and nobody waits again until a write succeeds: a cycle emitting hundreds of
+  // events must not stall full_wait per event.
+  if (!shutdown_ && queue_.size() >= options_.queue_size && options_.full_wait > Duration::zero() &&
+      !sink_stalled_) {
     const MonoTime deadline = clock_->NowMonotonic() + options_.full_wait;
     while (!shutdown_ && queue_.size() >= options_.queue_size) {
       if (clock_->WaitUntil(space_cv_, l, deadline)) break;
     }
+    if (queue_.size() >= options_.queue_size) sink_stalled_ = true;
   }
   if (shutdown_ || queue_.size() >= options_.queue_size) {
     ++stats_.dropped;
@@ -129,7 +134,11 @@ void EventBroadcaster::RecordToSink(const api::Event& event) {
   }
   int tries = 0;
   while (true) {
-    if (RecordEvent(result.event, result.patch, result.event.count > 1)) return;
+    if (RecordEvent(result.event, result.patch, result.event.count > 1)) {
+      std::lock_guard<std::mutex> l(mu_);
+      sink_stalled_ = false;
+      return;
+    }
     ++tries;
     if (tries >= options_.max_tries) {
       LOG(ERROR) << "Unable to write event " << result.event.metadata.namespace_ << "/"

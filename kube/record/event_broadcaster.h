@@ -47,8 +47,9 @@ struct BroadcasterOptions {
   // few hundred events/s; a component deciding faster than that drops events unless it has more.
   int writers = 1;
   // > 0: Event() waits up to this long for room when the queue is full before dropping (client-go:
-  // never waits). For a component whose own events are part of its required writes and come in
-  // bursts (the scheduler's Scheduled events after a cycle's concurrent BindRequests).
+  // never waits); after a wait ran out, no wait until a write succeeds again. For a component whose
+  // own events are part of its required writes and come in bursts (the scheduler's Scheduled events
+  // after a cycle's concurrent BindRequests).
   Duration full_wait{0};
   int max_tries = 12;
   Duration retry_sleep = std::chrono::seconds(10);
@@ -108,6 +109,7 @@ class EventBroadcaster {
   std::set<std::string> writing_;  // objects (InvolvedKey) with an event being written
   int busy_ = 0;                   // events being written
   bool shutdown_ = false;
+  bool sink_stalled_ = false;  // a full_wait ran out and no write succeeded since
   BroadcasterStats stats_;
   std::vector<std::thread> workers_;
 };

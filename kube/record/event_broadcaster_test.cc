@@ -295,8 +295,26 @@ TEST(EventBroadcasterTest, FullWaitWaitsForRoomThenDrops) {
   recorder->Event(ReferenceTo(Pod()), kEventTypeNormal, "R5", "m");
   advance.join();
   EXPECT_EQ(b.stats().dropped, 1);
+  // The sink is stalled: further events are dropped at once, without waiting (no clock advance).
+  recorder->Event(ReferenceTo(Pod()), kEventTypeNormal, "R6", "m");
+  recorder->Event(ReferenceTo(Pod()), kEventTypeNormal, "R7", "m");
+  EXPECT_EQ(b.stats().dropped, 3);
+  // A write succeeds: waiting for room is back.
   sink.SetBlocked(false);
   b.Flush();
+  sink.SetBlocked(true);
+  recorder->Event(ReferenceTo(Pod()), kEventTypeNormal, "R8", "m");
+  ASSERT_TRUE(Eventually([&] { return sink.creates() == 6; }));
+  recorder->Event(ReferenceTo(Pod()), kEventTypeNormal, "R9", "m");  // queued
+  std::thread unblock2([&] {
+    Eventually([&] { return clock.NumWaiters() > 0; });
+    sink.SetBlocked(false);
+  });
+  recorder->Event(ReferenceTo(Pod()), kEventTypeNormal, "R10", "m");
+  unblock2.join();
+  b.Flush();
+  EXPECT_EQ(b.stats().dropped, 3);
+  EXPECT_EQ(sink.creates(), 8);
 }
 
 TEST(EventBroadcasterTest, ShutdownCutsARetryWaitShort) {
