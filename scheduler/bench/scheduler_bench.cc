@@ -218,7 +218,9 @@ CycleResult RunCycle(const ClusterModel& model, const SchedulerConfiguration& co
     }
     // Per-task explanations too (pod conditions are built from them), in task uid order.
     for (const auto& [uid, fe] : job->task_fit_errors) {
-      sink.lines.push_back("task " + id + " " + uid + ": " + fe.Message());
+      std::string line = "task ";
+      line.append(id).append(" ").append(uid).append(": ").append(fe.Message());
+      sink.lines.push_back(std::move(line));
     }
   }
   r.decision_lines = std::move(sink.lines);

@@ -509,7 +509,7 @@ std::unique_ptr<ClusterInfo> ClusterModel::FullSnapshot(const SchedulerParams& p
     }
     std::string error;
     auto job = std::make_unique<PodGroupInfo>(pg, priority, &error);
-    if (!error.empty()) warn("PodGroup " + key + ": " + error);
+    if (!error.empty()) warn(std::string("PodGroup ").append(key).append(": ").append(error));
     const api::ObjectMeta& m = pg->metadata;
     if (const std::string* ts = Annotation(m, api::kLastStartTimestampAnnotation)) {
       if (auto t = ParseRfc3339(*ts); t.ok()) job->last_start_timestamp = *t;

@@ -183,7 +183,12 @@ std::string FirstSnapshotDifference(const ClusterInfo& expected, const ClusterIn
     if (!ga) la = "<end>";
     if (!gb) lb = "<end>";
     if (la != lb || !ga || !gb) {
-      return "line " + std::to_string(line) + ":\n  expected: " + la + "\n  actual:   " + lb;
+      return std::string("line ")
+          .append(std::to_string(line))
+          .append(":\n  expected: ")
+          .append(la)
+          .append("\n  actual:   ")
+          .append(lb);
     }
   }
 }

@@ -34,7 +34,7 @@ TestCluster FullCluster() {
   return c;
 }
 
-std::map<std::string, std::vector<std::string>> Nodes(const ResourceFitCache::Result r) {
+std::map<std::string, std::vector<std::string>> Nodes(const ResourceFitCache::Result& r) {
   return r.errors == nullptr ? std::map<std::string, std::vector<std::string>>{}
                              : r.errors->nodes();
 }
@@ -192,7 +192,7 @@ TEST(ResourceFitCacheTest, UsedSharedGpuCountFollowsTheSharedAccounting) {
   c.AddJob(RunningJob("whole", "q0", 1, "node0"));
   c.AddJob(PendingJob("frac", "q0", 0.5));
   c.AddJob(PendingJob("two", "q0", 2));
-  TestSession s(std::move(c));
+  TestSession s(c);
   NodeInfo* n = s.Node("node0");
   auto fresh = [n] {
     int k = 0;
