@@ -100,7 +100,9 @@ BinderApp::BinderApp(kube::Client* client, BinderRunOptions options, Clock* cloc
       options_(std::move(options)),
       clock_(clock != nullptr ? clock : RealClock::Get()),
       event_sink_(event_client != nullptr ? event_client : client),
-      broadcaster_(&event_sink_, {.clock = clock_}),
+      // Several event writers: one POST at a time caps the Bound events below the bind rate
+      // once the limits are lifted, and the full queue drops them (docs/binder.md).
+      broadcaster_(&event_sink_, {.clock = clock_, .writers = 4}),
       recorder_(broadcaster_.NewRecorder({"binder", ""})),
       binder_client_(client,
                      [this](const BinderEvent& e) {

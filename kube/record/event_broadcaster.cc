@@ -2,6 +2,8 @@
 
 #include <glog/logging.h>
 
+#include <algorithm>
+
 #include "kube/rest/errors.h"
 
 namespace kai::record {
@@ -12,8 +14,20 @@ EventBroadcaster::EventBroadcaster(EventSink* sink, BroadcasterOptions options)
       clock_(options.clock != nullptr ? options.clock : RealClock::Get()),
       random_(options.random != nullptr ? options.random : SeededRandom::Default()),
       correlator_(clock_, options.correlator) {
-  worker_ = std::thread([this] { Worker(); });
+  for (int i = 0; i < std::max(1, options_.writers); ++i) {
+    workers_.emplace_back([this] { Worker(); });
+  }
 }
+
+namespace {
+
+// The object an event is about: its events are written one at a time, in order.
+std::string InvolvedKey(const api::Event& e) {
+  const api::ObjectReference& o = e.involved_object;
+  return o.kind + "/" + o.namespace_ + "/" + o.name + "/" + o.uid;
+}
+
+}  // namespace
 
 EventBroadcaster::~EventBroadcaster() { Shutdown(); }
 
@@ -22,7 +36,18 @@ std::unique_ptr<EventRecorder> EventBroadcaster::NewRecorder(api::EventSource so
 }
 
 bool EventBroadcaster::Action(api::Event event) {
-  std::lock_guard<std::mutex> l(mu_);
+  std::unique_lock<std::mutex> l(mu_);
+  // After one wait ran out, the sink is taken as stalled (API server down, every writer in its
+  // retry waits) and nobody waits again until a write succeeds: a cycle emitting hundreds of
+  // events must not stall full_wait per event.
+  if (!shutdown_ && queue_.size() >= options_.queue_size && options_.full_wait > Duration::zero() &&
+      !sink_stalled_) {
+    const MonoTime deadline = clock_->NowMonotonic() + options_.full_wait;
+    while (!shutdown_ && queue_.size() >= options_.queue_size) {
+      if (clock_->WaitUntil(space_cv_, l, deadline)) break;
+    }
+    if (queue_.size() >= options_.queue_size) sink_stalled_ = true;
+  }
   if (shutdown_ || queue_.size() >= options_.queue_size) {
     ++stats_.dropped;
     return false;
@@ -35,19 +60,24 @@ bool EventBroadcaster::Action(api::Event event) {
 
 void EventBroadcaster::Flush() {
   std::unique_lock<std::mutex> l(mu_);
-  idle_cv_.wait(l, [this] { return shutdown_ || (queue_.empty() && !busy_); });
+  idle_cv_.wait(l, [this] { return shutdown_ || (queue_.empty() && busy_ == 0); });
 }
 
 void EventBroadcaster::Shutdown() {
   {
     std::lock_guard<std::mutex> l(mu_);
-    if (shutdown_ && !worker_.joinable()) return;
+    if (shutdown_ && workers_.empty()) return;
     shutdown_ = true;
     queue_.clear();
     cv_.notify_all();
     idle_cv_.notify_all();
+    space_cv_.notify_all();
   }
-  if (worker_.joinable()) worker_.join();
+  for (auto& w : workers_) {
+    if (w.joinable()) w.join();
+  }
+  std::lock_guard<std::mutex> l(mu_);
+  workers_.clear();
 }
 
 BroadcasterStats EventBroadcaster::stats() const {
@@ -56,24 +86,45 @@ BroadcasterStats EventBroadcaster::stats() const {
 }
 
 void EventBroadcaster::Worker() {
+  std::string key;  // the object being written by this worker ("" when idle)
   while (true) {
     api::Event event;
     {
       std::unique_lock<std::mutex> l(mu_);
-      busy_ = false;
-      idle_cv_.notify_all();
-      cv_.wait(l, [this] { return shutdown_ || !queue_.empty(); });
+      if (!key.empty()) {
+        writing_.erase(key);
+        key.clear();
+        --busy_;
+        idle_cv_.notify_all();
+        cv_.notify_all();  // another writer may wait for this object
+      }
+      // The oldest event whose object is not being written by another worker.
+      auto next = queue_.end();
+      cv_.wait(l, [&] {
+        if (shutdown_) return true;
+        for (next = queue_.begin(); next != queue_.end(); ++next) {
+          if (writing_.count(InvolvedKey(*next)) == 0) return true;
+        }
+        return false;
+      });
       if (shutdown_) return;
-      event = std::move(queue_.front());
-      queue_.pop_front();
-      busy_ = true;
+      event = std::move(*next);
+      queue_.erase(next);
+      space_cv_.notify_one();
+      key = InvolvedKey(event);
+      writing_.insert(key);
+      ++busy_;
     }
     RecordToSink(event);
   }
 }
 
 void EventBroadcaster::RecordToSink(const api::Event& event) {
-  CorrelateResult result = correlator_.Correlate(event);
+  CorrelateResult result;
+  {
+    std::lock_guard<std::mutex> l(correlator_mu_);
+    result = correlator_.Correlate(event);
+  }
   if (result.skip) {
     VLOG(2) << "event " << event.reason << " on " << event.involved_object.name
             << " dropped by the spam filter";
@@ -83,7 +134,11 @@ void EventBroadcaster::RecordToSink(const api::Event& event) {
   }
   int tries = 0;
   while (true) {
-    if (RecordEvent(result.event, result.patch, result.event.count > 1)) return;
+    if (RecordEvent(result.event, result.patch, result.event.count > 1)) {
+      std::lock_guard<std::mutex> l(mu_);
+      sink_stalled_ = false;
+      return;
+    }
     ++tries;
     if (tries >= options_.max_tries) {
       LOG(ERROR) << "Unable to write event " << result.event.metadata.namespace_ << "/"
@@ -121,7 +176,10 @@ bool EventBroadcaster::RecordEvent(const api::Event& event, const std::string& p
     written = sink_->Create(fresh);
   }
   if (written.ok()) {
-    correlator_.UpdateState(*written);
+    {
+      std::lock_guard<std::mutex> c(correlator_mu_);
+      correlator_.UpdateState(*written);
+    }
     std::lock_guard<std::mutex> l(mu_);
     ++(patched ? stats_.patched : stats_.created);
     return true;

@@ -6,11 +6,13 @@
 //   recorder->Event(ReferenceTo(pod), kEventTypeWarning, "Unschedulable", "0/3 nodes ...");
 //
 // Event() never blocks: it puts the event on a queue of 1000 and drops it when the queue is full
-// (watch.DropIfChannelFull). One worker thread correlates events (events_cache.h: aggregation,
-// count/lastTimestamp PATCH for repeats, per-object spam filter) and writes them to the sink. A
-// write that fails in transport (no HTTP answer) is retried up to 12 times in all, 10 s apart
-// (the first wait randomized in [0, 10 s)); an error answered by the API server is not retried,
-// as in client-go. Waits go through the Clock.
+// (watch.DropIfChannelFull). One worker thread (client-go; `writers` > 1: that many, each taking
+// the oldest queued event whose object no other writer is writing, so that one object's events
+// stay in order and the correlator sees them in order) correlates events (events_cache.h:
+// aggregation, count/lastTimestamp PATCH for repeats, per-object spam filter) and writes them to
+// the sink. A write that fails in transport (no HTTP answer) is retried up to 12 times in all, 10 s
+// apart (the first wait randomized in [0, 10 s)); an error answered by the API server is not
+// retried, as in client-go. Waits go through the Clock.
 #pragma once
 
 #include <condition_variable>
@@ -19,9 +21,11 @@
 #include <map>
 #include <memory>
 #include <mutex>
+#include <set>
 #include <string>
 #include <string_view>
 #include <thread>
+#include <vector>
 
 #include "api/event.h"
 #include "api/meta.h"
@@ -39,6 +43,14 @@ struct BroadcasterOptions {
   Clock* clock = nullptr;    // RealClock when null
   Random* random = nullptr;  // SeededRandom::Default() when null
   size_t queue_size = 1000;
+  // Sink writes in flight (client-go: 1). One API round trip per event bounds one writer to a
+  // few hundred events/s; a component deciding faster than that drops events unless it has more.
+  int writers = 1;
+  // > 0: Event() waits up to this long for room when the queue is full before dropping (client-go:
+  // never waits); after a wait ran out, no wait until a write succeeds again. For a component whose
+  // own events are part of its required writes and come in bursts (the scheduler's Scheduled events
+  // after a cycle's concurrent BindRequests).
+  Duration full_wait{0};
   int max_tries = 12;
   Duration retry_sleep = std::chrono::seconds(10);
   CorrelatorOptions correlator;
@@ -66,7 +78,7 @@ class EventBroadcaster {
   // A recorder stamping events with `source` (component, and host if known).
   std::unique_ptr<EventRecorder> NewRecorder(api::EventSource source);
 
-  // Queues a complete event; false when dropped (queue full or shut down).
+  // Queues a complete event; false when dropped (queue full, after `full_wait`, or shut down).
   bool Action(api::Event event);
 
   // Blocks until every queued event was handled (tests, and before exiting).
@@ -86,16 +98,20 @@ class EventBroadcaster {
   const BroadcasterOptions options_;
   Clock* const clock_;
   Random* const random_;
-  EventCorrelator correlator_;  // worker thread only
+  std::mutex correlator_mu_;
+  EventCorrelator correlator_;  // guarded by correlator_mu_
 
   mutable std::mutex mu_;
-  std::condition_variable cv_;       // work or shutdown
-  std::condition_variable idle_cv_;  // Flush()
+  std::condition_variable cv_;        // work or shutdown
+  std::condition_variable idle_cv_;   // Flush()
+  std::condition_variable space_cv_;  // an event left the queue (full_wait)
   std::deque<api::Event> queue_;
-  bool busy_ = false;
+  std::set<std::string> writing_;  // objects (InvolvedKey) with an event being written
+  int busy_ = 0;                   // events being written
   bool shutdown_ = false;
+  bool sink_stalled_ = false;  // a full_wait ran out and no write succeeded since
   BroadcasterStats stats_;
-  std::thread worker_;
+  std::vector<std::thread> workers_;
 };
 
 class EventRecorder {

@@ -3,6 +3,7 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <atomic>
 #include <thread>
 
@@ -151,6 +152,7 @@ class ScriptedSink final : public EventSink {
   StatusOr<api::Event> Create(const api::Event& e) override {
     std::unique_lock<std::mutex> l(mu_);
     ++creates_;
+    started_.push_back(e.involved_object.name + ":" + e.reason);
     cv_.notify_all();
     cv_.wait(l, [&] { return !block_; });
     if (!error_.ok()) return error_;
@@ -170,6 +172,11 @@ class ScriptedSink final : public EventSink {
     std::lock_guard<std::mutex> l(mu_);
     return creates_;
   }
+  // "object:reason" of every Create, in the order they started.
+  std::vector<std::string> started() {
+    std::lock_guard<std::mutex> l(mu_);
+    return started_;
+  }
 
  private:
   std::mutex mu_;
@@ -177,6 +184,7 @@ class ScriptedSink final : public EventSink {
   Status error_;
   bool block_ = false;
   int creates_ = 0;
+  std::vector<std::string> started_;
 };
 
 TEST(EventBroadcasterTest, TransportErrorsAreRetried12Times10sApart) {
@@ -227,6 +235,86 @@ TEST(EventBroadcasterTest, RecordingNeverBlocksAndDropsWhenTheQueueIsFull) {
   sink.SetBlocked(false);
   b.Flush();
   EXPECT_EQ(sink.creates(), 4);
+}
+
+TEST(EventBroadcasterTest, SeveralWritersKeepEachObjectsEventsInOrder) {
+  ScriptedSink sink;
+  sink.SetBlocked(true);
+  EventBroadcaster b(&sink, {.writers = 3});
+  auto recorder = b.NewRecorder({.component = "c"});
+  auto pod = [](const std::string& name) {
+    api::Pod p = Pod();
+    p.metadata.name = name;
+    p.metadata.uid = "uid-" + name;
+    return ReferenceTo(p);
+  };
+  recorder->Event(pod("a"), kEventTypeNormal, "A1", "m");
+  recorder->Event(pod("a"), kEventTypeNormal, "A2", "m");
+  recorder->Event(pod("b"), kEventTypeNormal, "B1", "m");
+  recorder->Event(pod("c"), kEventTypeNormal, "C1", "m");
+  // Three writes in flight at once, none of them a's second event.
+  ASSERT_TRUE(Eventually([&] { return sink.creates() == 3; }));
+  std::vector<std::string> first = sink.started();
+  std::sort(first.begin(), first.end());
+  EXPECT_EQ(first, (std::vector<std::string>{"a:A1", "b:B1", "c:C1"}));
+  sink.SetBlocked(false);
+  b.Flush();
+  EXPECT_EQ(sink.creates(), 4);
+  EXPECT_EQ(sink.started().back(), "a:A2");
+  EXPECT_EQ(b.stats().created, 4);
+}
+
+TEST(EventBroadcasterTest, FullWaitWaitsForRoomThenDrops) {
+  FakeClock clock;
+  ScriptedSink sink;
+  sink.SetBlocked(true);
+  EventBroadcaster b(&sink, {.clock = &clock, .queue_size = 1, .full_wait = seconds(2)});
+  auto recorder = b.NewRecorder({.component = "c"});
+  recorder->Event(ReferenceTo(Pod()), kEventTypeNormal, "R0", "m");
+  ASSERT_TRUE(Eventually([&] { return sink.creates() == 1; }));      // the worker is stuck
+  recorder->Event(ReferenceTo(Pod()), kEventTypeNormal, "R1", "m");  // queued
+  // R2 waits for room: the writer gets unstuck and takes R1, so R2 is queued, not dropped.
+  std::thread unblock([&] {
+    Eventually([&] { return clock.NumWaiters() > 0; });
+    sink.SetBlocked(false);
+  });
+  recorder->Event(ReferenceTo(Pod()), kEventTypeNormal, "R2", "m");
+  unblock.join();
+  b.Flush();
+  EXPECT_EQ(b.stats().dropped, 0);
+  EXPECT_EQ(sink.creates(), 3);
+  // Stuck again and full: after 2 s the event is dropped.
+  sink.SetBlocked(true);
+  recorder->Event(ReferenceTo(Pod()), kEventTypeNormal, "R3", "m");
+  ASSERT_TRUE(Eventually([&] { return sink.creates() == 4; }));
+  recorder->Event(ReferenceTo(Pod()), kEventTypeNormal, "R4", "m");  // queued
+  std::thread advance([&] {
+    Eventually([&] { return clock.NumWaiters() > 0; });
+    clock.Advance(seconds(2));
+  });
+  recorder->Event(ReferenceTo(Pod()), kEventTypeNormal, "R5", "m");
+  advance.join();
+  EXPECT_EQ(b.stats().dropped, 1);
+  // The sink is stalled: further events are dropped at once, without waiting (no clock advance).
+  recorder->Event(ReferenceTo(Pod()), kEventTypeNormal, "R6", "m");
+  recorder->Event(ReferenceTo(Pod()), kEventTypeNormal, "R7", "m");
+  EXPECT_EQ(b.stats().dropped, 3);
+  // A write succeeds: waiting for room is back.
+  sink.SetBlocked(false);
+  b.Flush();
+  sink.SetBlocked(true);
+  recorder->Event(ReferenceTo(Pod()), kEventTypeNormal, "R8", "m");
+  ASSERT_TRUE(Eventually([&] { return sink.creates() == 6; }));
+  recorder->Event(ReferenceTo(Pod()), kEventTypeNormal, "R9", "m");  // queued
+  std::thread unblock2([&] {
+    Eventually([&] { return clock.NumWaiters() > 0; });
+    sink.SetBlocked(false);
+  });
+  recorder->Event(ReferenceTo(Pod()), kEventTypeNormal, "R10", "m");
+  unblock2.join();
+  b.Flush();
+  EXPECT_EQ(b.stats().dropped, 3);
+  EXPECT_EQ(sink.creates(), 8);
 }
 
 TEST(EventBroadcasterTest, ShutdownCutsARetryWaitShort) {

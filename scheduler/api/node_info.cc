@@ -1,5 +1,7 @@
 #include "scheduler/api/node_info.h"
 
+#include <glog/logging.h>
+
 #include <atomic>
 #include <cmath>
 
@@ -93,6 +95,12 @@ NodeInfo::NodeInfo(std::shared_ptr<const api::Node> node, const NodeFacts& facts
   max_task_num = static_cast<int>(allocatable.pods());
   memory_of_every_gpu = facts.gpu_memory_mib;
   gpu_memory_synced = facts.gpu_memory_synced;
+}
+
+void NodeInfo::RebindTasks(const ResourceVectorMap* vector_map,
+                           const std::vector<PodInfo*>& by_slot) {
+  vector_map_ = vector_map;
+  for (auto& [key, e] : tasks_) e.task = by_slot[e.task->snapshot_slot];
 }
 
 int64_t NodeInfo::NumberOfGpusInNode() const {
@@ -190,10 +198,19 @@ NodeInfo::Entry NodeInfo::MakeEntry(const PodInfo& task) const {
 }
 
 int NodeInfo::NumberOfUsedSharedGpus() const {
+  if (used_shared_gpus_ >= 0) {
+#ifndef NDEBUG
+    int check = 0;
+    for (const auto& [g, m] : used_shared_gpus_memory) check += m > 0 ? 1 : 0;
+    CHECK_EQ(check, used_shared_gpus_) << "stale NumberOfUsedSharedGpus on node " << name();
+#endif
+    return used_shared_gpus_;
+  }
   int n = 0;
   for (const auto& [g, m] : used_shared_gpus_memory) {
     if (m > 0) ++n;
   }
+  used_shared_gpus_ = n;
   return n;
 }
 
@@ -222,6 +239,7 @@ int NodeInfo::NumberOfUsedGpus() const {
 void NodeInfo::AddSharedPerGroup(const Entry& e, const std::string& g) {
   int64_t mem = e.gpu_memory;
   used_shared_gpus_memory[g] += mem;
+  used_shared_gpus_ = -1;  // NumberOfUsedGpus is asked below, between groups
   switch (e.status) {
     case PodStatus::kReleasing:
       releasing_shared_gpus_memory[g] += mem;
@@ -260,6 +278,7 @@ void NodeInfo::AddSharedPerGroup(const Entry& e, const std::string& g) {
 void NodeInfo::RemoveSharedPerGroup(const Entry& e, const std::string& g) {
   int64_t mem = e.gpu_memory;
   used_shared_gpus_memory[g] -= mem;
+  used_shared_gpus_ = -1;
   switch (e.status) {
     case PodStatus::kReleasing:
       releasing_shared_gpus_memory[g] -= mem;
@@ -302,6 +321,7 @@ void NodeInfo::RemoveSharedPerGroup(const Entry& e, const std::string& g) {
 
 void NodeInfo::AddEntryResources(const Entry& e) {
   missing_reservations_ = -1;  // the shared-GPU and reservation maps change below
+  used_shared_gpus_ = -1;
   if (e.reservation && e.task != nullptr) {
     for (const auto& g : e.task->gpu_groups) reservation_groups_[g]++;
   }
@@ -325,6 +345,7 @@ void NodeInfo::AddEntryResources(const Entry& e) {
 
 void NodeInfo::RemoveEntryResources(const Entry& e) {
   missing_reservations_ = -1;  // the shared-GPU and reservation maps change below
+  used_shared_gpus_ = -1;
   if (e.reservation && e.task != nullptr) {
     for (const auto& g : e.task->gpu_groups) {
       auto it = reservation_groups_.find(g);
@@ -362,6 +383,7 @@ uint64_t NodeInfo::AccountingGeneration() {
 
 void NodeInfo::Touched() {
   missing_reservations_ = -1;
+  used_shared_gpus_ = -1;
   accounting_version_ = AccountingCounter().fetch_add(1, std::memory_order_relaxed) + 1;
 }
 
@@ -599,10 +621,20 @@ std::optional<std::string> NodeInfo::PredicateByNodeResourcesType(const PodInfo&
 
 std::optional<NodeFitError> NodeInfo::FittingError(const PodInfo& task, bool /*gang*/) const {
   if (LessEqualTaskToNodeResources(task, idle)) return std::nullopt;
-  ResourceVector total_used = used;
-  total_used.Set(kGpuIndex, total_used.gpu() + NumberOfUsedSharedGpus());
-  ResourceVector available = allocatable;
-  available.Sub(total_used);
+  // allocatable - (used + used shared GPUs), per resource, without copying the vectors (this
+  // runs for every node a task does not fit on).
+  const double used_gpus = used.gpu() + NumberOfUsedSharedGpus();
+  struct Available {
+    const ResourceVector& allocatable;
+    const ResourceVector& used;
+    double used_gpus;
+    double Get(int i) const {
+      return allocatable.Get(i) - (i == kGpuIndex ? used_gpus : used.Get(i));
+    }
+    double gpu() const { return Get(kGpuIndex); }
+    double milli_cpu() const { return Get(kCpuIndex); }
+    double memory() const { return Get(kMemoryIndex); }
+  } available{allocatable, used, used_gpus};
   NodeFitError err;
   err.node_name = name();
   const GpuRequirement& req = task.gpu_req;

@@ -97,6 +97,10 @@ class NodeInfo {
   // For code that writes the accounting fields directly (Statement rollback).
   void MarkAccountingChanged() { Touched(); }
 
+  // After copying a NodeInfo into another snapshot: use that snapshot's vector map and its
+  // copies of the tasks (`by_slot[task->snapshot_slot]`).
+  void RebindTasks(const ResourceVectorMap* vector_map, const std::vector<PodInfo*>& by_slot);
+
   // Adds a task (sets its accepted resources first); false when already present.
   bool AddTask(PodInfo* task);
   bool RemoveTask(const PodInfo& task);
@@ -182,6 +186,9 @@ class NodeInfo {
   // NumGroupsWithoutReservationPod, -1 = not known (it walks the shared-GPU maps, and every
   // resource check of every node asks for it).
   mutable int missing_reservations_ = -1;
+  // NumberOfUsedSharedGpus, -1 = not known (every fit error of every node asks for it; the
+  // shared-GPU maps change only where missing_reservations_ is reset).
+  mutable int used_shared_gpus_ = -1;
   int name_rank_ = 0;
   uint64_t accounting_version_ = 0;
 };

@@ -80,6 +80,9 @@ class PodInfo {
   std::vector<std::string> gpu_groups;
   bool has_bind_request = false;
   bool is_reservation = false;
+  // Position among the snapshot's tasks while ClusterModel copies its kept snapshot: the copies
+  // of nodes and jobs re-point their task pointers through it (cache/cluster_model.h).
+  uint32_t snapshot_slot = 0;
 
   bool IsMigProfileRequest() const { return request_type == ResourceRequestType::kMigInstance; }
   bool IsFractionRequest() const { return request_type == ResourceRequestType::kFraction; }

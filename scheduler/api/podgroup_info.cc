@@ -186,6 +186,21 @@ PodGroupInfo::PodGroupInfo(const PodGroupInfo& other, const std::vector<PodInfo*
   for (PodInfo* t : tasks) AddTask(t);
 }
 
+std::unique_ptr<PodGroupInfo> PodGroupInfo::CloneWithTasks(
+    const std::vector<PodInfo*>& by_slot) const {
+  auto out = std::make_unique<PodGroupInfo>(*this, std::vector<PodInfo*>{});
+  out->tasks_.reserve(tasks_.size());
+  for (const PodInfo* t : tasks_) {
+    PodInfo* copy = by_slot[t->snapshot_slot];
+    out->PodSetOf(*copy)->AddTask(copy);
+    out->tasks_.push_back(copy);
+  }
+  for (const PodInfo* t : invalid_tasks_) out->invalid_tasks_.push_back(by_slot[t->snapshot_slot]);
+  out->job_fit_errors = job_fit_errors;
+  out->task_fit_errors = task_fit_errors;
+  return out;
+}
+
 void PodGroupInfo::IndexPodSets() {
   pod_sets_.clear();
   for (PodSet* p : root_->DescendantPodSets()) pod_sets_[p->name()] = p;

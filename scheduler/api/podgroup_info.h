@@ -102,6 +102,10 @@ class PodGroupInfo {
   // A copy that shares the given tasks (which must belong to `other`), used for partial jobs and
   // victim representatives.
   PodGroupInfo(const PodGroupInfo& other, const std::vector<PodInfo*>& tasks);
+  // A full copy for another snapshot whose copies of this job's tasks are
+  // `by_slot[task->snapshot_slot]`: structure, tasks in the same order, fit errors. Session memos
+  // (queue, tasks to allocate, signature) start empty.
+  std::unique_ptr<PodGroupInfo> CloneWithTasks(const std::vector<PodInfo*>& by_slot) const;
   PodGroupInfo(const PodGroupInfo&) = delete;
   PodGroupInfo& operator=(const PodGroupInfo&) = delete;
 

@@ -61,7 +61,13 @@ CycleResult SchedulingCycle::Run(std::unique_ptr<ClusterInfo> snapshot) {
       continue;
     }
     MonoTime action_start = clock_->NowMonotonic();
+    // Allocate never evicts: its BindRequests may be created concurrently, all answered before
+    // the next action (which may evict) and before the session closes. A refused one undoes its
+    // allocation then, and the evicting actions after it are skipped (above).
+    sink_->set_defer_binds(name == "allocate");
     (*b)()->Execute(&ssn);
+    sink_->set_defer_binds(false);
+    ssn.JoinBinds();
     r.timings.action_ms.emplace_back(name, MillisSince(clock_, action_start));
   }
 

@@ -46,7 +46,12 @@ LiveScheduler::LiveScheduler(kube::Client* client, LiveSchedulerOptions options)
       clock_(options_.clock != nullptr ? options_.clock : RealClock::Get()),
       random_(options_.random != nullptr ? options_.random : SeededRandom::Default()),
       event_sink_(client),
-      broadcaster_(&event_sink_, {.clock = clock_, .random = random_}),
+      // Several event writers, and the cycle waits (up to 2 s) for room in a full queue: the
+      // allocate action's Scheduled events come in a burst once its concurrent BindRequest
+      // creations are answered, and one POST at a time with a dropping queue lost half of them.
+      broadcaster_(
+          &event_sink_,
+          {.clock = clock_, .random = random_, .writers = 4, .full_wait = std::chrono::seconds(2)}),
       recorder_(broadcaster_.NewRecorder({options_.params.scheduler_name, ""})),
       writer_(client,
               [this](const EventRecord& e) {
@@ -67,6 +72,7 @@ LiveScheduler::LiveScheduler(kube::Client* client, LiveSchedulerOptions options)
       cycle_(options_.conf, options_.params, &sink_, clock_, random_),
       factory_(client, {.clock = clock_, .random = random_}),
       metrics_(std::make_unique<Metrics>()) {
+  sink_.SetBindRequestWorkers(options_.bind_request_workers);
   sink_.set_on_bind_request_created([this](const api::BindRequest& br) {
     // Encoded before taking the lock: the dump shows what the model schedules with.
     auto json = std::make_shared<const std::string>(api::EncodeJson(br));

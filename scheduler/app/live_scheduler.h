@@ -38,6 +38,9 @@ struct LiveSchedulerOptions {
   SchedulerParams params;
   SchedulerConfiguration conf = DefaultSchedulerConfiguration();
   int status_workers = 5;  // --num-of-status-recording-workers
+  // --bind-request-workers: concurrent BindRequest creations of the allocate action (1: one
+  // synchronous round trip each, as KAI).
+  int bind_request_workers = 8;
   std::string metrics_namespace = "kai";
   metrics::Registry* registry = nullptr;  // no metrics when null
   Clock* clock = nullptr;                 // RealClock when null

@@ -91,6 +91,10 @@ StatusOr<RunOptions> ParseRunArgs(const std::vector<std::string>& args) {
           KAI_ASSIGN_OR_RETURN(double n, FlagNumber(name, value));
           if (n < 1) return InvalidArgumentError("--" + name + ": must be at least 1");
           o.status_workers = static_cast<int>(n);
+        } else if (name == "bind-request-workers") {
+          KAI_ASSIGN_OR_RETURN(double n, FlagNumber(name, value));
+          if (n < 1) return InvalidArgumentError("--" + name + ": must be at least 1");
+          o.bind_request_workers = static_cast<int>(n);
         } else if (name == "v") {
           KAI_ASSIGN_OR_RETURN(double v, FlagNumber(name, value));
           o.verbosity = static_cast<int>(v);
@@ -141,6 +145,7 @@ int RunMain(const std::vector<std::string>& args) {
   LiveSchedulerOptions lo;
   lo.params = opts->params;
   lo.status_workers = opts->status_workers;
+  lo.bind_request_workers = opts->bind_request_workers;
   lo.metrics_namespace = opts->metrics_namespace;
   lo.registry = metrics::Registry::Default();
   if (!opts->scheduler_conf.empty()) {

@@ -20,9 +20,10 @@ struct RunOptions {
   double qps = 50;
   int burst = 300;
   bool leader_elect = false;
-  int status_workers = 5;  // --num-of-status-recording-workers
-  int verbosity = 3;       // --v
-  SchedulerParams params;  // every scheduling flag
+  int status_workers = 5;        // --num-of-status-recording-workers
+  int bind_request_workers = 8;  // --bind-request-workers (ours; 1 = KAI's synchronous creates)
+  int verbosity = 3;             // --v
+  SchedulerParams params;        // every scheduling flag
 };
 
 // Parses the flags ("--name=value", "--name value", bare "--bool-flag"). Unknown flags are

@@ -9,9 +9,9 @@ TEST(ParseRunArgs, KaisFlagsGoWhereTheyBelong) {
   auto o = ParseRunArgs(
       {"run", "--kubeconfig=/k", "--scheduler-name", "s", "--partition-label-value=pool-a",
        "--schedule-period=250ms", "--leader-elect", "--qps=20", "--burst=30",
-       "--num-of-status-recording-workers=2", "--listen-address=:9999", "--metrics-namespace=x",
-       "--detailed-fit-errors", "--update-pod-eviction-condition=true", "--plugin-server-port=9091",
-       "--v=5", "--namespace=ns", "--scheduler-conf=/c.yaml"});
+       "--num-of-status-recording-workers=2", "--bind-request-workers=3", "--listen-address=:9999",
+       "--metrics-namespace=x", "--detailed-fit-errors", "--update-pod-eviction-condition=true",
+       "--plugin-server-port=9091", "--v=5", "--namespace=ns", "--scheduler-conf=/c.yaml"});
   ASSERT_TRUE(o.ok()) << o.status();
   EXPECT_EQ(o->kubeconfig, "/k");
   EXPECT_EQ(o->params.scheduler_name, "s");
@@ -21,6 +21,7 @@ TEST(ParseRunArgs, KaisFlagsGoWhereTheyBelong) {
   EXPECT_EQ(o->qps, 20);
   EXPECT_EQ(o->burst, 30);
   EXPECT_EQ(o->status_workers, 2);
+  EXPECT_EQ(o->bind_request_workers, 3);
   EXPECT_EQ(o->listen_address, ":9999");
   EXPECT_EQ(o->metrics_namespace, "x");
   EXPECT_TRUE(o->params.detailed_fit_errors);

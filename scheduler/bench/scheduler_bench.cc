@@ -1,15 +1,20 @@
 // kai_scheduler_bench: scheduling-cycle benchmark on synthetic clusters (issue 5). Prints JSON.
 //
 //   kai_scheduler_bench [--sizes tiny,S,M,L] [--repetitions N] [--events N] [--seed S]
-//                       [--actions LIST] [--dump-decisions PREFIX]
+//                       [--actions LIST] [--dump-decisions PREFIX] [--snapshot incremental|full]
 //
 // Per size it reports, each as min / median / max over the repetitions (milliseconds):
 //   snapshot.full_rebuild   a new ClusterModel filled with every object, then a snapshot (what a
 //                           cache without incremental maintenance pays each cycle, like KAI)
-//   snapshot.from_model     a snapshot of the warm, unchanged model
+//   snapshot.from_model     a snapshot of the warm, unchanged model (with the incremental
+//                           snapshot: only the copy for the session); also as CPU time
 //   snapshot.apply_events   applying a batch of informer events (pod status churn, completed
 //                           pods, new pending jobs, node updates) to the model
-//   snapshot.incremental    the snapshot right after such a batch
+//   snapshot.incremental    the snapshot right after such a batch (the model's kept snapshot
+//                           brought up to date, then copied for the session); also as CPU time
+//   snapshot.incremental_full  the same state built from scratch (ClusterModel::FullSnapshot,
+//                           the construction before the incremental snapshot), right after, so
+//                           the pair is measured side by side; also as CPU time
 //   cycle.<action>          each configured action, and session open / close
 //   cycle.total             snapshot + open + every action + close
 // Times are wall clock; cycle.total_cpu_ms is the process CPU time of the cycle (the machine is
@@ -19,7 +24,7 @@
 //
 // --dump-decisions writes PREFIX-<size>.txt with every decision and unschedulable message of
 // the first cycle, so that two builds can be compared (`diff`): optimisations must not change
-// decisions.
+// decisions. --snapshot full makes the cycles use FullSnapshot (the reference construction).
 #include <glog/logging.h>
 #include <sys/resource.h>
 #include <time.h>
@@ -113,11 +118,13 @@ struct Options {
   uint64_t seed = 42;
   std::vector<std::string> actions;
   std::string dump_prefix;
+  bool full_snapshot = false;
 };
 
 void Usage() {
   std::cerr << "usage: kai_scheduler_bench [--sizes tiny,S,M,L] [--repetitions N] [--events N] "
-               "[--seed S] [--actions LIST] [--dump-decisions PREFIX]\n";
+               "[--seed S] [--actions LIST] [--dump-decisions PREFIX] "
+               "[--snapshot incremental|full]\n";
 }
 
 bool ParseArgs(int argc, char** argv, Options* o) {
@@ -153,6 +160,8 @@ bool ParseArgs(int argc, char** argv, Options* o) {
       o->actions = list();
     } else if (a == "--dump-decisions") {
       o->dump_prefix = v;
+    } else if (a == "--snapshot" && (v == "full" || v == "incremental")) {
+      o->full_snapshot = v == "full";
     } else {
       std::cerr << "unknown flag " << a << "\n";
       return false;
@@ -170,7 +179,7 @@ struct CycleResult {
 
 CycleResult RunCycle(const ClusterModel& model, const SchedulerConfiguration& conf,
                      const SchedulerParams& params, const PluginRegistry& plugins,
-                     const ActionRegistry& actions, WallTime now, bool record) {
+                     const ActionRegistry& actions, WallTime now, bool record, bool full) {
   CycleResult r;
   FakeClock clock(now);
   SeededRandom random(7);
@@ -179,7 +188,8 @@ CycleResult RunCycle(const ClusterModel& model, const SchedulerConfiguration& co
   double cpu_start = CpuMs();
   auto t = BenchClock::now();
   std::vector<std::string> warnings;
-  std::unique_ptr<ClusterInfo> snapshot = model.Snapshot(params, &warnings);
+  std::unique_ptr<ClusterInfo> snapshot =
+      full ? model.FullSnapshot(params, &warnings) : model.Snapshot(params, &warnings);
   r.snapshot_ms = MsSince(t);
   t = BenchClock::now();
   Session ssn("bench", std::move(snapshot), conf, params, &sink, &clock, &random);
@@ -208,7 +218,9 @@ CycleResult RunCycle(const ClusterModel& model, const SchedulerConfiguration& co
     }
     // Per-task explanations too (pod conditions are built from them), in task uid order.
     for (const auto& [uid, fe] : job->task_fit_errors) {
-      sink.lines.push_back("task " + id + " " + uid + ": " + fe.Message());
+      std::string line = "task ";
+      line.append(id).append(" ").append(uid).append(": ").append(fe.Message());
+      sink.lines.push_back(std::move(line));
     }
   }
   r.decision_lines = std::move(sink.lines);
@@ -246,7 +258,7 @@ int Main(int argc, char** argv) {
     const int events = opts.events >= 0 ? opts.events : std::max<int>(10, total_pods / 100);
 
     Stats full_rebuild, from_model, apply_events, incremental, open, close, total, total_cpu,
-        snapshot_in_cycle;
+        snapshot_in_cycle, incremental_cpu, incremental_full, incremental_full_cpu, from_model_cpu;
     std::map<std::string, Stats> per_action;
     std::vector<std::string> action_order;
     CycleResult first;
@@ -258,6 +270,10 @@ int Main(int argc, char** argv) {
     SyntheticCluster churned = cluster;  // event batches mutate their own copy
     ClusterModel churn_model;
     churn_model.AddAll(churned.objects);
+    // Both models keep a snapshot from here on, as a running scheduler's model does after its
+    // first cycle (that first build is what full_rebuild measures).
+    model.Snapshot(params, nullptr);
+    churn_model.Snapshot(params, nullptr);
 
     for (int rep = 0; rep < opts.repetitions; ++rep) {
       {
@@ -269,7 +285,9 @@ int Main(int argc, char** argv) {
       }
       {
         t = BenchClock::now();
+        double cpu = CpuMs();
         auto snap = model.Snapshot(params, nullptr);
+        from_model_cpu.Add(CpuMs() - cpu);
         from_model.Add(MsSince(t));
       }
       {
@@ -277,11 +295,19 @@ int Main(int argc, char** argv) {
         ApplyEventBatch(&churned, events, &event_random, &churn_model);
         apply_events.Add(MsSince(t));
         t = BenchClock::now();
+        double cpu = CpuMs();
         auto snap = churn_model.Snapshot(params, nullptr);
+        incremental_cpu.Add(CpuMs() - cpu);
         incremental.Add(MsSince(t));
+        snap.reset();
+        t = BenchClock::now();
+        cpu = CpuMs();
+        auto full = churn_model.FullSnapshot(params, nullptr);
+        incremental_full_cpu.Add(CpuMs() - cpu);
+        incremental_full.Add(MsSince(t));
       }
       CycleResult c = RunCycle(model, conf, params, plugins, actions, cluster.now,
-                               rep == 0 && !opts.dump_prefix.empty());
+                               rep == 0 && !opts.dump_prefix.empty(), opts.full_snapshot);
       snapshot_in_cycle.Add(c.snapshot_ms);
       open.Add(c.open_ms);
       close.Add(c.close_ms);
@@ -320,9 +346,14 @@ int Main(int argc, char** argv) {
     out += buf;
     out += "      \"snapshot\": {\n        \"full_rebuild_ms\": " + full_rebuild.Json() +
            ",\n        \"from_model_ms\": " + from_model.Json() +
+           ",\n        \"from_model_cpu_ms\": " + from_model_cpu.Json() +
            ",\n        \"events_per_batch\": " + std::to_string(events) +
            ",\n        \"apply_events_ms\": " + apply_events.Json() +
-           ",\n        \"incremental_ms\": " + incremental.Json() + "\n      },\n";
+           ",\n        \"incremental_ms\": " + incremental.Json() +
+           ",\n        \"incremental_cpu_ms\": " + incremental_cpu.Json() +
+           ",\n        \"incremental_full_ms\": " + incremental_full.Json() +
+           ",\n        \"incremental_full_cpu_ms\": " + incremental_full_cpu.Json() +
+           "\n      },\n";
     out += "      \"cycle\": {\n        \"snapshot_ms\": " + snapshot_in_cycle.Json() +
            ",\n        \"session_open_ms\": " + open.Json();
     for (const auto& name : action_order) {

@@ -1,5 +1,7 @@
 #include "scheduler/cache/cluster_model.h"
 
+#include <glog/logging.h>
+
 #include <algorithm>
 #include <charconv>
 #include <cmath>
@@ -7,6 +9,7 @@
 
 #include "api/well_known.h"
 #include "kube/base/time.h"
+#include "scheduler/cache/snapshot_dump.h"
 
 namespace kai::scheduler {
 
@@ -58,6 +61,72 @@ std::string LatestConditionPool(const api::PodGroup& pg) {
     }
   }
   return latest == nullptr ? std::string() : latest->node_pool;
+}
+
+// Queues of this shard, hierarchy wired, orphans removed (§6.4).
+template <typename Warn>
+std::map<std::string, std::unique_ptr<QueueInfo>> BuildQueues(
+    const std::map<std::string, std::shared_ptr<const api::Queue>>& queues_,
+    const SchedulerParams& params, Warn&& warn) {
+  std::map<std::string, std::unique_ptr<QueueInfo>> queues;
+  for (const auto& [name, q] : queues_) {
+    if (!InPartition(q->metadata, params)) continue;
+    queues.emplace(name, std::make_unique<QueueInfo>(q));
+  }
+  if (!params.full_hierarchy_fairness) {
+    std::set<std::string> parents;
+    for (const auto& [name, q] : queues) {
+      if (!q->parent().empty()) parents.insert(q->parent());
+    }
+    std::map<std::string, std::unique_ptr<QueueInfo>> leaves;
+    for (auto& [name, q] : queues) {
+      if (parents.count(name) > 0) continue;
+      q->set_parent("default");
+      leaves.emplace(name, std::move(q));
+    }
+    QueueQuota unlimited;
+    unlimited.gpu = {-1, 0, -1};
+    unlimited.cpu = {-1, 0, -1};
+    unlimited.memory = {-1, 0, -1};
+    leaves.erase("default");
+    leaves.emplace("default", std::make_unique<QueueInfo>("default", "", unlimited,
+                                                          api::kDefaultQueuePriority));
+    queues = std::move(leaves);
+  }
+  // A queue is kept only when its whole parent chain exists.
+  std::set<std::string> valid;
+  for (const auto& [name, q] : queues) {
+    std::set<std::string> seen;
+    const QueueInfo* cur = q.get();
+    bool ok = true;
+    while (!cur->parent().empty()) {
+      if (!seen.insert(cur->uid()).second) {
+        ok = false;  // cycle
+        break;
+      }
+      auto it = queues.find(cur->parent());
+      if (it == queues.end()) {
+        ok = false;
+        break;
+      }
+      cur = it->second.get();
+    }
+    if (ok) {
+      valid.insert(name);
+    } else {
+      warn("Queue " + name +
+           ": spec.parentQueue: parent chain is broken (missing queue or cycle); "
+           "the queue and its descendants are ignored");
+    }
+  }
+  std::map<std::string, std::unique_ptr<QueueInfo>> out;
+  for (auto& [name, q] : queues) {
+    if (valid.count(name) > 0) out.emplace(name, std::move(q));
+  }
+  for (auto& [name, q] : out) {
+    if (!q->parent().empty()) out[q->parent()]->mutable_children().push_back(name);
+  }
+  return out;
 }
 
 }  // namespace
@@ -141,9 +210,25 @@ PodRequirements ComputePodRequirements(const api::Pod& pod, const ResourceAmount
 
 void ClusterModel::UpsertNode(LoadedNode node) {
   std::string name = node.node->metadata.name;
+  dirty_nodes_.insert(name);
   nodes_[name] = std::move(node);
 }
-void ClusterModel::DeleteNode(const std::string& name) { nodes_.erase(name); }
+void ClusterModel::DeleteNode(const std::string& name) {
+  dirty_nodes_.insert(name);
+  nodes_.erase(name);
+}
+
+void ClusterModel::CountPodResources(const PodEntry& e, int delta) {
+  auto count = [&](const std::string& r) {
+    int& n = pod_extra_resources_[r];
+    n += delta;
+    if (n == 0) pod_extra_resources_.erase(r);
+  };
+  for (const auto& [r, v] : e.requirements.requests) {
+    if (v > 0 && r != "cpu" && r != "memory") count(r);
+  }
+  for (const auto& [r, v] : e.requirements.gpu.MigResources()) count(r);
+}
 
 void ClusterModel::UpsertPod(LoadedPod pod) {
   std::string key = Key(pod.pod->metadata);
@@ -156,9 +241,19 @@ void ClusterModel::UpsertPod(LoadedPod pod) {
     e.implicit =
         MakeImplicitPodGroup(p, kDefaults->queue_label_key, kDefaults->node_pool_label_key);
   }
+  dirty_pods_.insert(key);
+  auto it = pods_.find(key);
+  if (it != pods_.end()) CountPodResources(it->second, -1);
+  CountPodResources(e, +1);
   pods_[key] = std::move(e);
 }
-void ClusterModel::DeletePod(const std::string& key) { pods_.erase(key); }
+void ClusterModel::DeletePod(const std::string& key) {
+  auto it = pods_.find(key);
+  if (it == pods_.end()) return;
+  dirty_pods_.insert(key);
+  CountPodResources(it->second, -1);
+  pods_.erase(it);
+}
 void ClusterModel::ReplacePodObject(std::shared_ptr<const api::Pod> pod) {
   std::string key = Key(pod->metadata);
   auto it = pods_.find(key);
@@ -166,17 +261,31 @@ void ClusterModel::ReplacePodObject(std::shared_ptr<const api::Pod> pod) {
   UpsertPod(std::move(lp));
 }
 void ClusterModel::UpsertPodGroup(std::shared_ptr<const api::PodGroup> pg) {
-  podgroups_[Key(pg->metadata)] = std::move(pg);
+  std::string key = Key(pg->metadata);
+  dirty_podgroups_.insert(key);
+  podgroups_[key] = std::move(pg);
 }
-void ClusterModel::DeletePodGroup(const std::string& key) { podgroups_.erase(key); }
+void ClusterModel::DeletePodGroup(const std::string& key) {
+  dirty_podgroups_.insert(key);
+  podgroups_.erase(key);
+}
 void ClusterModel::UpsertQueue(std::shared_ptr<const api::Queue> q) {
+  structure_changed_ = true;
   queues_[q->metadata.name] = std::move(q);
 }
-void ClusterModel::DeleteQueue(const std::string& name) { queues_.erase(name); }
+void ClusterModel::DeleteQueue(const std::string& name) {
+  structure_changed_ = true;
+  queues_.erase(name);
+}
 void ClusterModel::UpsertPriorityClass(std::shared_ptr<const api::PriorityClass> pc) {
+  structure_changed_ = true;
   priority_classes_[pc->metadata.name] = std::move(pc);
 }
-void ClusterModel::DeletePriorityClass(const std::string& name) { priority_classes_.erase(name); }
+void ClusterModel::DeletePriorityClass(const std::string& name) {
+  structure_changed_ = true;
+  priority_classes_.erase(name);
+}
+// Topologies, ConfigMaps and the stale-BindRequest list are copied whole into every snapshot.
 void ClusterModel::UpsertTopology(std::shared_ptr<const api::Topology> t) {
   topologies_[t->metadata.name] = std::move(t);
 }
@@ -185,10 +294,43 @@ void ClusterModel::UpsertConfigMap(std::shared_ptr<const api::ConfigMap> cm) {
   config_maps_[Key(cm->metadata)] = std::move(cm);
 }
 void ClusterModel::DeleteConfigMap(const std::string& key) { config_maps_.erase(key); }
-void ClusterModel::UpsertBindRequest(std::shared_ptr<const api::BindRequest> br) {
-  bind_requests_[Key(br->metadata)] = std::move(br);
+
+namespace {
+std::string BoundPodKey(const api::BindRequest& br) {
+  return br.metadata.namespace_ + "/" + br.spec.pod_name;
 }
-void ClusterModel::DeleteBindRequest(const std::string& key) { bind_requests_.erase(key); }
+}  // namespace
+
+void ClusterModel::IndexBindRequest(const std::string& key, const api::BindRequest* old_br,
+                                    const api::BindRequest* new_br) {
+  // A BindRequest makes its pod Binding: the pods it named before and after are stale.
+  if (old_br != nullptr) {
+    std::string pod = BoundPodKey(*old_br);
+    dirty_pods_.insert(pod);
+    auto it = bind_requests_by_pod_.find(pod);
+    if (it != bind_requests_by_pod_.end()) {
+      it->second.erase(key);
+      if (it->second.empty()) bind_requests_by_pod_.erase(it);
+    }
+  }
+  if (new_br != nullptr) {
+    std::string pod = BoundPodKey(*new_br);
+    dirty_pods_.insert(pod);
+    bind_requests_by_pod_[pod].insert(key);
+  }
+}
+void ClusterModel::UpsertBindRequest(std::shared_ptr<const api::BindRequest> br) {
+  std::string key = Key(br->metadata);
+  auto it = bind_requests_.find(key);
+  IndexBindRequest(key, it == bind_requests_.end() ? nullptr : it->second.get(), br.get());
+  bind_requests_[key] = std::move(br);
+}
+void ClusterModel::DeleteBindRequest(const std::string& key) {
+  auto it = bind_requests_.find(key);
+  if (it == bind_requests_.end()) return;
+  IndexBindRequest(key, it->second.get(), nullptr);
+  bind_requests_.erase(it);
+}
 
 void ClusterModel::AddAll(const LoadedObjects& o) {
   for (const auto& n : o.nodes) UpsertNode(n);
@@ -201,8 +343,8 @@ void ClusterModel::AddAll(const LoadedObjects& o) {
   for (const auto& br : o.bind_requests) UpsertBindRequest(br);
 }
 
-std::unique_ptr<ClusterInfo> ClusterModel::Snapshot(const SchedulerParams& params,
-                                                    std::vector<std::string>* warnings) const {
+std::unique_ptr<ClusterInfo> ClusterModel::FullSnapshot(const SchedulerParams& params,
+                                                        std::vector<std::string>* warnings) const {
   auto c = std::make_unique<ClusterInfo>();
   auto warn = [&](std::string w) {
     if (warnings) warnings->push_back(std::move(w));
@@ -323,64 +465,7 @@ std::unique_ptr<ClusterInfo> ClusterModel::Snapshot(const SchedulerParams& param
     if (!is_reservation(e)) add_task(key, e);
   }
 
-  // Queues of this shard, hierarchy wired, orphans removed (§6.4).
-  std::map<std::string, std::unique_ptr<QueueInfo>> queues;
-  for (const auto& [name, q] : queues_) {
-    if (!InPartition(q->metadata, params)) continue;
-    queues.emplace(name, std::make_unique<QueueInfo>(q));
-  }
-  if (!params.full_hierarchy_fairness) {
-    std::set<std::string> parents;
-    for (const auto& [name, q] : queues) {
-      if (!q->parent().empty()) parents.insert(q->parent());
-    }
-    std::map<std::string, std::unique_ptr<QueueInfo>> leaves;
-    for (auto& [name, q] : queues) {
-      if (parents.count(name) > 0) continue;
-      q->set_parent("default");
-      leaves.emplace(name, std::move(q));
-    }
-    QueueQuota unlimited;
-    unlimited.gpu = {-1, 0, -1};
-    unlimited.cpu = {-1, 0, -1};
-    unlimited.memory = {-1, 0, -1};
-    leaves.erase("default");
-    leaves.emplace("default", std::make_unique<QueueInfo>("default", "", unlimited,
-                                                          api::kDefaultQueuePriority));
-    queues = std::move(leaves);
-  }
-  // A queue is kept only when its whole parent chain exists.
-  std::set<std::string> valid;
-  for (const auto& [name, q] : queues) {
-    std::set<std::string> seen;
-    const QueueInfo* cur = q.get();
-    bool ok = true;
-    while (!cur->parent().empty()) {
-      if (!seen.insert(cur->uid()).second) {
-        ok = false;  // cycle
-        break;
-      }
-      auto it = queues.find(cur->parent());
-      if (it == queues.end()) {
-        ok = false;
-        break;
-      }
-      cur = it->second.get();
-    }
-    if (ok) {
-      valid.insert(name);
-    } else {
-      warn("Queue " + name +
-           ": spec.parentQueue: parent chain is broken (missing queue or cycle); "
-           "the queue and its descendants are ignored");
-    }
-  }
-  for (auto& [name, q] : queues) {
-    if (valid.count(name) > 0) c->queues.emplace(name, std::move(q));
-  }
-  for (auto& [name, q] : c->queues) {
-    if (!q->parent().empty()) c->queues[q->parent()]->mutable_children().push_back(name);
-  }
+  c->queues = BuildQueues(queues_, params, warn);
 
   // Priority classes.
   std::optional<int32_t> global_default;
@@ -424,7 +509,7 @@ std::unique_ptr<ClusterInfo> ClusterModel::Snapshot(const SchedulerParams& param
     }
     std::string error;
     auto job = std::make_unique<PodGroupInfo>(pg, priority, &error);
-    if (!error.empty()) warn("PodGroup " + key + ": " + error);
+    if (!error.empty()) warn(std::string("PodGroup ").append(key).append(": ").append(error));
     const api::ObjectMeta& m = pg->metadata;
     if (const std::string* ts = Annotation(m, api::kLastStartTimestampAnnotation)) {
       if (auto t = ParseRfc3339(*ts); t.ok()) job->last_start_timestamp = *t;
@@ -480,6 +565,434 @@ std::unique_ptr<ClusterInfo> ClusterModel::Snapshot(const SchedulerParams& param
 
   for (const auto& [name, t] : topologies_) c->topologies[name] = t;
   for (const auto& [key, cm] : config_maps_) c->config_maps.insert(key);
+  return c;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Incremental snapshot.
+
+namespace {
+
+// A task's place in the snapshot: reservation pods first, then the others, each in key order.
+using TaskOrder = std::pair<bool, std::string>;  // (not a reservation pod, namespace/name)
+
+// Every scheduler parameter the snapshot reads: a change rebuilds the kept state.
+std::string ParamsKey(const SchedulerParams& p) {
+  std::string k;
+  for (const std::string* s :
+       {&p.node_pool_label_key, &p.partition_label_value, &p.gpu_worker_node_label_key,
+        &p.cpu_worker_node_label_key, &p.mig_worker_node_label_key,
+        &p.resource_reservation_app_label, &p.scheduler_name, &p.queue_label_key}) {
+    k += *s;
+    k += '\0';
+  }
+  k += p.restrict_node_scheduling ? '1' : '0';
+  k += p.full_hierarchy_fairness ? '1' : '0';
+  return k;
+}
+
+bool InShard(const api::ObjectMeta& m, const SchedulerParams& params) {
+  if (!InPartition(m, params)) return false;
+  return !params.restrict_node_scheduling || m.labels.count(params.gpu_worker_node_label_key) > 0 ||
+         m.labels.count(params.cpu_worker_node_label_key) > 0;
+}
+
+// Job id ("namespace/name") <-> PodGroup key (Key(): "name" without a namespace).
+std::string JobIdOfPodGroupKey(const std::string& key) {
+  return key.find('/') == std::string::npos ? "/" + key : key;
+}
+std::string PodGroupKeyOfJobId(const std::string& id) {
+  return !id.empty() && id[0] == '/' ? id.substr(1) : id;
+}
+
+}  // namespace
+
+struct ClusterModel::KeptSnapshot {
+  std::string params_key;
+  std::unique_ptr<ResourceVectorMap> vector_map;
+  std::set<std::string> extra_resources;  // what vector_map was built from
+  std::vector<std::string> node_names;    // the shard's nodes, in name order
+  struct Task {
+    std::unique_ptr<PodInfo> info;
+    std::vector<std::string> warnings;
+    // Set when the task is a candidate for a job of one under a made-up PodGroup.
+    std::shared_ptr<const api::PodGroup> implicit_pg;
+    std::vector<std::string> implicit_priorities;
+  };
+  std::map<TaskOrder, Task> tasks;
+  std::map<std::string, std::unique_ptr<NodeInfo>> nodes;
+  // Active tasks by the node they name, and every task by job id (in task order).
+  std::map<std::string, std::set<TaskOrder>> node_tasks;
+  std::map<PodGroupId, std::set<TaskOrder>> job_tasks;
+  struct Job {
+    std::unique_ptr<PodGroupInfo> info;  // null: no job (skipped by backoff, or no PodGroup)
+    std::shared_ptr<const api::PodGroup> overlaid;  // the PodGroup the job was built from
+    std::vector<std::string> orphan_warnings;       // pods naming a missing PodGroup
+  };
+  std::map<PodGroupId, Job> jobs;
+  std::map<std::string, std::vector<std::string>> podgroup_warnings;  // by PodGroup key
+  std::map<std::string, std::unique_ptr<QueueInfo>> queues;
+  std::vector<std::string> queue_warnings;
+  std::optional<int32_t> global_default;
+  // Work lists of one update.
+  std::set<std::string> dirty_nodes;
+  std::set<PodGroupId> dirty_jobs;
+};
+
+ClusterModel::ClusterModel() = default;
+ClusterModel::~ClusterModel() = default;
+
+void ClusterModel::MarkPodDirty(const std::string& key) const { dirty_pods_.insert(key); }
+
+void ClusterModel::RebuildKept(const SchedulerParams& params, const std::string& params_key) const {
+  kept_ = std::make_unique<KeptSnapshot>();
+  KeptSnapshot& k = *kept_;
+  k.params_key = params_key;
+  k.vector_map = std::make_unique<ResourceVectorMap>();
+  for (const auto& [name, n] : nodes_) {
+    if (!InShard(n.node->metadata, params)) continue;
+    k.node_names.push_back(name);
+    for (const auto& [r, v] : n.allocatable) k.extra_resources.insert(r);
+  }
+  for (const auto& [r, count] : pod_extra_resources_) k.extra_resources.insert(r);
+  for (const auto& r : k.extra_resources) k.vector_map->Add(r);
+  for (const std::string& name : k.node_names) k.nodes.emplace(name, nullptr);
+  k.queues = BuildQueues(queues_, params,
+                         [&](std::string w) { k.queue_warnings.push_back(std::move(w)); });
+  for (const auto& [name, pc] : priority_classes_) {
+    if (pc->global_default) k.global_default = pc->value;
+  }
+  // Everything is stale.
+  structure_changed_ = false;
+  for (const auto& [key, e] : pods_) dirty_pods_.insert(key);
+  for (const auto& [key, pg] : podgroups_) dirty_podgroups_.insert(key);
+  for (const std::string& name : k.node_names) k.dirty_nodes.insert(name);
+}
+
+void ClusterModel::RebuildTask(const SchedulerParams& params, const std::string& key) const {
+  KeptSnapshot& k = *kept_;
+  auto drop = [&](auto& index, const std::string& id, const TaskOrder& order) {
+    auto it = index.find(id);
+    if (it == index.end()) return;
+    it->second.erase(order);
+    if (it->second.empty()) index.erase(it);
+  };
+  for (bool not_reservation : {false, true}) {
+    auto it = k.tasks.find(TaskOrder(not_reservation, key));
+    if (it == k.tasks.end()) continue;
+    const PodInfo& old = *it->second.info;
+    if (IsActiveUsedStatus(old.status) && !old.node_name.empty()) {
+      drop(k.node_tasks, old.node_name, it->first);
+      k.dirty_nodes.insert(old.node_name);
+    }
+    if (!old.job().empty()) {
+      drop(k.job_tasks, old.job(), it->first);
+      k.dirty_jobs.insert(old.job());
+    }
+    k.tasks.erase(it);
+  }
+  auto pit = pods_.find(key);
+  if (pit == pods_.end()) return;
+  const PodEntry& e = pit->second;
+
+  // The live BindRequest of the pod (the last valid one in key order), as FullSnapshot's map.
+  const api::BindRequest* binding = nullptr;
+  if (auto b = bind_requests_by_pod_.find(key); b != bind_requests_by_pod_.end()) {
+    for (const std::string& br_key : b->second) {
+      const api::BindRequest& br = *bind_requests_.at(br_key);
+      if (!InPartition(br.metadata, params) && !params.partition_label_value.empty()) continue;
+      if (br.IsFailed() || k.nodes.count(br.spec.selected_node) == 0) continue;
+      binding = &br;
+    }
+  }
+  KeptSnapshot::Task t;
+  t.warnings = e.requirements.warnings;
+  if (binding != nullptr && e.loaded.pod->spec.node_name.empty()) {
+    t.info = std::make_unique<PodInfo>(
+        e.loaded.pod, e.requirements, *k.vector_map, binding->spec.selected_node,
+        &binding->spec.selected_gpu_groups, binding->spec.received_resource_type);
+  } else {
+    t.info = std::make_unique<PodInfo>(e.loaded.pod, e.requirements, *k.vector_map);
+  }
+  PodInfo& task = *t.info;
+  const api::ObjectMeta& m = e.loaded.pod->metadata;
+  auto app = m.labels.find(std::string(api::kAppLabel));
+  task.is_reservation =
+      app != m.labels.end() && app->second == params.resource_reservation_app_label;
+  if (e.implicit && !task.is_reservation &&
+      e.loaded.pod->spec.scheduler_name == params.scheduler_name) {
+    const SchedulerParams defaults;
+    if (params.queue_label_key == defaults.queue_label_key &&
+        params.node_pool_label_key == defaults.node_pool_label_key) {
+      t.implicit_pg = e.implicit->podgroup;
+    } else {
+      t.implicit_pg =
+          MakeImplicitPodGroup(*e.loaded.pod, params.queue_label_key, params.node_pool_label_key)
+              .podgroup;
+    }
+    t.implicit_priorities = e.implicit->priority_class_candidates;
+    task.set_job(m.namespace_ + "/" + t.implicit_pg->metadata.name);
+  }
+  TaskOrder order(!task.is_reservation, key);
+  if (IsActiveUsedStatus(task.status) && !task.node_name.empty()) {
+    k.node_tasks[task.node_name].insert(order);
+    k.dirty_nodes.insert(task.node_name);
+  }
+  if (!task.job().empty()) {
+    k.job_tasks[task.job()].insert(order);
+    k.dirty_jobs.insert(task.job());
+  }
+  k.tasks.emplace(std::move(order), std::move(t));
+}
+
+void ClusterModel::RebuildNode(const SchedulerParams& params, const std::string& name) const {
+  KeptSnapshot& k = *kept_;
+  auto slot = k.nodes.find(name);
+  if (slot == k.nodes.end()) return;  // not a node of this shard
+  const LoadedNode& n = nodes_.at(name);
+  ResourceVector alloc(k.vector_map->size());
+  for (const auto& [r, v] : n.allocatable) {
+    int idx = k.vector_map->Index(r);
+    if (idx >= 0) alloc.Set(idx, alloc.Get(idx) + v);
+  }
+  NodeFacts facts = ComputeNodeFacts(*n.node, params.mig_worker_node_label_key);
+  auto info = std::make_unique<NodeInfo>(n.node, facts, k.vector_map.get(), alloc);
+  // The node's accounting is summed from scratch in task order, exactly as FullSnapshot does.
+  if (auto it = k.node_tasks.find(name); it != k.node_tasks.end()) {
+    for (const TaskOrder& order : it->second) info->AddTask(k.tasks.at(order).info.get());
+  }
+  slot->second = std::move(info);
+}
+
+void ClusterModel::RebuildJob(const SchedulerParams& params, const std::string& id) const {
+  KeptSnapshot& k = *kept_;
+  const std::string pg_key = PodGroupKeyOfJobId(id);
+  k.jobs.erase(id);
+  k.podgroup_warnings.erase(pg_key);
+  const std::set<TaskOrder>* tasks = nullptr;
+  if (auto it = k.job_tasks.find(id); it != k.job_tasks.end()) tasks = &it->second;
+  auto add_tasks = [&](PodGroupInfo* job) {
+    if (tasks == nullptr) return;
+    for (const TaskOrder& order : *tasks) job->AddTask(k.tasks.at(order).info.get());
+  };
+  auto check_queue = [&](PodGroupInfo* job) {
+    if (k.queues.count(job->queue()) == 0) {
+      job->AddJobFitError(std::string(kReasonQueueDoesNotExist),
+                          "Queue '" + job->queue() + "' does not exist");
+    }
+  };
+  const std::string node_pool =
+      params.partition_label_value.empty() ? "default" : params.partition_label_value;
+  KeptSnapshot::Job job;
+  bool consumed = false;
+  bool has_podgroup = false;
+  if (auto pit = podgroups_.find(pg_key); pit != podgroups_.end()) {
+    has_podgroup = true;
+    std::shared_ptr<const api::PodGroup> pg =
+        podgroup_overlay_ ? podgroup_overlay_(pit->second) : pit->second;
+    job.overlaid = pg;
+    if (InPartition(pg->metadata, params)) {
+      consumed = true;
+      if (!(pg->spec.scheduling_backoff.value_or(-1) == 1 &&
+            LatestConditionPool(*pg) == node_pool)) {
+        std::vector<std::string>& warnings = k.podgroup_warnings[pg_key];
+        int32_t priority = k.global_default.value_or(kDefaultPodGroupPriority);
+        if (!pg->spec.priority_class_name.empty()) {
+          auto it = priority_classes_.find(pg->spec.priority_class_name);
+          if (it != priority_classes_.end()) {
+            priority = it->second->value;
+          } else {
+            warnings.push_back("PodGroup " + pg_key + ": spec.priorityClassName: PriorityClass \"" +
+                               pg->spec.priority_class_name +
+                               "\" does not exist; using the default priority");
+          }
+        }
+        std::string error;
+        auto info = std::make_unique<PodGroupInfo>(pg, priority, &error);
+        if (!error.empty()) warnings.push_back("PodGroup " + pg_key + ": " + error);
+        if (warnings.empty()) k.podgroup_warnings.erase(pg_key);
+        const api::ObjectMeta& m = pg->metadata;
+        if (const std::string* ts = Annotation(m, api::kLastStartTimestampAnnotation)) {
+          if (auto t = ParseRfc3339(*ts); t.ok()) info->last_start_timestamp = *t;
+        }
+        if (const std::string* ts = Annotation(m, api::kStalePodGroupTimestampAnnotation)) {
+          if (auto t = ParseRfc3339(*ts); t.ok()) info->stale_timestamp = *t;
+        }
+        add_tasks(info.get());
+        check_queue(info.get());
+        job.info = std::move(info);
+      }
+    }
+  }
+  if (!consumed && tasks != nullptr) {
+    // A job of one under the made-up PodGroup of its first candidate task in this partition.
+    for (const TaskOrder& order : *tasks) {
+      const KeptSnapshot::Task& t = k.tasks.at(order);
+      if (t.implicit_pg == nullptr || !InPartition(t.implicit_pg->metadata, params)) continue;
+      int32_t priority = k.global_default.value_or(kDefaultPodGroupPriority);
+      for (const std::string& name : t.implicit_priorities) {
+        auto pc = priority_classes_.find(name);
+        if (pc == priority_classes_.end()) continue;
+        priority = pc->second->value;
+        break;
+      }
+      auto info = std::make_unique<PodGroupInfo>(t.implicit_pg, priority, nullptr);
+      info->implicit = true;
+      add_tasks(info.get());
+      check_queue(info.get());
+      job.info = std::move(info);
+      consumed = true;
+      break;
+    }
+  }
+  if (!consumed && tasks != nullptr) {
+    for (const TaskOrder& order : *tasks) {
+      const PodInfo& t = *k.tasks.at(order).info;
+      if (t.pod().spec.scheduler_name != params.scheduler_name) continue;
+      job.orphan_warnings.push_back("Pod " + t.key() + ": metadata.annotations." +
+                                    std::string(api::kPodGroupNameAnnotation) + ": PodGroup " + id +
+                                    " does not exist; the pod is not scheduled");
+    }
+  }
+  if (has_podgroup || job.info != nullptr || !job.orphan_warnings.empty()) {
+    k.jobs.emplace(id, std::move(job));
+  }
+}
+
+void ClusterModel::ApplyDirty(const SchedulerParams& params) const {
+  KeptSnapshot& k = *kept_;
+  for (const std::string& key : dirty_pods_) RebuildTask(params, key);
+  dirty_pods_.clear();
+  for (const std::string& name : dirty_nodes_) k.dirty_nodes.insert(name);
+  dirty_nodes_.clear();
+  for (const std::string& name : k.dirty_nodes) RebuildNode(params, name);
+  k.dirty_nodes.clear();
+  for (const std::string& key : dirty_podgroups_) k.dirty_jobs.insert(JobIdOfPodGroupKey(key));
+  dirty_podgroups_.clear();
+  if (podgroup_overlay_) {
+    // The overlay shows in-flight status writes: a job whose overlaid PodGroup differs from the
+    // one it was built from is stale too.
+    for (const auto& [key, observed] : podgroups_) {
+      std::string id = JobIdOfPodGroupKey(key);
+      if (k.dirty_jobs.count(id) > 0) continue;
+      auto it = k.jobs.find(id);
+      if (it == k.jobs.end() || it->second.overlaid != podgroup_overlay_(observed)) {
+        k.dirty_jobs.insert(id);
+      }
+    }
+  }
+  for (const std::string& id : k.dirty_jobs) RebuildJob(params, id);
+  k.dirty_jobs.clear();
+}
+
+std::unique_ptr<ClusterInfo> ClusterModel::CopyKept(const SchedulerParams& params,
+                                                    std::vector<std::string>* warnings) const {
+  const KeptSnapshot& k = *kept_;
+  auto c = std::make_unique<ClusterInfo>();
+  *c->vector_map = *k.vector_map;
+  std::vector<PodInfo*> by_slot(k.tasks.size());
+  c->tasks.reserve(k.tasks.size());
+  uint32_t slot = 0;
+  for (const auto& [order, t] : k.tasks) {
+    if (warnings != nullptr) {
+      for (const std::string& w : t.warnings) warnings->push_back(w);
+    }
+    t.info->snapshot_slot = slot;
+    auto copy = std::make_unique<PodInfo>(*t.info);
+    by_slot[slot++] = copy.get();
+    c->tasks.push_back(std::move(copy));
+  }
+  // tasks_by_key: merge the two key-ordered runs (reservation pods, the others).
+  {
+    size_t reservations = 0;
+    while (reservations < c->tasks.size() && c->tasks[reservations]->is_reservation) ++reservations;
+    size_t i = 0, j = reservations;
+    while (i < reservations || j < c->tasks.size()) {
+      PodInfo* next;
+      if (j == c->tasks.size() || (i < reservations && c->tasks[i]->key() < c->tasks[j]->key())) {
+        next = c->tasks[i++].get();
+      } else {
+        next = c->tasks[j++].get();
+      }
+      c->tasks_by_key.emplace_hint(c->tasks_by_key.end(), next->key(), next);
+    }
+  }
+  c->node_list.reserve(k.nodes.size());
+  for (const auto& [name, n] : k.nodes) {
+    auto copy = std::make_unique<NodeInfo>(*n);
+    copy->RebindTasks(c->vector_map.get(), by_slot);
+    c->node_list.push_back(copy.get());
+    c->nodes.emplace_hint(c->nodes.end(), name, std::move(copy));
+  }
+  c->min_node_gpu_memory = kDefaultGpuMemoryMib;
+  for (const auto& [key, br] : bind_requests_) {
+    if (!InPartition(br->metadata, params) && !params.partition_label_value.empty()) continue;
+    if (br->IsFailed() || c->nodes.count(br->spec.selected_node) == 0) {
+      c->stale_bind_requests.push_back(key);
+    }
+  }
+  for (const auto& [name, q] : k.queues) {
+    c->queues.emplace_hint(c->queues.end(), name, std::make_unique<QueueInfo>(*q));
+  }
+  for (const auto& [id, job] : k.jobs) {
+    if (job.info != nullptr) {
+      c->jobs.emplace_hint(c->jobs.end(), id, job.info->CloneWithTasks(by_slot));
+    }
+  }
+  if (warnings != nullptr) {
+    for (const std::string& w : k.queue_warnings) warnings->push_back(w);
+    for (const auto& [key, ws] : k.podgroup_warnings) {
+      for (const std::string& w : ws) warnings->push_back(w);
+    }
+    for (const auto& [id, job] : k.jobs) {
+      for (const std::string& w : job.orphan_warnings) warnings->push_back(w);
+    }
+  }
+  for (const auto& [name, t] : topologies_) c->topologies[name] = t;
+  for (const auto& [key, cm] : config_maps_) c->config_maps.insert(key);
+  return c;
+}
+
+std::unique_ptr<ClusterInfo> ClusterModel::Snapshot(const SchedulerParams& params,
+                                                    std::vector<std::string>* warnings) const {
+  const std::string params_key = ParamsKey(params);
+  bool rebuild = kept_ == nullptr || structure_changed_ || kept_->params_key != params_key;
+  if (!rebuild) {
+    // The shard's node set and the resource names shape every object: rebuild when they moved.
+    std::set<std::string> extra;
+    size_t i = 0;
+    for (const auto& [name, n] : nodes_) {
+      if (!InShard(n.node->metadata, params)) continue;
+      if (i >= kept_->node_names.size() || kept_->node_names[i] != name) {
+        rebuild = true;
+        break;
+      }
+      ++i;
+      for (const auto& [r, v] : n.allocatable) extra.insert(r);
+    }
+    if (!rebuild && i != kept_->node_names.size()) rebuild = true;
+    if (!rebuild) {
+      for (const auto& [r, count] : pod_extra_resources_) extra.insert(r);
+      rebuild = extra != kept_->extra_resources;
+    }
+  }
+  if (rebuild) RebuildKept(params, params_key);
+  ApplyDirty(params);
+  [[maybe_unused]] const size_t warnings_before = warnings != nullptr ? warnings->size() : 0;
+  auto c = CopyKept(params, warnings);
+#ifndef NDEBUG
+  // Debug builds (the sanitizer CI build) check every incremental snapshot against a full one.
+  {
+    std::vector<std::string> full_warnings;
+    auto full = FullSnapshot(params, warnings != nullptr ? &full_warnings : nullptr);
+    std::string diff = FirstSnapshotDifference(*full, *c);
+    CHECK(diff.empty()) << "incremental snapshot differs from a full one: " << diff;
+    if (warnings != nullptr) {
+      std::vector<std::string> incremental(warnings->begin() + warnings_before, warnings->end());
+      CHECK(incremental == full_warnings) << "incremental snapshot warnings differ";
+    }
+  }
+#endif
   return c;
 }
 

@@ -4,14 +4,23 @@
 // Objects arrive as add/update/delete events (from informers in the live mode, from the loader
 // in `simulate`). Everything derived from an object alone (effective requests, GPU requirement,
 // node facts) is computed once per object version and kept here; Kubernetes objects are shared
-// immutable pointers. Building a snapshot therefore only creates the small mutable per-session
-// state (task status, node accounting, job and queue structure).
+// immutable pointers.
+//
+// Incremental snapshot: the model also keeps the previous snapshot's objects (tasks, node
+// accounting, jobs, queues) and, per event, marks what it made stale (a pod, the nodes and jobs
+// its old and new versions belong to, a PodGroup, a node). Snapshot() rebuilds only those
+// objects in the kept state and hands the session a copy of it (sessions mutate their snapshot
+// freely; the kept state is never given out). Rare changes (queues, priority classes, the
+// shard's node set or resource names, scheduler parameters) rebuild the kept state whole.
+// FullSnapshot() is the from-scratch construction, kept as the reference: debug builds compare
+// every Snapshot() with it.
 #pragma once
 
 #include <functional>
 #include <map>
 #include <memory>
 #include <optional>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -64,6 +73,15 @@ class ClusterModel {
   // `warnings`.
   std::unique_ptr<ClusterInfo> Snapshot(const SchedulerParams& params,
                                         std::vector<std::string>* warnings) const;
+  // The same snapshot built from scratch from every object (no kept state): the reference the
+  // incremental path must equal, and what a cache without incremental maintenance pays.
+  std::unique_ptr<ClusterInfo> FullSnapshot(const SchedulerParams& params,
+                                            std::vector<std::string>* warnings) const;
+
+  ClusterModel();
+  ~ClusterModel();
+  ClusterModel(const ClusterModel&) = delete;
+  ClusterModel& operator=(const ClusterModel&) = delete;
 
   size_t num_pods() const { return pods_.size(); }
   size_t num_nodes() const { return nodes_.size(); }
@@ -84,6 +102,30 @@ class ClusterModel {
   std::map<std::string, std::shared_ptr<const api::ConfigMap>> config_maps_;
   std::map<std::string, std::shared_ptr<const api::BindRequest>> bind_requests_;
   PodGroupOverlay podgroup_overlay_;
+
+  // Incremental snapshot (incremental_snapshot.cc).
+  struct KeptSnapshot;
+  void MarkPodDirty(const std::string& key) const;
+  void IndexBindRequest(const std::string& key, const api::BindRequest* old_br,
+                        const api::BindRequest* new_br);
+  void CountPodResources(const PodEntry& e, int delta);
+  void RebuildKept(const SchedulerParams& params, const std::string& params_key) const;
+  void ApplyDirty(const SchedulerParams& params) const;
+  void RebuildTask(const SchedulerParams& params, const std::string& key) const;
+  void RebuildNode(const SchedulerParams& params, const std::string& name) const;
+  void RebuildJob(const SchedulerParams& params, const std::string& id) const;
+  std::unique_ptr<ClusterInfo> CopyKept(const SchedulerParams& params,
+                                        std::vector<std::string>* warnings) const;
+  // Resources requested by pods beyond cpu/memory (they shape the resource vector), counted.
+  std::map<std::string, int> pod_extra_resources_;
+  // Pod key ("namespace/pod") -> keys of the BindRequests naming it.
+  std::map<std::string, std::set<std::string>> bind_requests_by_pod_;
+  // What changed since the kept snapshot was brought up to date.
+  mutable std::set<std::string> dirty_pods_;
+  mutable std::set<std::string> dirty_nodes_;
+  mutable std::set<std::string> dirty_podgroups_;  // PodGroup keys
+  mutable bool structure_changed_ = true;          // queues, priority classes
+  mutable std::unique_ptr<KeptSnapshot> kept_;
 };
 
 }  // namespace kai::scheduler

@@ -160,7 +160,14 @@ struct PipelineDecision {
 class DecisionSink {
  public:
   virtual ~DecisionSink() = default;
+  // Returns OK once the decision is written, or, while BindsDeferred(), once it is issued: its
+  // outcome is then known only at JoinBinds().
   virtual Status Bind(const BindDecision& d) = 0;
+  // Whether Bind() currently returns before the BindRequest's creation is answered.
+  virtual bool BindsDeferred() const { return false; }
+  // Waits for every deferred Bind() and returns the pod keys whose BindRequest was not written
+  // (refused), in issue order. Their allocations are the caller's to undo.
+  virtual std::vector<std::string> JoinBinds() { return {}; }
   virtual Status Evict(const EvictDecision& d) = 0;
   virtual void Pipelined(const PipelineDecision& d) = 0;
   // Session close: per job, the annotations and unschedulable explanation to persist (§21.2).

@@ -34,7 +34,7 @@ TestCluster FullCluster() {
   return c;
 }
 
-std::map<std::string, std::vector<std::string>> Nodes(const ResourceFitCache::Result r) {
+std::map<std::string, std::vector<std::string>> Nodes(const ResourceFitCache::Result& r) {
   return r.errors == nullptr ? std::map<std::string, std::vector<std::string>>{}
                              : r.errors->nodes();
 }
@@ -179,6 +179,48 @@ TEST(ResourceFitCacheTest, SharedErrorsAreCopiedOnWrite) {
   EXPECT_EQ(z.Message(),
             "no nodes with enough resources were found: 1 kept. \n2 node(s) didn't have enough "
             "resources: GPUs.");
+}
+
+// NodeInfo keeps its count of used shared GPUs (which every fit error reads) between
+// accounting changes: after pipelining a fractional task onto a new GPU group, evicting and
+// rolling back, it equals a fresh count of the shared-GPU map, and the memo's errors follow.
+TEST(ResourceFitCacheTest, UsedSharedGpuCountFollowsTheSharedAccounting) {
+  TestCluster c;
+  c.AddNode(NodeSpec{.name = "node0", .gpus = 2});
+  c.AddQueue({.name = "q0", .gpu_quota = 8});
+  c.AddJob(RunningJob("half", "q0", 0.5, "node0"));
+  c.AddJob(RunningJob("whole", "q0", 1, "node0"));
+  c.AddJob(PendingJob("frac", "q0", 0.5));
+  c.AddJob(PendingJob("two", "q0", 2));
+  TestSession s(c);
+  NodeInfo* n = s.Node("node0");
+  auto fresh = [n] {
+    int k = 0;
+    for (const auto& [g, m] : n->used_shared_gpus_memory) k += m > 0 ? 1 : 0;
+    return k;
+  };
+  const NodeSet& nodes = s.cluster().node_list;
+  ResourceFitCache cache;
+  const int before = n->NumberOfUsedSharedGpus();
+  EXPECT_EQ(before, fresh());
+  ExpectFresh(&cache, *s.Task("two-0"), nodes);
+
+  auto stmt = s.ssn().NewStatement();
+  Statement::Checkpoint cp = stmt->MakeCheckpoint();
+  std::vector<std::string> groups{"gnew"};
+  ASSERT_TRUE(stmt->Pipeline(s.Task("frac-0"), "node0", false, &groups).ok());
+  EXPECT_EQ(n->NumberOfUsedSharedGpus(), before + 1);
+  EXPECT_EQ(n->NumberOfUsedSharedGpus(), fresh());
+  ExpectFresh(&cache, *s.Task("two-0"), nodes);
+  ASSERT_TRUE(stmt->Evict(s.Task("half-0"), "msg", {}).ok());
+  EXPECT_EQ(n->NumberOfUsedSharedGpus(), fresh());
+  ExpectFresh(&cache, *s.Task("two-0"), nodes);
+  ASSERT_TRUE(stmt->Rollback(cp).ok());
+  EXPECT_EQ(n->NumberOfUsedSharedGpus(), before);
+  EXPECT_EQ(n->NumberOfUsedSharedGpus(), fresh());
+  ExpectFresh(&cache, *s.Task("two-0"), nodes);
+  stmt->Discard();
+  EXPECT_EQ(n->NumberOfUsedSharedGpus(), fresh());
 }
 
 // Allocate on a full cluster records the same per-task errors whether or not the memo answered:

@@ -3,6 +3,7 @@
 #include <glog/logging.h>
 
 #include <algorithm>
+#include <set>
 
 #include "scheduler/framework/statement.h"
 
@@ -384,6 +385,33 @@ Status Session::Evict(PodInfo* task, const std::string& message, const EvictionM
 Status Session::BindTask(PodInfo* task) {
   task->status = PodStatus::kBinding;
   return Status::OK();
+}
+
+void Session::AddDeferredBind(PodInfo* task, std::function<void()> undo) {
+  if (PodGroupInfo* job = cluster_->FindJob(task->job())) {
+    start_before_deferred_.try_emplace(job->uid(), job->last_start_timestamp);
+  }
+  deferred_binds_.push_back(DeferredBind{task, std::move(undo)});
+}
+
+int Session::JoinBinds() {
+  std::vector<std::string> refused = sink_->JoinBinds();
+  std::set<std::string> keys(refused.begin(), refused.end());
+  int undone = 0;
+  for (auto it = deferred_binds_.rbegin(); it != deferred_binds_.rend(); ++it) {
+    if (keys.count(it->task->key()) == 0) continue;
+    it->undo();
+    ++undone;
+    // A refused bind fails its statement's commit: the allocate action then does not record the
+    // job's start (a partly written gang has not started either).
+    if (PodGroupInfo* job = cluster_->FindJob(it->task->job())) {
+      auto before = start_before_deferred_.find(job->uid());
+      if (before != start_before_deferred_.end()) job->last_start_timestamp = before->second;
+    }
+  }
+  deferred_binds_.clear();
+  start_before_deferred_.clear();
+  return undone;
 }
 
 std::vector<std::string> PluginRegistry::Names() const {

@@ -6,6 +6,7 @@
 #include <functional>
 #include <map>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -176,6 +177,13 @@ class Session {
   Status Evict(PodInfo* task, const std::string& message, const EvictionMetadata& meta);
   // Used by Statement to mark a committed bind.
   Status BindTask(PodInfo* task);
+  // Used by Statement when the sink deferred a bind (DecisionSink::BindsDeferred): `undo` puts
+  // the task back as it was before its allocation, should its BindRequest be refused.
+  void AddDeferredBind(PodInfo* task, std::function<void()> undo);
+  // Waits for the sink's deferred binds; the allocations whose BindRequest was refused are undone
+  // (latest first) and their jobs' last start timestamp restored, as a failed synchronous commit
+  // leaves them. Returns how many were undone.
+  int JoinBinds();
 
   void FireAllocate(const PodInfo& task) const;
   void FireDeallocate(const PodInfo& task) const;
@@ -219,6 +227,14 @@ class Session {
   std::vector<QueueResourceFn> queue_fair_share_fns_;
   std::vector<BindRequestMutateFn> bind_mutate_fns_;
   std::vector<EventHandler> event_handlers_;
+
+  struct DeferredBind {
+    PodInfo* task;
+    std::function<void()> undo;
+  };
+  std::vector<DeferredBind> deferred_binds_;
+  // Each job's last start timestamp before its first deferred bind since the last join.
+  std::map<PodGroupId, std::optional<WallTime>> start_before_deferred_;
 };
 
 // Explicit registration of plugins and actions (no self-registering globals).

@@ -200,12 +200,14 @@ Status Statement::DoAllocate(Op* op) {
   return Status::OK();
 }
 
-void Statement::ReverseAllocate(Op& op) {
+void Statement::ReverseAllocate(Op& op) { UndoAllocation(ssn_, op); }
+
+void Statement::UndoAllocation(Session* ssn, const Op& op) {
   PodInfo* task = op.task;
   task->status = PodStatus::kPending;
-  if (NodeInfo* node = ssn_->cluster().FindNode(task->node_name)) node->RemoveTask(*task);
+  if (NodeInfo* node = ssn->cluster().FindNode(task->node_name)) node->RemoveTask(*task);
   task->is_virtual_status = op.prev_virtual;
-  ssn_->FireDeallocate(*task);
+  ssn->FireDeallocate(*task);
   task->node_name.clear();
   task->gpu_groups = op.prev_groups;
   RestoreAccepted(op, task);
@@ -360,6 +362,17 @@ Status Statement::CommitAllocate(PodInfo* task) {
   return ssn_->BindTask(task);
 }
 
+Status Statement::CommitDeferredAllocate(const Op& op) {
+  PodInfo* task = op.task;
+  KAI_RETURN_IF_ERROR(CommitAllocate(task));
+  // The BindRequest's creation is answered later (Session::JoinBinds); if refused, the
+  // allocation is undone then, as a failed synchronous commit undoes it now.
+  Session* ssn = ssn_;
+  Op saved = op;
+  ssn_->AddDeferredBind(task, [ssn, saved] { UndoAllocation(ssn, saved); });
+  return Status::OK();
+}
+
 void Statement::UndoUncommitted(size_t first, bool exact) {
   // Nothing of operations [first, end) was written: reverse them, latest first, so that the rest
   // of the session sees the cluster as written. (KAI only unallocates the failed task and leaves
@@ -412,7 +425,8 @@ Status Statement::Commit() {
         ssn_->sink()->Pipelined(PipelineDecision{task->key(), op.node, op.message, task});
         break;
       case Kind::kAllocate: {
-        Status s = CommitAllocate(task);
+        Status s =
+            ssn_->sink()->BindsDeferred() ? CommitDeferredAllocate(op) : CommitAllocate(task);
         if (!s.ok()) {
           LOG(ERROR) << "failed to allocate " << task->key() << ": " << s;
           UndoUncommitted(i, /*exact=*/!reverted_evictions);

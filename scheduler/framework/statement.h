@@ -44,7 +44,10 @@ class Statement {
   Status Rollback(Checkpoint cp);
   void Discard();
   // Hands the decisions to the sink in operation order. A failed bind undoes its allocation and
-  // every later operation in the session (none of them was written), and is returned.
+  // every later operation in the session (none of them was written), and is returned. While the
+  // sink defers binds (the allocate action, see SchedulingCycle), a bind's failure is known only
+  // at Session::JoinBinds, which undoes that allocation alone: the statement's later binds were
+  // issued too.
   Status Commit();
 
   bool empty() const { return ops_.empty(); }
@@ -99,9 +102,12 @@ class Statement {
   void ReverseEvict(Op& op);
   void ReversePipeline(Op& op);
   void ReverseAllocate(Op& op);
+  static void UndoAllocation(Session* ssn, const Op& op);
   // Reverts op i and records an undo marker.
   void UndoOperation(size_t i);
   Status CommitAllocate(PodInfo* task);
+  // CommitAllocate while the sink defers binds: registers the undo with the session.
+  Status CommitDeferredAllocate(const Op& op);
   // Reverses operations [first, end) after a failed commit of operation `first`; `exact`
   // restores the nodes' saved GPU counters too (when nothing before `first` was reverted).
   void UndoUncommitted(size_t first, bool exact);

@@ -20,6 +20,36 @@ const PodInfo* OutputSink::FindTask(const std::string& key, const PodInfo* hint)
   return cluster_ != nullptr ? cluster_->FindTask(key) : nullptr;
 }
 
+OutputSink::~OutputSink() {
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    closing_ = true;
+  }
+  work_cv_.notify_all();
+  for (auto& t : workers_) t.join();
+}
+
+void OutputSink::SetBindRequestWorkers(int n) {
+  if (n <= 1 || !workers_.empty()) return;
+  for (int i = 0; i < n; ++i) workers_.emplace_back([this] { CreateWorker(); });
+}
+
+void OutputSink::CreateWorker() {
+  std::unique_lock<std::mutex> lock(mu_);
+  while (true) {
+    work_cv_.wait(lock, [this] { return closing_ || !queue_.empty(); });
+    if (queue_.empty()) return;  // closing
+    PendingCreate* p = queue_.front();
+    queue_.pop_front();
+    lock.unlock();
+    StatusOr<api::BindRequest> result = writer_->CreateBindRequest(p->attempted);
+    lock.lock();
+    p->result = std::move(result);
+    ++answered_;
+    done_cv_.notify_all();
+  }
+}
+
 Status OutputSink::Bind(const BindDecision& d) {
   const PodInfo* task = FindTask(d.pod_key, d.task);
   if (task == nullptr) return NotFoundError("bind: task " + d.pod_key + " is not in the session");
@@ -27,13 +57,49 @@ Status OutputSink::Bind(const BindDecision& d) {
   updates_->PreBind(pod.metadata.namespace_, pod.metadata.name, pod.metadata.uid);
 
   api::BindRequest attempted = BuildBindRequest(d, pod, params_);
-  auto created = writer_->CreateBindRequest(attempted);
+  if (defer_binds_) {
+    auto p = std::make_unique<PendingCreate>();
+    p->task = task;
+    p->node = d.node;
+    p->attempted = std::move(attempted);
+    {
+      std::lock_guard<std::mutex> lock(mu_);
+      queue_.push_back(p.get());
+    }
+    work_cv_.notify_one();
+    issued_.push_back(std::move(p));
+    return Status::OK();
+  }
+  return FinishBind(*task, d.node, attempted, writer_->CreateBindRequest(attempted));
+}
+
+std::vector<std::string> OutputSink::JoinBinds() {
+  std::vector<std::string> refused;
+  if (issued_.empty()) return refused;
+  {
+    std::unique_lock<std::mutex> lock(mu_);
+    done_cv_.wait(lock, [this] { return answered_ == issued_.size(); });
+    answered_ = 0;
+  }
+  for (auto& p : issued_) {
+    if (!FinishBind(*p->task, p->node, p->attempted, std::move(p->result)).ok()) {
+      refused.push_back(p->task->key());
+    }
+  }
+  issued_.clear();
+  return refused;
+}
+
+Status OutputSink::FinishBind(const PodInfo& task, const std::string& node,
+                              const api::BindRequest& attempted,
+                              StatusOr<api::BindRequest> created) {
+  const api::Pod& pod = task.pod();
   if (!created.ok() && OutcomeUnknown(created.status())) {
     // The server may have stored it: hold the decision (and the pod's resources) until the
     // object is read back, rather than placing other pods on GPUs it may hold.
     ++counters_.bind_requests_in_doubt;
     LOG(WARNING) << "BindRequest " << pod.metadata.namespace_ << "/" << pod.metadata.name
-                 << " for node " << d.node << " may or may not exist (" << created.status()
+                 << " for node " << node << " may or may not exist (" << created.status()
                  << "); held until it can be read back";
     in_doubt_[pod.metadata.namespace_ + "/" + pod.metadata.name] = attempted;
     if (on_bind_request_created_) on_bind_request_created_(attempted);
@@ -47,7 +113,7 @@ Status OutputSink::Bind(const BindDecision& d) {
   if (!created.ok()) {
     ++counters_.bind_request_failures;
     std::string message = "Failed to bind pod " + pod.metadata.namespace_ + "/" +
-                          pod.metadata.name + " to node " + d.node + ". " +
+                          pod.metadata.name + " to node " + node + ". " +
                           std::string(created.status().message());
     LOG(ERROR) << message;
     writer_->RecordEvent(EventRecord{PodTarget(pod), "Warning", "FailedBinding", message, {}});
@@ -82,7 +148,7 @@ Status OutputSink::Bind(const BindDecision& d) {
                                    "Normal",
                                    "Scheduled",
                                    "Successfully assigned pod " + pod.metadata.namespace_ + "/" +
-                                       pod.metadata.name + " to node " + d.node + " at node-pool " +
+                                       pod.metadata.name + " to node " + node + " at node-pool " +
                                        NodePoolName(params_),
                                    {}});
   return Status::OK();

@@ -11,6 +11,11 @@
 //    writes go through the StatusUpdateQueue, events straight to the recorder.
 //  - CleanStaleBindRequests (after each snapshot): deletes failed BindRequests and those whose
 //    node is gone.
+//  - Deferred binds (SetBindRequestWorkers(n > 1) and set_defer_binds(true), which the cycle
+//    does for the allocate action): Bind() queues the creation to n workers and returns; the
+//    creations run concurrently (the API server sees them in any order) and JoinBinds() waits
+//    for all of them, then handles each answer in issue order exactly as the synchronous path
+//    does (events, conditions, in doubt, counters) and returns the refused pods.
 //  - A BindRequest creation whose outcome is unknown (no HTTP answer, or a 5xx: the server may
 //    have stored it) is held "in doubt": the decision stands in the session and the model (the
 //    pod's GPUs stay taken) until ResolveInDoubtBindRequests reads the object back; absent, the
@@ -21,9 +26,15 @@
 // by id and pods by name at session close.
 #pragma once
 
+#include <condition_variable>
+#include <deque>
 #include <functional>
 #include <map>
+#include <memory>
+#include <mutex>
 #include <string>
+#include <thread>
+#include <vector>
 
 #include "kube/base/clock.h"
 #include "scheduler/api/cluster_info.h"
@@ -58,7 +69,18 @@ class OutputSink : public DecisionSink {
   // The snapshot the decisions refer to (PodGroups of evicted pods); set before the actions run.
   void BeginSession(const ClusterInfo* cluster) { cluster_ = cluster; }
 
+  // Starts `n` creation workers (at most one per pod in flight); n <= 1 keeps every bind
+  // synchronous. Call before the first cycle.
+  void SetBindRequestWorkers(int n);
+  int bind_request_workers() const { return static_cast<int>(workers_.size()); }
+  // Whether Bind() may defer (only with workers); the cycle turns it on for non-evicting actions.
+  void set_defer_binds(bool defer) { defer_binds_ = defer && !workers_.empty(); }
+
+  ~OutputSink() override;
+
   Status Bind(const BindDecision& d) override;
+  bool BindsDeferred() const override { return defer_binds_; }
+  std::vector<std::string> JoinBinds() override;
   Status Evict(const EvictDecision& d) override;
   void Pipelined(const PipelineDecision& d) override;
 
@@ -80,7 +102,19 @@ class OutputSink : public DecisionSink {
   const Counters& counters() const { return counters_; }
 
  private:
+  // A creation queued by a deferred Bind(); the worker fills `result`.
+  struct PendingCreate {
+    const PodInfo* task = nullptr;
+    std::string node;
+    api::BindRequest attempted;
+    StatusOr<api::BindRequest> result = InternalError("not answered");
+  };
+
   static bool OutcomeUnknown(const Status& s);
+  // Everything after the creation's answer (synchronous and deferred binds alike).
+  Status FinishBind(const PodInfo& task, const std::string& node, const api::BindRequest& attempted,
+                    StatusOr<api::BindRequest> created);
+  void CreateWorker();
   const PodInfo* FindTask(const std::string& key, const PodInfo* hint) const;
 
   SchedulerParams params_;
@@ -92,6 +126,16 @@ class OutputSink : public DecisionSink {
   std::function<void(const std::string&)> on_bind_request_dropped_;
   std::map<std::string, api::BindRequest> in_doubt_;  // namespace/name -> what was sent
   Counters counters_;
+
+  bool defer_binds_ = false;
+  std::vector<std::thread> workers_;
+  std::mutex mu_;
+  std::condition_variable work_cv_;                     // a creation was queued, or closing
+  std::condition_variable done_cv_;                     // a creation was answered
+  std::deque<PendingCreate*> queue_;                    // guarded by mu_
+  std::vector<std::unique_ptr<PendingCreate>> issued_;  // cycle thread; `done` under mu_
+  size_t answered_ = 0;                                 // guarded by mu_
+  bool closing_ = false;                                // guarded by mu_
 };
 
 }  // namespace kai::scheduler

@@ -14,6 +14,7 @@
 #include "scheduler/app/cycle.h"
 #include "scheduler/cache/cluster_model.h"
 #include "scheduler/outputs/fake_scheduler_writer.h"
+#include "scheduler/outputs/gated_scheduler_writer.h"
 #include "scheduler/outputs/output_sink.h"
 #include "scheduler/outputs/status_update_queue.h"
 
@@ -90,11 +91,15 @@ inline std::string PodYaml(const std::string& ns, const std::string& name, const
 // The live scheduler's pieces with fakes at the I/O seams.
 class Harness {
  public:
-  explicit Harness(SchedulerParams params = {})
+  // `bind_request_workers` > 1: the allocate action's BindRequests are created concurrently,
+  // through gate() (OutputSink::SetBindRequestWorkers).
+  explicit Harness(SchedulerParams params = {}, int bind_request_workers = 0)
       : params_(std::move(params)),
         clock_(ParseRfc3339("2025-01-01T12:00:00Z").value()),
         random_(7),
-        sink_(params_, &writer_, &updates_, &clock_) {
+        gate_(&writer_),
+        sink_(params_, &gate_, &updates_, &clock_) {
+    sink_.SetBindRequestWorkers(bind_request_workers);
     conf_ = DefaultSchedulerConfiguration();
     sink_.set_on_bind_request_created([this](const api::BindRequest& br) {
       model_.UpsertBindRequest(std::make_shared<const api::BindRequest>(br));
@@ -124,6 +129,7 @@ class Harness {
 
   ClusterModel& model() { return model_; }
   FakeSchedulerWriter& writer() { return writer_; }
+  GatedSchedulerWriter& gate() { return gate_; }
   StatusUpdateQueue& updates() { return updates_; }
   OutputSink& sink() { return sink_; }
   FakeClock& clock() { return clock_; }
@@ -135,6 +141,7 @@ class Harness {
   FakeClock clock_;
   SeededRandom random_;
   FakeSchedulerWriter writer_;
+  GatedSchedulerWriter gate_;
   StatusUpdateQueue updates_;
   OutputSink sink_;
   ClusterModel model_;

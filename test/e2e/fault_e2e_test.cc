@@ -46,11 +46,10 @@ class FaultE2eTest : public E2eCluster {
     StartCluster(2, 4, Queue("q", -1) + Queue("default-queue", -1),
                  {"--data-dir=" + data_dir_ + "/data"});
     // Decisions and bindings are slowed so the stop lands in the middle: each BindRequest
-    // creation takes 300 ms (the scheduler writes them one after the other) and each binding
-    // 300 ms.
-    FaultRule(R"({"verb":"create","resource":"bindrequests","latencyMs":300,"count":-1})");
+    // creation takes 600 ms (the scheduler writes them two at a time) and each binding 300 ms.
+    FaultRule(R"({"verb":"create","resource":"bindrequests","latencyMs":600,"count":-1})");
     FaultRule(R"({"verb":"create","resource":"pods/binding","latencyMs":300,"count":-1})");
-    Child* scheduler = StartScheduler();
+    Child* scheduler = StartScheduler({"--bind-request-workers=2"});
     Child* binder = StartBinder();
     // Whole-GPU pods, two gangs and a fractional pod: 7 whole GPUs and a shared one.
     std::string y = Gang("g1", "q", 2, 1, 2) + Gang("g2", "q", 2, 1, 2);
@@ -122,10 +121,10 @@ TEST_F(FaultE2eTest, BinderKilledBetweenBindingAndStatusUpdate) {
 
 TEST_F(FaultE2eTest, SchedulerKilledMidCycle) {
   SetUpCluster();
-  // Each BindRequest creation takes 400 ms: a cycle deciding 8 pods lasts over 3 s, and the kill
-  // lands inside it.
-  FaultRule(R"({"verb":"create","resource":"bindrequests","latencyMs":400,"count":-1})");
-  Child* scheduler = StartScheduler();
+  // Each BindRequest creation takes 800 ms, two at a time: a cycle deciding 8 pods lasts over
+  // 3 s, and the kill lands inside it, with creations in flight.
+  FaultRule(R"({"verb":"create","resource":"bindrequests","latencyMs":800,"count":-1})");
+  Child* scheduler = StartScheduler({"--bind-request-workers=2"});
   StartBinder();
   Apply(Workload());
   ASSERT_TRUE(Eventually(

@@ -71,26 +71,39 @@ std::vector<PodInfo*> ComputeTasksToAllocate(const Session& ssn, const PodGroupI
 }
 
 // The memo key: what the result depends on besides the session's (static) order functions.
+uint16_t TaskKey(const PodInfo& t) {
+  return static_cast<uint16_t>(static_cast<int>(t.status) << 1 | (t.is_virtual_status ? 1 : 0));
+}
+uint16_t PodSetKey(const PodSet& ps) {
+  return static_cast<uint16_t>(0x8000 | (ps.min_available() & 0x7fff));
+}
+
 void MemoKey(const PodGroupInfo& job, std::vector<uint16_t>* key) {
   key->clear();
   key->reserve(job.tasks().size() + job.pod_sets().size());
+  for (const PodInfo* t : job.tasks()) key->push_back(TaskKey(*t));
+  for (const auto& [name, ps] : job.pod_sets()) key->push_back(PodSetKey(*ps));
+}
+
+// MemoKey(job) == key, without building it (the job-order comparisons ask on every call).
+bool MemoKeyMatches(const PodGroupInfo& job, const std::vector<uint16_t>& key) {
+  if (key.size() != job.tasks().size() + job.pod_sets().size()) return false;
+  size_t i = 0;
   for (const PodInfo* t : job.tasks()) {
-    key->push_back(
-        static_cast<uint16_t>(static_cast<int>(t->status) << 1 | (t->is_virtual_status ? 1 : 0)));
+    if (key[i++] != TaskKey(*t)) return false;
   }
   for (const auto& [name, ps] : job.pod_sets()) {
-    key->push_back(static_cast<uint16_t>(0x8000 | (ps->min_available() & 0x7fff)));
+    if (key[i++] != PodSetKey(*ps)) return false;
   }
+  return true;
 }
 
 PodGroupInfo::TasksToAllocateMemo& Memo(const Session& ssn, const PodGroupInfo& job,
                                         bool real_allocation) {
   PodGroupInfo::TasksToAllocateMemo& m = job.tasks_to_allocate_memo[real_allocation ? 1 : 0];
-  thread_local std::vector<uint16_t> key;
-  MemoKey(job, &key);
-  if (!m.valid || m.key != key) {
+  if (!m.valid || !MemoKeyMatches(job, m.key)) {
     m.tasks = ComputeTasksToAllocate(ssn, job, real_allocation);
-    m.key = key;
+    MemoKey(job, &m.key);
     m.valid = true;
     m.has_init_resource = false;
   }

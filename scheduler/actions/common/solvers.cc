@@ -118,17 +118,30 @@ class ByNodeScenario : public ScenarioInfo {
 class IdleGpusFilter {
  public:
   IdleGpusFilter(const ClusterInfo& cluster, const ByNodeScenario& scenario) {
+    // The `relevant_` nodes with the most capacity, ties in name order: the first entries of a
+    // stable sort by capacity of the name-ordered nodes, selected without sorting every node or
+    // looking names up in the comparator (this ran per partial job of every victim search).
+    std::vector<const std::string*> names;
+    std::vector<std::pair<double, size_t>> by_capacity;
+    names.reserve(cluster.nodes.size());
+    by_capacity.reserve(cluster.nodes.size());
     for (const auto& [name, node] : cluster.nodes) {
-      capacity_[name] = node->SumOfIdleGpus().first + node->SumOfReleasingGpus().first;
+      double cap = node->SumOfIdleGpus().first + node->SumOfReleasingGpus().first;
+      capacity_.emplace_hint(capacity_.end(), name, cap);
+      by_capacity.emplace_back(cap, names.size());
+      names.push_back(&name);
     }
     relevant_ = static_cast<int>(scenario.PendingTasks().size());
-    std::vector<std::string> names;
-    for (const auto& [n, c] : capacity_) names.push_back(n);
-    std::stable_sort(
-        names.begin(), names.end(),
-        [this](const std::string& a, const std::string& b) { return capacity_[a] > capacity_[b]; });
-    if (static_cast<int>(names.size()) > relevant_) names.resize(relevant_);
-    top_ = std::move(names);
+    // (capacity desc, name rank asc) is the stable sort's order as a strict total order.
+    auto before = [](const std::pair<double, size_t>& a, const std::pair<double, size_t>& b) {
+      if (a.first != b.first) return a.first > b.first;
+      return a.second < b.second;
+    };
+    size_t keep = std::min(by_capacity.size(), static_cast<size_t>(std::max(relevant_, 0)));
+    std::partial_sort(by_capacity.begin(), by_capacity.begin() + static_cast<std::ptrdiff_t>(keep),
+                      by_capacity.end(), before);
+    top_.reserve(keep);
+    for (size_t i = 0; i < keep; ++i) top_.push_back(*names[by_capacity[i].second]);
   }
 
   bool Filter(const ByNodeScenario& scenario) {

@@ -23,11 +23,14 @@ std::unique_ptr<JobsOrderByQueues> GetVictimsQueue(
   std::vector<PodGroupInfo*> preemptees;
   const ClusterInfo& c = ssn.cluster();
   for (const auto& [id, job] : c.jobs) {
+    // One alive task on an existing node (or none) decides: stop at the first (the per-task node
+    // lookup dominated preempt and reclaim at M when every task was checked).
     bool alive = false;
     for (const PodInfo* t : job->tasks()) {
       if (!IsAliveStatus(t->status)) continue;
       if (!t->node_name.empty() && c.FindNode(t->node_name) == nullptr) continue;
       alive = true;
+      break;
     }
     if (alive && (!filter || filter(*job))) preemptees.push_back(job.get());
   }
@@ -111,32 +114,43 @@ bool TryToVirtuallyAllocatePreemptor(Session* ssn, Statement* stmt, const NodeSe
                                      PodGroupInfo* preemptor,
                                      const std::vector<PodInfo*>& victims) {
   const ClusterInfo& c = ssn->cluster();
-  // All pending jobs, the victims' jobs and the preemptor (which replaces its session job).
-  std::map<PodGroupId, PodGroupInfo*> jobs;
+  // All pending jobs, the victims' jobs and the preemptor (which replaces its session job), in
+  // uid order. The pending jobs come sorted (from the session's job map); the few others are
+  // merged in, instead of building a map of every pending job per simulation.
+  std::vector<PodGroupInfo*> pending;
   if (c.jobs_pending_at_open_set && c.num_jobs_at_open == c.jobs.size()) {
+    pending.reserve(c.jobs_pending_at_open.size());
     for (PodGroupInfo* job : c.jobs_pending_at_open) {
-      if (job->HasPendingTasks()) jobs[job->uid()] = job;
+      if (job->HasPendingTasks()) pending.push_back(job);
     }
 #ifndef NDEBUG
     size_t all = 0;
     for (const auto& [id, job] : c.jobs) all += job->HasPendingTasks() ? 1 : 0;
-    CHECK_EQ(all, jobs.size()) << "a job gained a Pending task during the session";
+    CHECK_EQ(all, pending.size()) << "a job gained a Pending task during the session";
+    CHECK(std::is_sorted(
+        pending.begin(), pending.end(),
+        [](const PodGroupInfo* l, const PodGroupInfo* r) { return l->uid() < r->uid(); }));
 #endif
   } else {
     for (const auto& [id, job] : c.jobs) {
-      if (job->HasPendingTasks()) jobs[id] = job.get();
+      if (job->HasPendingTasks()) pending.push_back(job.get());
     }
   }
   std::map<PodGroupId, PodGroupInfo*> victim_jobs;
   for (const PodInfo* t : victims) {
-    if (PodGroupInfo* j = c.FindJob(t->job())) {
-      jobs[j->uid()] = j;
-      victim_jobs[j->uid()] = j;
-    }
+    if (PodGroupInfo* j = c.FindJob(t->job())) victim_jobs[j->uid()] = j;
   }
-  jobs[preemptor->uid()] = preemptor;
+  std::map<PodGroupId, PodGroupInfo*> extra = victim_jobs;
+  extra[preemptor->uid()] = preemptor;
   std::vector<PodGroupInfo*> list;
-  for (auto& [id, j] : jobs) list.push_back(j);
+  list.reserve(pending.size() + extra.size());
+  auto p = pending.begin();
+  for (const auto& [id, j] : extra) {
+    while (p != pending.end() && (*p)->uid() < id) list.push_back(*p++);
+    if (p != pending.end() && (*p)->uid() == id) ++p;  // replaced by the extra entry
+    list.push_back(j);
+  }
+  list.insert(list.end(), p, pending.end());
   JobsOrderByQueues queue(ssn, JobsOrderOptions{});
   queue.InitializeWithJobs(list);
 
