@@ -22,7 +22,7 @@
 #include "kube/record/event_sink.h"
 #include "kube/rest/client.h"
 #include "scheduler/app/cycle.h"
-#include "scheduler/app/snapshot_dump.h"
+#include "scheduler/app/debug_snapshot.h"
 #include "scheduler/cache/cluster_model.h"
 #include "scheduler/outputs/output_sink.h"
 #include "scheduler/outputs/rest_scheduler_writer.h"

@@ -16,7 +16,7 @@
 #include "kube/base/time.h"
 #include "kube/base/zip_reader.h"
 #include "scheduler/actions/actions.h"
-#include "scheduler/app/snapshot_load.h"
+#include "scheduler/app/debug_snapshot_load.h"
 #include "scheduler/app/snapshot_references.h"
 #include "scheduler/cache/cluster_model.h"
 #include "scheduler/framework/job_status.h"

@@ -1,4 +1,4 @@
-#include "scheduler/app/snapshot_load.h"
+#include "scheduler/app/debug_snapshot_load.h"
 
 #include <cmath>
 
@@ -6,7 +6,7 @@
 #include "kube/base/strings.h"
 #include "kube/base/time.h"
 #include "kube/base/zip_reader.h"
-#include "scheduler/app/snapshot_dump.h"
+#include "scheduler/app/debug_snapshot.h"
 
 namespace kai::scheduler {
 

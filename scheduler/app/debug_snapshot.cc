@@ -1,4 +1,4 @@
-#include "scheduler/app/snapshot_dump.h"
+#include "scheduler/app/debug_snapshot.h"
 
 #include <rapidjson/stringbuffer.h>
 #include <rapidjson/writer.h>

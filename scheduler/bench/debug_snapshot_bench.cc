@@ -9,8 +9,8 @@
 #include <string>
 
 #include "kube/base/zip_writer.h"
-#include "scheduler/app/snapshot_dump.h"
-#include "scheduler/app/snapshot_load.h"
+#include "scheduler/app/debug_snapshot.h"
+#include "scheduler/app/debug_snapshot_load.h"
 
 namespace {
 

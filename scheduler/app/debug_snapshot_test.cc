@@ -1,6 +1,6 @@
 // snapshot.json / the /get-snapshot zip: building it from cached objects, reading it back, and
 // replaying it with simulate to the same decisions as the object stream it came from.
-#include "scheduler/app/snapshot_dump.h"
+#include "scheduler/app/debug_snapshot.h"
 
 #include <gtest/gtest.h>
 
@@ -16,8 +16,8 @@
 #include "kube/base/time.h"
 #include "kube/base/zip_reader.h"
 #include "kube/base/zip_writer.h"
+#include "scheduler/app/debug_snapshot_load.h"
 #include "scheduler/app/simulate.h"
-#include "scheduler/app/snapshot_load.h"
 
 namespace kai::scheduler {
 namespace {
@@ -53,7 +53,7 @@ RawObjectLists SmallCluster() {
   return raw;
 }
 
-TEST(SnapshotDump, FillsApiVersionAndKindAndWritesEveryList) {
+TEST(DebugSnapshot, FillsApiVersionAndKindAndWritesEveryList) {
   SchedulerParams params;
   params.partition_label_value = "pool-a";
   params.schedule_period = std::chrono::milliseconds(250);
@@ -93,7 +93,7 @@ TEST(SnapshotDump, FillsApiVersionAndKindAndWritesEveryList) {
   EXPECT_STREQ(c["tiers"][0]["plugins"][0]["name"].GetString(), "predicates");
 }
 
-TEST(SnapshotDump, ConfigurationAndParamsRoundTrip) {
+TEST(DebugSnapshot, ConfigurationAndParamsRoundTrip) {
   SchedulerConfiguration conf;
   conf.actions = {"allocate", "reclaim"};
   conf.plugins = {{"predicates", {}}, {"nodeplacement", {{"gpu", "spread"}, {"cpu", "binpack"}}}};
@@ -138,7 +138,7 @@ TEST(SnapshotDump, ConfigurationAndParamsRoundTrip) {
   EXPECT_EQ(p.queue_label_key, "ql");
 }
 
-TEST(SnapshotLoad, KaiStyleParamsAndNullLists) {
+TEST(DebugSnapshotLoad, KaiStyleParamsAndNullLists) {
   // KAI omits false/zero members (omitempty) and marshals nil slices as null.
   auto s = LoadSnapshotJson(
       R"({"config":{"actions":"allocate","tiers":[{"plugins":[{"name":"predicates"}]}]},)"
@@ -153,7 +153,7 @@ TEST(SnapshotLoad, KaiStyleParamsAndNullLists) {
   EXPECT_NE(s->warnings[0].find("rawObjects.resourceSlices"), std::string::npos);
 }
 
-TEST(SnapshotLoad, DetectsSnapshotJson) {
+TEST(DebugSnapshotLoad, DetectsSnapshotJson) {
   EXPECT_TRUE(LooksLikeSnapshotJson(" {\"rawObjects\": {}}"));
   EXPECT_FALSE(
       LooksLikeSnapshotJson("{\"kind\":\"Pod\",\"metadata\":{\"annotations\":"
@@ -174,7 +174,7 @@ SimulationResult Simulate(const std::string& text, std::optional<std::vector<std
   return r.ok() ? *r : SimulationResult{};
 }
 
-TEST(SnapshotReplay, SmallClusterDecisions) {
+TEST(DebugSnapshotReplay, SmallClusterDecisions) {
   auto json = BuildSnapshotJson(DefaultSchedulerConfiguration(), {}, SmallCluster());
   ASSERT_TRUE(json.ok());
   auto zip = BuildSnapshotZip(DefaultSchedulerConfiguration(), {}, SmallCluster());
@@ -198,7 +198,7 @@ TEST(SnapshotReplay, SmallClusterDecisions) {
 // Every acceptance scenario, replayed from the snapshot.json the live scheduler would serve for
 // it (objects without apiVersion/kind, the shard's configuration as "config"/"schedulerParams"),
 // reports exactly what the scenario's object stream reports.
-TEST(SnapshotReplay, ScenariosGiveTheSameDecisionsAsTheirObjectStreams) {
+TEST(DebugSnapshotReplay, ScenariosGiveTheSameDecisionsAsTheirObjectStreams) {
   namespace fs = std::filesystem;
   std::vector<std::string> files;
   std::error_code ec;
