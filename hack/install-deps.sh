@@ -6,7 +6,7 @@ set -euo pipefail
 
 PACKAGES=(
   cmake ninja-build g++ ccache pkg-config python3
-  libcurl4-openssl-dev libssl-dev
+  libcurl4-openssl-dev libssl-dev zlib1g-dev
   rapidjson-dev libyaml-cpp-dev libboost-dev
   libgoogle-glog-dev libgflags-dev
   googletest libgtest-dev libgmock-dev libbenchmark-dev

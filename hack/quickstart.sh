@@ -45,6 +45,7 @@ kubectl apply -k config/samples >/dev/null
 
 echo "== kai-scheduler and kai-binder"
 build/bin/kai-scheduler run --kubeconfig="$KUBECONFIG" --listen-address=127.0.0.1:0 \
+  --plugin-server-port=0 \
   >"$work/scheduler.log" 2>&1 &
 pids+=($!)
 build/bin/kai-binder --kubeconfig="$KUBECONFIG" --metrics-bind-address=0 \

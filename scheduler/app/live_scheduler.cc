@@ -3,6 +3,7 @@
 #include <glog/logging.h>
 
 #include "api/bind_request.h"
+#include "api/codec.h"
 #include "api/podgroup.h"
 #include "kube/metrics/registry.h"
 #include "scheduler/metrics/metrics_catalog.h"
@@ -73,12 +74,16 @@ LiveScheduler::LiveScheduler(kube::Client* client, LiveSchedulerOptions options)
       metrics_(std::make_unique<Metrics>()) {
   sink_.SetBindRequestWorkers(options_.bind_request_workers);
   sink_.set_on_bind_request_created([this](const api::BindRequest& br) {
+    // Encoded before taking the lock: the dump shows what the model schedules with.
+    auto json = std::make_shared<const std::string>(api::EncodeJson(br));
     std::lock_guard<std::mutex> lock(model_mu_);
     model_.UpsertBindRequest(std::make_shared<const api::BindRequest>(br));
+    raw_["bindrequests"][br.metadata.namespace_ + "/" + br.metadata.name] = std::move(json);
   });
   sink_.set_on_bind_request_dropped([this](const std::string& key) {
     std::lock_guard<std::mutex> lock(model_mu_);
     model_.DeleteBindRequest(key);
+    raw_["bindrequests"].erase(key);
   });
   model_.set_podgroup_overlay(
       [this](std::shared_ptr<const api::PodGroup> pg) { return updates_.Overlay(std::move(pg)); });
@@ -115,11 +120,13 @@ void LiveScheduler::Upsert(const std::string& resource, const kube::ObjectPtr& o
   for (const auto& b : o->bind_requests) model_.UpsertBindRequest(b);
   for (const auto& t : o->topologies) model_.UpsertTopology(t);
   for (const auto& c : o->config_maps) model_.UpsertConfigMap(c);
+  raw_[resource][obj->key()] = obj->json();
 }
 
 void LiveScheduler::Remove(const std::string& resource, const kube::ObjectPtr& obj) {
   const std::string& key = obj->key();
   std::lock_guard<std::mutex> lock(model_mu_);
+  raw_[resource].erase(key);
   if (resource == "nodes") model_.DeleteNode(key);
   if (resource == "pods") model_.DeletePod(key);
   if (resource == "podgroups") {
@@ -131,6 +138,22 @@ void LiveScheduler::Remove(const std::string& resource, const kube::ObjectPtr& o
   if (resource == "bindrequests") model_.DeleteBindRequest(key);
   if (resource == "topologies") model_.DeleteTopology(key);
   if (resource == "configmaps") model_.DeleteConfigMap(key);
+}
+
+RawObjectLists LiveScheduler::RawObjects() const {
+  RawObjectLists out;
+  std::lock_guard<std::mutex> lock(model_mu_);
+  for (const auto& [resource, objects] : raw_) {
+    auto& list = out[resource];
+    list.reserve(objects.size());
+    for (const auto& [key, json] : objects) list.push_back(json);
+  }
+  return out;
+}
+
+StatusOr<std::string> LiveScheduler::DebugSnapshotZip() const {
+  RawObjectLists raw = RawObjects();
+  return BuildSnapshotZip(options_.conf, options_.params, raw);
 }
 
 void LiveScheduler::Start() {

@@ -7,6 +7,7 @@
 
 #include <atomic>
 #include <condition_variable>
+#include <map>
 #include <memory>
 #include <mutex>
 #include <set>
@@ -21,6 +22,7 @@
 #include "kube/record/event_sink.h"
 #include "kube/rest/client.h"
 #include "scheduler/app/cycle.h"
+#include "scheduler/app/debug_snapshot.h"
 #include "scheduler/cache/cluster_model.h"
 #include "scheduler/outputs/output_sink.h"
 #include "scheduler/outputs/rest_scheduler_writer.h"
@@ -65,6 +67,13 @@ class LiveScheduler {
   // Performs every queued status update now, and writes queued events (tests, shutdown).
   void FlushStatusUpdates();
   size_t pending_status_updates() const { return updates_.size(); }
+
+  // The cached objects behind the model, copied under the model lock the cycle's snapshot takes
+  // (shared pointers to the cached JSON only), so they are one cluster state.
+  RawObjectLists RawObjects() const;
+  // /get-snapshot: the zip with snapshot.json (configuration, flags, RawObjects()), serialized
+  // outside the lock.
+  StatusOr<std::string> DebugSnapshotZip() const;
   int64_t cycles() const { return cycles_.load(); }
 
  private:
@@ -86,6 +95,8 @@ class LiveScheduler {
 
   mutable std::mutex model_mu_;
   ClusterModel model_;
+  // resource -> key -> the JSON of every object in the model (guarded by model_mu_).
+  std::map<std::string, std::map<std::string, std::shared_ptr<const std::string>>> raw_;
 
   kube::SharedInformerFactory factory_;
   std::vector<std::shared_ptr<kube::HandlerRegistration>> registrations_;

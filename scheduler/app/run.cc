@@ -39,11 +39,10 @@ const std::set<std::string>& BoolFlags() {
   return *s;
 }
 
-// KAI flags that configure things this port does not have (profiling, the debug plugin server,
-// feature gates of unimplemented features).
+// KAI flags that configure things this port does not have (profiling, feature gates of
+// unimplemented features).
 const std::set<std::string>& IgnoredFlags() {
-  static const auto* s = new std::set<std::string>{"plugin-server-port",
-                                                   "enable-profiler",
+  static const auto* s = new std::set<std::string>{"enable-profiler",
                                                    "profiler-port",
                                                    "pyroscope-address",
                                                    "pyroscope-mutex-profiler-rate",
@@ -72,6 +71,13 @@ StatusOr<RunOptions> ParseRunArgs(const std::vector<std::string>& args) {
           o.namespace_ = value;
         } else if (name == "listen-address") {
           o.listen_address = value;
+        } else if (name == "plugin-server-port") {
+          KAI_ASSIGN_OR_RETURN(double p, FlagNumber(name, value));
+          if (p < 0 || p > 65535 || p != static_cast<int>(p)) {
+            return InvalidArgumentError("--" + name + ": expected a port number 0-65535, got \"" +
+                                        value + "\"");
+          }
+          o.plugin_server_port = static_cast<int>(p);
         } else if (name == "metrics-namespace") {
           o.metrics_namespace = value;
         } else if (name == "qps") {
@@ -193,6 +199,30 @@ int RunMain(const std::vector<std::string>& args) {
     std::cerr << "kai-scheduler: --listen-address: " << s.message() << "\n";
     return 1;
   }
+  // KAI's plugin server: debug endpoints on loopback only (the snapshot holds every pod spec).
+  server::HttpServer plugin_server(
+      {.name = "plugin-server",
+       .bind_address = "127.0.0.1:" + std::to_string(opts->plugin_server_port)});
+  plugin_server.Handle("/get-snapshot", [&scheduler](const server::HttpRequest& req) {
+    if (req.method != "GET") {
+      server::HttpResponse r = server::HttpResponse::Error(405, "method not allowed");
+      r.headers.emplace_back("Allow", "GET");
+      return r;
+    }
+    auto zip = scheduler.DebugSnapshotZip();
+    if (!zip.ok()) return server::HttpResponse::Error(500, zip.status().message());
+    server::HttpResponse r;
+    r.content_type = "application/zip";
+    r.body = std::move(*zip);
+    r.headers.emplace_back("Content-Disposition", "attachment; filename=\"snapshot.zip\"");
+    return r;
+  });
+  if (Status s = plugin_server.Start(); !s.ok()) {
+    std::cerr << "kai-scheduler: --plugin-server-port=" << opts->plugin_server_port << ": "
+              << s.message() << "\n";
+    return 1;
+  }
+  LOG(INFO) << "plugin server: /get-snapshot on 127.0.0.1:" << plugin_server.port();
   scheduler.Start();
 
   std::thread runner;
@@ -240,6 +270,7 @@ int RunMain(const std::vector<std::string>& args) {
   }
   if (runner.joinable()) runner.join();
   scheduler.FlushStatusUpdates();
+  plugin_server.Stop();
   http.Stop();
   return 0;
 }

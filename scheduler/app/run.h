@@ -15,6 +15,7 @@ struct RunOptions {
   std::string scheduling_shard;  // --scheduling-shard: read the configuration from this shard
   std::string namespace_ = "kai-scheduler";  // --namespace: leader-election lease namespace
   std::string listen_address = ":8080";      // /metrics, /healthz, /readyz
+  int plugin_server_port = 8081;  // --plugin-server-port: /get-snapshot on 127.0.0.1; 0 = any
   std::string metrics_namespace = "kai";
   double qps = 50;
   int burst = 300;
@@ -26,8 +27,8 @@ struct RunOptions {
 };
 
 // Parses the flags ("--name=value", "--name value", bare "--bool-flag"). Unknown flags are
-// errors naming the flag; flags of KAI that do not apply here (profiling, plugin server) are
-// accepted and ignored.
+// errors naming the flag; flags of KAI that do not apply here (profiling) are accepted and
+// ignored.
 StatusOr<RunOptions> ParseRunArgs(const std::vector<std::string>& args);
 
 // The leader-election lease name: <scheduler-name>[-<partition value>].

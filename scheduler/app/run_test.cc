@@ -11,7 +11,7 @@ TEST(ParseRunArgs, KaisFlagsGoWhereTheyBelong) {
        "--schedule-period=250ms", "--leader-elect", "--qps=20", "--burst=30",
        "--num-of-status-recording-workers=2", "--bind-request-workers=3", "--listen-address=:9999",
        "--metrics-namespace=x", "--detailed-fit-errors", "--update-pod-eviction-condition=true",
-       "--plugin-server-port=8081", "--v=5", "--namespace=ns", "--scheduler-conf=/c.yaml"});
+       "--plugin-server-port=9091", "--v=5", "--namespace=ns", "--scheduler-conf=/c.yaml"});
   ASSERT_TRUE(o.ok()) << o.status();
   EXPECT_EQ(o->kubeconfig, "/k");
   EXPECT_EQ(o->params.scheduler_name, "s");
@@ -29,6 +29,7 @@ TEST(ParseRunArgs, KaisFlagsGoWhereTheyBelong) {
   EXPECT_EQ(o->verbosity, 5);
   EXPECT_EQ(o->namespace_, "ns");
   EXPECT_EQ(o->scheduler_conf, "/c.yaml");
+  EXPECT_EQ(o->plugin_server_port, 9091);
   EXPECT_EQ(LeaseName(*o), "s-pool-a");
 }
 
@@ -40,7 +41,12 @@ TEST(ParseRunArgs, DefaultsAndErrors) {
   EXPECT_EQ(o->listen_address, ":8080");
   EXPECT_EQ(o->qps, 50);
   EXPECT_EQ(o->burst, 300);
+  EXPECT_EQ(o->plugin_server_port, 8081);  // KAI's default
   EXPECT_EQ(LeaseName(*o), "kai-scheduler");
+  EXPECT_EQ(ParseRunArgs({"--plugin-server-port=0"})->plugin_server_port, 0);
+  EXPECT_FALSE(ParseRunArgs({"--plugin-server-port=off"}).ok());
+  EXPECT_EQ(ParseRunArgs({"--plugin-server-port=70000"}).status().message(),
+            "--plugin-server-port: expected a port number 0-65535, got \"70000\"");
 
   EXPECT_EQ(ParseRunArgs({"--nope=1"}).status().message(), "unknown flag --nope");
   EXPECT_EQ(ParseRunArgs({"--qps"}).status().message(), "--qps: missing value");

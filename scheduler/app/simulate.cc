@@ -14,7 +14,9 @@
 #include "kube/base/random.h"
 #include "kube/base/strings.h"
 #include "kube/base/time.h"
+#include "kube/base/zip_reader.h"
 #include "scheduler/actions/actions.h"
+#include "scheduler/app/debug_snapshot_load.h"
 #include "scheduler/app/snapshot_references.h"
 #include "scheduler/cache/cluster_model.h"
 #include "scheduler/framework/job_status.h"
@@ -93,14 +95,18 @@ std::string BeforeState(PodStatus s) {
   }
 }
 
-Status Configure(const LoadedObjects& objects, const SimulateOptions& opts,
-                 SchedulerConfiguration* conf, SchedulerParams* params) {
+Status Configure(const LoadedObjects& objects, const DebugSnapshot* debug,
+                 const SimulateOptions& opts, SchedulerConfiguration* conf,
+                 SchedulerParams* params) {
   *conf = DefaultSchedulerConfiguration();
   const api::SchedulingShard* shard = nullptr;
   for (const auto& s : objects.shards) {
     if (s->metadata.name == "default" || shard == nullptr) shard = s.get();
   }
   if (shard != nullptr) KAI_RETURN_IF_ERROR(ConfigFromSchedulingShard(*shard, conf, params));
+  // A debug snapshot carries the live scheduler's effective configuration and flags.
+  if (debug != nullptr && debug->conf) *conf = *debug->conf;
+  if (debug != nullptr && debug->params) *params = *debug->params;
   if (opts.actions) conf->actions = *opts.actions;
   return Status::OK();
 }
@@ -216,17 +222,36 @@ StatusOr<SimulationResult> RunSimulation(const SimulateOptions& opts, Clock* clo
     if (!read.ok()) return read.status().WithPrefix("--snapshot " + opts.snapshot_path);
     text = *read;
   }
-  KAI_ASSIGN_OR_RETURN(LoadedObjects objects, LoadObjects(text));
+  // The debug endpoint's zip or its extracted snapshot.json, else a stream of objects.
+  std::optional<DebugSnapshot> debug;
+  const std::string source = opts.snapshot_path.empty() ? "snapshot" : opts.snapshot_path;
+  if (LooksLikeZip(text)) {
+    auto d = LoadSnapshotZip(text);
+    if (!d.ok()) return d.status().WithPrefix(source);
+    debug = std::move(*d);
+  } else if (LooksLikeSnapshotJson(text)) {
+    auto d = LoadSnapshotJson(text);
+    if (!d.ok()) return d.status().WithPrefix(source);
+    debug = std::move(*d);
+  }
+  LoadedObjects objects;
+  if (debug) {
+    objects = std::move(debug->objects);
+  } else {
+    KAI_ASSIGN_OR_RETURN(objects, LoadObjects(text));
+  }
   SchedulerConfiguration conf;
   SchedulerParams params;
-  KAI_RETURN_IF_ERROR(Configure(objects, opts, &conf, &params));
-  const std::vector<std::string> dangling =
+  KAI_RETURN_IF_ERROR(Configure(objects, debug ? &*debug : nullptr, opts, &conf, &params));
+  const std::vector<std::string> references =
       CheckSnapshotReferences(objects, params, /*include_model_warnings=*/opts.strict);
-  if (opts.strict && !dangling.empty()) {
+  if (opts.strict && !references.empty()) {
     std::string msg = "dangling references (--strict):";
-    for (const auto& d : dangling) msg += "\n  " + d;
+    for (const auto& d : references) msg += "\n  " + d;
     return InvalidArgumentError(msg);
   }
+  std::vector<std::string> dangling = debug ? debug->warnings : std::vector<std::string>{};
+  dangling.insert(dangling.end(), references.begin(), references.end());
 
   ClusterModel model;
   model.AddAll(objects);

@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "kube/base/fake_clock.h"
+#include "kube/base/zip_writer.h"
 #include "scheduler/app/simulate.h"
 
 namespace kai::scheduler {
@@ -26,6 +27,26 @@ struct BadCase {
   std::string snapshot;
   std::vector<std::string> message_parts;  // all must appear in the error
 };
+
+// The debug endpoint's zip holding `entries` (name, data).
+std::string Zip(const std::vector<std::pair<std::string, std::string>>& entries) {
+  ZipWriter w;
+  for (const auto& [name, data] : entries) w.Add(name, data);
+  return w.Finish();
+}
+
+constexpr const char* kGoodSnapshotJson = R"({"config":{"actions":"allocate"},"rawObjects":{}})";
+
+std::string CorruptCrc() {
+  std::string z = Zip({{"snapshot.json", kGoodSnapshotJson}});
+  z[30 + 13 + 3] ^= 0x20;  // a data byte: 30-byte local header, 13-byte name
+  return z;
+}
+
+// snapshot.json whose rawObjects.<list> is `items`.
+std::string RawObjects(const std::string& list, const std::string& items) {
+  return R"({"config":{"actions":"allocate"},"rawObjects":{")" + list + "\":" + items + "}}";
+}
 
 std::vector<BadCase> Cases() {
   return {
@@ -69,6 +90,43 @@ std::vector<BadCase> Cases() {
        "apiVersion: kai.scheduler/v1\nkind: SchedulingShard\nmetadata: {name: default}\n"
        "spec: {args: {max-consolidation-preemptees: ten}}\n",
        {"max-consolidation-preemptees"}},
+      // The debug snapshot (/get-snapshot zip or its snapshot.json).
+      {"zip without snapshot.json",
+       Zip({{"other.json", "{}"}}),
+       {"snapshot: no entry snapshot.json"}},
+      {"truncated zip",
+       Zip({{"snapshot.json", kGoodSnapshotJson}}).substr(0, 60),
+       {"snapshot: truncated zip"}},
+      {"zip CRC mismatch", CorruptCrc(), {"CRC mismatch in snapshot.json"}},
+      {"snapshot.json in the zip is not JSON",
+       Zip({{"snapshot.json", "{\"rawObjects\": [}"}}),
+       {"snapshot.json: invalid JSON"}},
+      {"rawObjects list not a list",
+       RawObjects("pods", "{}"),
+       {"rawObjects.pods: expected a list"}},
+      {"rawObjects item not an object",
+       RawObjects("nodes", "[7]"),
+       {"rawObjects.nodes[0]: expected an object"}},
+      {"rawObjects item of another kind",
+       RawObjects("nodes", R"([{"kind":"Pod","metadata":{"name":"p"}}])"),
+       {"rawObjects.nodes[0]", "kind \"Pod\" in the nodes list"}},
+      {"rawObjects pod with a bad quantity",
+       RawObjects("pods", R"([{"metadata":{"name":"a","namespace":"ns"}},)"
+                          R"({"metadata":{"name":"b","namespace":"ns"},"spec":{"containers":)"
+                          R"([{"name":"m","resources":{"requests":{"memory":"1Gb"}}}]}}])"),
+       {"rawObjects.pods[1]", "Pod ns/b", "spec.containers[0].resources.requests.memory", "1Gb"}},
+      {"snapshot config not an object",
+       R"({"config":"allocate","rawObjects":{}})",
+       {"config: expected an object"}},
+      {"snapshot config with a bad queue depth",
+       R"({"config":{"queueDepthPerAction":{"allocate":"many"}},"rawObjects":{}})",
+       {"config", "queueDepthPerAction.allocate", "expected an integer"}},
+      {"snapshot schedulerParams with a bad duration",
+       R"({"schedulerParams":{"schedulePeriod":"soon"},"rawObjects":{}})",
+       {"schedulerParams.schedulePeriod"}},
+      {"snapshot schedulerParams with a bad flag type",
+       R"({"schedulerParams":{"detailedFitErrors":"yes"},"rawObjects":{}})",
+       {"schedulerParams.detailedFitErrors: expected a boolean"}},
   };
 }
 

@@ -475,9 +475,14 @@ StatusOr<int64_t> QuantityMilliValue(std::string_view s) {
 }
 
 StatusOr<LoadedObjects> LoadObjectJson(std::string_view json) {
+  return LoadObjectJson(json, "object");
+}
+
+StatusOr<LoadedObjects> LoadObjectJson(std::string_view json, const std::string& where) {
   LoadedObjects out;
-  KAI_ASSIGN_OR_RETURN(rapidjson::Document doc, api::ParseJsonDocument(json));
-  KAI_RETURN_IF_ERROR(AddObject(doc, "object", &out));
+  auto doc = api::ParseJsonDocument(json);
+  if (!doc.ok()) return doc.status().WithPrefix(where);
+  KAI_RETURN_IF_ERROR(AddObject(*doc, where, &out));
   return out;
 }
 

@@ -56,6 +56,8 @@ struct LoadedObjects {
 StatusOr<LoadedObjects> LoadObjects(std::string_view yaml_or_json);
 // One JSON object (or List) as the API server sends it: no YAML pass.
 StatusOr<LoadedObjects> LoadObjectJson(std::string_view json);
+// The same; errors start with `where` ("rawObjects.pods[3]") instead of "object".
+StatusOr<LoadedObjects> LoadObjectJson(std::string_view json, const std::string& where);
 
 // A Kubernetes quantity in base units ("100m" -> 0.1, "1Gi" -> 1073741824); errors like
 // Kubernetes rejects them.

@@ -539,6 +539,7 @@ Status Run::StartComponents() {
       "run",
       "--kubeconfig=" + kube_->kubeconfig_path(),
       "--listen-address=127.0.0.1:" + std::to_string(scheduler_port_),
+      "--plugin-server-port=0",
       "--schedule-period=" + FLAGS_schedule_period,
       "--num-of-status-recording-workers=" + std::to_string(FLAGS_status_workers),
       "--v=" + std::to_string(FLAGS_scheduler_v),

@@ -198,9 +198,12 @@ metadata: {name: kai-resource-reservation}
   // A kai-scheduler process (schedule period 200 ms); its log is <dir>/<name>.log.
   Child* StartScheduler(std::vector<std::string> extra = {},
                         const std::string& name = "scheduler") {
-    std::vector<std::string> argv{"build/bin/kai-scheduler", "run",
+    std::vector<std::string> argv{"build/bin/kai-scheduler",
+                                  "run",
                                   "--kubeconfig=" + kube_->kubeconfig_path(),
-                                  "--listen-address=127.0.0.1:0", "--schedule-period=200ms"};
+                                  "--listen-address=127.0.0.1:0",
+                                  "--plugin-server-port=0",
+                                  "--schedule-period=200ms"};
     for (auto& a : extra) argv.push_back(std::move(a));
     children_[name] = std::make_unique<Child>(argv, kube_->dir() + "/" + name + ".log");
     EXPECT_TRUE(children_[name]->ok());

@@ -86,9 +86,9 @@ spec:
 )");
     const std::string dir = kube_->dir();
     scheduler_ = std::make_unique<Child>(
-        std::vector<std::string>{"build/bin/kai-scheduler", "run",
-                                 "--kubeconfig=" + kube_->kubeconfig_path(),
-                                 "--listen-address=127.0.0.1:0", "--schedule-period=200ms"},
+        std::vector<std::string>{
+            "build/bin/kai-scheduler", "run", "--kubeconfig=" + kube_->kubeconfig_path(),
+            "--listen-address=127.0.0.1:0", "--plugin-server-port=0", "--schedule-period=200ms"},
         dir + "/scheduler.log");
     binder_ = std::make_unique<Child>(
         std::vector<std::string>{"build/bin/kai-binder", "--kubeconfig=" + kube_->kubeconfig_path(),

@@ -1,0 +1,201 @@
+#include <gtest/gtest.h>
+#include <zlib.h>
+
+#include <string>
+
+#include "kube/base/zip_reader.h"
+#include "kube/base/zip_writer.h"
+
+namespace kai {
+namespace {
+
+std::string Binary() {
+  std::string s;
+  for (int i = 0; i < 70000; ++i) s.push_back(static_cast<char>((i * 7919) & 0xff));
+  return s;
+}
+
+TEST(Crc32Test, KnownValues) {
+  EXPECT_EQ(Crc32(""), 0u);
+  EXPECT_EQ(Crc32("123456789"), 0xCBF43926u);  // the standard check value
+}
+
+TEST(ZipTest, RoundTripSeveralEntriesEmptyAndBinary) {
+  ZipWriter w;
+  w.Add("snapshot.json", "{\"a\":1}");
+  w.Add("empty", "");
+  w.Add("dir/binary.bin", Binary());
+  std::string zip = w.Finish();
+  EXPECT_TRUE(LooksLikeZip(zip));
+  auto entries = ReadZip(zip);
+  ASSERT_TRUE(entries.ok()) << entries.status();
+  ASSERT_EQ(entries->size(), 3u);
+  EXPECT_EQ((*entries)[0].name, "snapshot.json");
+  EXPECT_EQ((*entries)[0].data, "{\"a\":1}");
+  EXPECT_EQ((*entries)[1].name, "empty");
+  EXPECT_EQ((*entries)[1].data, "");
+  EXPECT_EQ((*entries)[2].name, "dir/binary.bin");
+  EXPECT_EQ((*entries)[2].data, Binary());
+  auto one = ReadZipEntry(zip, "dir/binary.bin");
+  ASSERT_TRUE(one.ok());
+  EXPECT_EQ(*one, Binary());
+}
+
+TEST(ZipTest, DeterministicBytes) {
+  ZipWriter a, b;
+  a.Add("x", "same");
+  b.Add("x", "same");
+  EXPECT_EQ(a.Finish(), b.Finish());
+}
+
+TEST(ZipTest, EmptyArchive) {
+  ZipWriter w;
+  std::string zip = w.Finish();
+  auto entries = ReadZip(zip);
+  ASSERT_TRUE(entries.ok()) << entries.status();
+  EXPECT_TRUE(entries->empty());
+}
+
+TEST(ZipTest, MissingEntryIsNotFound) {
+  ZipWriter w;
+  w.Add("other.json", "{}");
+  auto r = ReadZipEntry(w.Finish(), "snapshot.json");
+  ASSERT_FALSE(r.ok());
+  EXPECT_EQ(r.status().code(), StatusCode::kNotFound);
+  EXPECT_EQ(r.status().message(), "no entry snapshot.json");
+}
+
+TEST(ZipTest, RejectsNonZip) {
+  auto r = ReadZip("{\"rawObjects\":{}}");
+  ASSERT_FALSE(r.ok());
+  EXPECT_NE(r.status().message().find("not a zip archive"), std::string::npos);
+}
+
+TEST(ZipTest, RejectsEveryTruncation) {
+  ZipWriter w;
+  w.Add("snapshot.json", std::string(300, 'x'));
+  w.Add("b", "yy");
+  const std::string zip = w.Finish();
+  for (size_t n = 0; n < zip.size(); ++n) {
+    auto r = ReadZip(zip.substr(0, n));
+    EXPECT_FALSE(r.ok()) << "prefix of " << n << " bytes accepted";
+  }
+}
+
+TEST(ZipTest, RejectsCrcMismatch) {
+  ZipWriter w;
+  w.Add("snapshot.json", "{\"config\":{}}");
+  std::string zip = w.Finish();
+  zip[30 + 13 + 2] ^= 0x01;  // a byte of the data, after the 30-byte header and the name
+  auto r = ReadZip(zip);
+  ASSERT_FALSE(r.ok());
+  EXPECT_EQ(r.status().message(), "CRC mismatch in snapshot.json");
+}
+
+TEST(ZipTest, CorruptBytesNeverCrash) {
+  ZipWriter w;
+  w.Add("snapshot.json", std::string(100, 'x'));
+  w.Add("b", Binary().substr(0, 500));
+  const std::string zip = w.Finish();
+  for (size_t i = 0; i < zip.size(); ++i) {
+    for (int bit : {0, 7}) {
+      std::string bad = zip;
+      bad[i] = static_cast<char>(bad[i] ^ (1 << bit));
+      auto r = ReadZip(bad);  // either an error or a successful read; never a crash
+      if (r.ok()) {
+        size_t total = 0;
+        for (const auto& e : *r) total += e.data.size();
+        EXPECT_LE(total, zip.size());
+      }
+    }
+  }
+}
+
+// An archive as Go's archive/zip writes it: deflated entries, a data descriptor after the data
+// and zero CRC/sizes in the local header.
+std::string GoStyleDeflatedZip(const std::string& name, const std::string& data, bool corrupt) {
+  std::string deflated(compressBound(data.size()) + 64, '\0');
+  z_stream zs{};
+  deflateInit2(&zs, Z_BEST_COMPRESSION, Z_DEFLATED, -MAX_WBITS, 8, Z_DEFAULT_STRATEGY);
+  zs.next_in = reinterpret_cast<Bytef*>(const_cast<char*>(data.data()));
+  zs.avail_in = static_cast<uInt>(data.size());
+  zs.next_out = reinterpret_cast<Bytef*>(deflated.data());
+  zs.avail_out = static_cast<uInt>(deflated.size());
+  EXPECT_EQ(deflate(&zs, Z_FINISH), Z_STREAM_END);
+  deflated.resize(zs.total_out);
+  deflateEnd(&zs);
+  if (corrupt) deflated[deflated.size() / 2] ^= 0x55;
+  auto p16 = [](std::string* o, uint32_t v) {
+    o->push_back(static_cast<char>(v & 0xff));
+    o->push_back(static_cast<char>((v >> 8) & 0xff));
+  };
+  auto p32 = [&](std::string* o, uint32_t v) {
+    p16(o, v & 0xffff);
+    p16(o, v >> 16);
+  };
+  const uint32_t crc = Crc32(data);
+  std::string z;
+  p32(&z, 0x04034b50);
+  p16(&z, 20);
+  p16(&z, 0x8);  // data descriptor follows
+  p16(&z, 8);
+  p16(&z, 0);
+  p16(&z, 0x21);
+  p32(&z, 0);
+  p32(&z, 0);
+  p32(&z, 0);
+  p16(&z, static_cast<uint32_t>(name.size()));
+  p16(&z, 0);
+  z += name;
+  z += deflated;
+  p32(&z, 0x08074b50);
+  p32(&z, crc);
+  p32(&z, static_cast<uint32_t>(deflated.size()));
+  p32(&z, static_cast<uint32_t>(data.size()));
+  const uint32_t cd = static_cast<uint32_t>(z.size());
+  p32(&z, 0x02014b50);
+  p16(&z, 20);
+  p16(&z, 20);
+  p16(&z, 0x8);
+  p16(&z, 8);
+  p16(&z, 0);
+  p16(&z, 0x21);
+  p32(&z, crc);
+  p32(&z, static_cast<uint32_t>(deflated.size()));
+  p32(&z, static_cast<uint32_t>(data.size()));
+  p16(&z, static_cast<uint32_t>(name.size()));
+  p16(&z, 0);
+  p16(&z, 0);
+  p16(&z, 0);
+  p16(&z, 0);
+  p32(&z, 0);
+  p32(&z, 0);
+  z += name;
+  const uint32_t cd_size = static_cast<uint32_t>(z.size()) - cd;
+  p32(&z, 0x06054b50);
+  p16(&z, 0);
+  p16(&z, 0);
+  p16(&z, 1);
+  p16(&z, 1);
+  p32(&z, cd_size);
+  p32(&z, cd);
+  p16(&z, 0);
+  return z;
+}
+
+TEST(ZipTest, ReadsDeflatedEntriesWithDataDescriptors) {
+  std::string json = "{\"rawObjects\":{\"pods\":[" + std::string(5000, ' ') + "]}}";
+  auto r = ReadZipEntry(GoStyleDeflatedZip("snapshot.json", json, false), "snapshot.json");
+  ASSERT_TRUE(r.ok()) << r.status();
+  EXPECT_EQ(*r, json);
+}
+
+TEST(ZipTest, RejectsCorruptDeflateData) {
+  std::string json = "{\"rawObjects\":{\"pods\":[" + Binary().substr(0, 3000) + "]}}";
+  auto r = ReadZip(GoStyleDeflatedZip("snapshot.json", json, true));
+  ASSERT_FALSE(r.ok());
+  EXPECT_NE(r.status().message().find("snapshot.json"), std::string::npos) << r.status();
+}
+
+}  // namespace
+}  // namespace kai
