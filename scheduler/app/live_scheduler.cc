@@ -41,8 +41,7 @@ struct LiveScheduler::Metrics {
 };
 
 LiveScheduler::LiveScheduler(kube::Client* client, LiveSchedulerOptions options)
-    : client_(client),
-      options_(std::move(options)),
+    : options_(std::move(options)),
       clock_(options_.clock != nullptr ? options_.clock : RealClock::Get()),
       random_(options_.random != nullptr ? options_.random : SeededRandom::Default()),
       event_sink_(client),

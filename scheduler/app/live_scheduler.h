@@ -81,7 +81,6 @@ class LiveScheduler {
   void Remove(const std::string& resource, const kube::ObjectPtr& obj);
   void StatusWorker();
 
-  kube::Client* client_;
   LiveSchedulerOptions options_;
   Clock* clock_;
   Random* random_;
