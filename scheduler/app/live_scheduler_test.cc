@@ -11,8 +11,8 @@
 #include "kube/base/fake_clock.h"
 #include "kube/base/zip_reader.h"
 #include "kube/rest/fake_client.h"
-#include "scheduler/app/simulate.h"
 #include "scheduler/app/debug_snapshot_load.h"
+#include "scheduler/app/simulate.h"
 #include "scheduler/outputs/test_cluster.h"
 
 namespace kai::scheduler {
