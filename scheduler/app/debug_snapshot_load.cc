@@ -44,9 +44,14 @@ Status ReadString(const Value& obj, const char* name, const std::string& path, s
   return Status::OK();
 }
 
+// KAI marshals its booleans with omitempty: an omitted one is false (ours writes every member),
+// not our default, which is true for three of them.
 Status ReadBool(const Value& obj, const char* name, bool* out) {
   const Value* v = api::FindMember(obj, name);
-  if (v == nullptr || v->IsNull()) return Status::OK();
+  if (v == nullptr || v->IsNull()) {
+    *out = false;
+    return Status::OK();
+  }
   if (!v->IsBool()) return ParamError(name, "expected a boolean");
   *out = v->GetBool();
   return Status::OK();

@@ -148,6 +148,10 @@ TEST(DebugSnapshotLoad, KaiStyleParamsAndNullLists) {
   ASSERT_TRUE(s.ok()) << s.status();
   EXPECT_EQ(s->params->schedule_period, std::chrono::seconds(2));
   EXPECT_EQ(s->params->node_pool_label_key, "k");
+  // Omitted booleans are false, as KAI marshalled them, not our defaults (true for these).
+  EXPECT_FALSE(s->params->use_scheduling_signatures);
+  EXPECT_FALSE(s->params->full_hierarchy_fairness);
+  EXPECT_FALSE(s->params->allow_consolidating_reclaim);
   EXPECT_EQ(s->conf->actions, std::vector<std::string>{"allocate"});
   ASSERT_EQ(s->warnings.size(), 1u);
   EXPECT_NE(s->warnings[0].find("rawObjects.resourceSlices"), std::string::npos);
