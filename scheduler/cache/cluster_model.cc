@@ -129,6 +129,137 @@ std::map<std::string, std::unique_ptr<QueueInfo>> BuildQueues(
   return out;
 }
 
+// The shard's nodes: the node pool's, and with restrict_node_scheduling only worker nodes.
+bool InShard(const api::ObjectMeta& m, const SchedulerParams& params) {
+  if (!InPartition(m, params)) return false;
+  return !params.restrict_node_scheduling || m.labels.count(params.gpu_worker_node_label_key) > 0 ||
+         m.labels.count(params.cpu_worker_node_label_key) > 0;
+}
+
+// The per-object builders below are shared by FullSnapshot and the incremental rebuilds, so the
+// two constructions can only differ in which objects they rebuild, never in how.
+
+// A node's snapshot object, without tasks: its allocatable in the snapshot's resource layout.
+std::unique_ptr<NodeInfo> MakeNodeInfo(const LoadedNode& n, const ResourceVectorMap* map,
+                                       const SchedulerParams& params) {
+  ResourceVector alloc(map->size());
+  for (const auto& [r, v] : n.allocatable) {
+    int idx = map->Index(r);
+    if (idx >= 0) alloc.Set(idx, alloc.Get(idx) + v);
+  }
+  NodeFacts facts = ComputeNodeFacts(*n.node, params.mig_worker_node_label_key);
+  return std::make_unique<NodeInfo>(n.node, facts, map, alloc);
+}
+
+struct BuiltTask {
+  std::unique_ptr<PodInfo> info;
+  // Set when the task is a candidate for a job of one under a made-up PodGroup.
+  std::shared_ptr<const api::PodGroup> implicit_pg;
+};
+
+// A pod's task. A live BindRequest (`binding`, may be null) makes a pod not yet on a node
+// Binding on the selected node.
+BuiltTask MakeTask(const LoadedPod& pod, const PodRequirements& requirements,
+                   const std::optional<ImplicitPodGroup>& implicit, const api::BindRequest* binding,
+                   const ResourceVectorMap& map, const SchedulerParams& params) {
+  BuiltTask t;
+  if (binding != nullptr && pod.pod->spec.node_name.empty()) {
+    t.info = std::make_unique<PodInfo>(pod.pod, requirements, map, binding->spec.selected_node,
+                                       &binding->spec.selected_gpu_groups,
+                                       binding->spec.received_resource_type);
+  } else {
+    t.info = std::make_unique<PodInfo>(pod.pod, requirements, map);
+  }
+  PodInfo& task = *t.info;
+  const api::ObjectMeta& m = pod.pod->metadata;
+  auto app = m.labels.find(std::string(api::kAppLabel));
+  task.is_reservation =
+      app != m.labels.end() && app->second == params.resource_reservation_app_label;
+  if (implicit && !task.is_reservation && pod.pod->spec.scheduler_name == params.scheduler_name) {
+    const SchedulerParams defaults;
+    if (params.queue_label_key == defaults.queue_label_key &&
+        params.node_pool_label_key == defaults.node_pool_label_key) {
+      t.implicit_pg = implicit->podgroup;
+    } else {
+      t.implicit_pg =
+          MakeImplicitPodGroup(*pod.pod, params.queue_label_key, params.node_pool_label_key)
+              .podgroup;
+    }
+    task.set_job(m.namespace_ + "/" + t.implicit_pg->metadata.name);
+  }
+  return t;
+}
+
+using PriorityClasses = std::map<std::string, std::shared_ptr<const api::PriorityClass>>;
+
+// schedulingBackoff 1: one attempt per node pool; a PodGroup whose latest scheduling condition
+// is already for this pool is not scheduled again (§6.4).
+bool BackedOffInPool(const api::PodGroup& pg, const SchedulerParams& params) {
+  const std::string node_pool =
+      params.partition_label_value.empty() ? "default" : params.partition_label_value;
+  return pg.spec.scheduling_backoff.value_or(-1) == 1 && LatestConditionPool(pg) == node_pool;
+}
+
+// The job of a PodGroup (`key` as the model keys it), without tasks: priority from its
+// PriorityClass, timestamps from its annotations.
+template <typename Warn>
+std::unique_ptr<PodGroupInfo> MakePodGroupJob(std::shared_ptr<const api::PodGroup> pg,
+                                              const std::string& key,
+                                              const PriorityClasses& priority_classes,
+                                              std::optional<int32_t> global_default, Warn&& warn) {
+  int32_t priority = global_default.value_or(kDefaultPodGroupPriority);
+  if (!pg->spec.priority_class_name.empty()) {
+    auto it = priority_classes.find(pg->spec.priority_class_name);
+    if (it != priority_classes.end()) {
+      priority = it->second->value;
+    } else {
+      warn("PodGroup " + key + ": spec.priorityClassName: PriorityClass \"" +
+           pg->spec.priority_class_name + "\" does not exist; using the default priority");
+    }
+  }
+  std::string error;
+  auto job = std::make_unique<PodGroupInfo>(pg, priority, &error);
+  if (!error.empty()) warn(std::string("PodGroup ").append(key).append(": ").append(error));
+  const api::ObjectMeta& m = pg->metadata;
+  if (const std::string* ts = Annotation(m, api::kLastStartTimestampAnnotation)) {
+    if (auto t = ParseRfc3339(*ts); t.ok()) job->last_start_timestamp = *t;
+  }
+  if (const std::string* ts = Annotation(m, api::kStalePodGroupTimestampAnnotation)) {
+    if (auto t = ParseRfc3339(*ts); t.ok()) job->stale_timestamp = *t;
+  }
+  return job;
+}
+
+// The job of one of a pod without a PodGroup: priority of the first of its candidate priority
+// classes that exists.
+std::unique_ptr<PodGroupInfo> MakeImplicitJob(std::shared_ptr<const api::PodGroup> pg,
+                                              const std::vector<std::string>& candidates,
+                                              const PriorityClasses& priority_classes,
+                                              std::optional<int32_t> global_default) {
+  int32_t priority = global_default.value_or(kDefaultPodGroupPriority);
+  for (const std::string& name : candidates) {
+    auto pc = priority_classes.find(name);
+    if (pc == priority_classes.end()) continue;
+    priority = pc->second->value;
+    break;
+  }
+  auto job = std::make_unique<PodGroupInfo>(std::move(pg), priority, nullptr);
+  job->implicit = true;
+  return job;
+}
+
+void CheckQueueExists(PodGroupInfo* job, bool exists) {
+  if (!exists) {
+    job->AddJobFitError(std::string(kReasonQueueDoesNotExist),
+                        "Queue '" + job->queue() + "' does not exist");
+  }
+}
+
+std::string OrphanPodWarning(const PodInfo& t, const std::string& job_id) {
+  return "Pod " + t.key() + ": metadata.annotations." + std::string(api::kPodGroupNameAnnotation) +
+         ": PodGroup " + job_id + " does not exist; the pod is not scheduled";
+}
+
 }  // namespace
 
 PodRequirements ComputePodRequirements(const api::Pod& pod, const ResourceAmounts& requests) {
@@ -353,13 +484,7 @@ std::unique_ptr<ClusterInfo> ClusterModel::FullSnapshot(const SchedulerParams& p
   // Nodes of this shard.
   std::vector<const LoadedNode*> nodes;
   for (const auto& [name, n] : nodes_) {
-    const api::ObjectMeta& m = n.node->metadata;
-    if (!InPartition(m, params)) continue;
-    if (params.restrict_node_scheduling && m.labels.count(params.gpu_worker_node_label_key) == 0 &&
-        m.labels.count(params.cpu_worker_node_label_key) == 0) {
-      continue;
-    }
-    nodes.push_back(&n);
+    if (InShard(n.node->metadata, params)) nodes.push_back(&n);
   }
   // Resource vector layout: core resources, then every other resource a node advertises.
   std::set<std::string> extra;
@@ -378,13 +503,7 @@ std::unique_ptr<ClusterInfo> ClusterModel::FullSnapshot(const SchedulerParams& p
   }
   for (const auto& r : extra) c->vector_map->Add(r);
   for (const LoadedNode* n : nodes) {
-    ResourceVector alloc(c->vector_map->size());
-    for (const auto& [r, v] : n->allocatable) {
-      int idx = c->vector_map->Index(r);
-      if (idx >= 0) alloc.Set(idx, alloc.Get(idx) + v);
-    }
-    NodeFacts facts = ComputeNodeFacts(*n->node, params.mig_worker_node_label_key);
-    auto info = std::make_unique<NodeInfo>(n->node, facts, c->vector_map.get(), alloc);
+    auto info = MakeNodeInfo(*n, c->vector_map.get(), params);
     c->node_list.push_back(info.get());
     c->nodes.emplace(n->node->metadata.name, std::move(info));
   }
@@ -392,12 +511,7 @@ std::unique_ptr<ClusterInfo> ClusterModel::FullSnapshot(const SchedulerParams& p
   c->min_node_gpu_memory = kDefaultGpuMemoryMib;
 
   // Live BindRequests make their pods Binding on the selected node.
-  struct Binding {
-    std::string node;
-    const std::vector<std::string>* groups;
-    std::string received;
-  };
-  std::map<std::string, Binding> bindings;
+  std::map<std::string, const api::BindRequest*> bindings;  // by pod key
   for (const auto& [key, br] : bind_requests_) {
     if (!InPartition(br->metadata, params) && !params.partition_label_value.empty()) continue;
     bool node_exists = c->nodes.count(br->spec.selected_node) > 0;
@@ -405,8 +519,7 @@ std::unique_ptr<ClusterInfo> ClusterModel::FullSnapshot(const SchedulerParams& p
       c->stale_bind_requests.push_back(key);
       continue;
     }
-    bindings[br->metadata.namespace_ + "/" + br->spec.pod_name] = Binding{
-        br->spec.selected_node, &br->spec.selected_gpu_groups, br->spec.received_resource_type};
+    bindings[BoundPodKey(*br)] = br.get();
   }
 
   // Tasks: reservation pods first, then the others, each in key order.
@@ -414,34 +527,14 @@ std::unique_ptr<ClusterInfo> ClusterModel::FullSnapshot(const SchedulerParams& p
   // Pods for this scheduler without a PodGroup, and their made-up PodGroups (in key order).
   std::vector<std::pair<PodInfo*, std::shared_ptr<const api::PodGroup>>> implicit_tasks;
   std::vector<const std::vector<std::string>*> implicit_priorities;
-  const SchedulerParams defaults;
-  const bool default_label_keys = params.queue_label_key == defaults.queue_label_key &&
-                                  params.node_pool_label_key == defaults.node_pool_label_key;
   auto add_task = [&](const std::string& key, const PodEntry& e) {
     for (const auto& w : e.requirements.warnings) warn(w);
     auto b = bindings.find(key);
-    std::unique_ptr<PodInfo> task;
-    if (b != bindings.end() && e.loaded.pod->spec.node_name.empty()) {
-      task = std::make_unique<PodInfo>(e.loaded.pod, e.requirements, *c->vector_map, b->second.node,
-                                       b->second.groups, b->second.received);
-    } else {
-      task = std::make_unique<PodInfo>(e.loaded.pod, e.requirements, *c->vector_map);
-    }
-    const api::ObjectMeta& m = e.loaded.pod->metadata;
-    auto app = m.labels.find(std::string(api::kAppLabel));
-    task->is_reservation =
-        app != m.labels.end() && app->second == params.resource_reservation_app_label;
-    if (e.implicit && !task->is_reservation &&
-        e.loaded.pod->spec.scheduler_name == params.scheduler_name) {
-      const ImplicitPodGroup* implicit = &*e.implicit;
-      std::optional<ImplicitPodGroup> rebuilt;
-      if (!default_label_keys) {
-        rebuilt =
-            MakeImplicitPodGroup(*e.loaded.pod, params.queue_label_key, params.node_pool_label_key);
-        implicit = &*rebuilt;
-      }
-      task->set_job(m.namespace_ + "/" + implicit->podgroup->metadata.name);
-      implicit_tasks.emplace_back(task.get(), implicit->podgroup);
+    BuiltTask built = MakeTask(e.loaded, e.requirements, e.implicit,
+                               b == bindings.end() ? nullptr : b->second, *c->vector_map, params);
+    std::unique_ptr<PodInfo> task = std::move(built.info);
+    if (built.implicit_pg != nullptr) {
+      implicit_tasks.emplace_back(task.get(), std::move(built.implicit_pg));
       // Rebuilt candidates only differ in the label keys' effects, not in priority classes.
       implicit_priorities.push_back(&e.implicit->priority_class_candidates);
     }
@@ -485,49 +578,21 @@ std::unique_ptr<ClusterInfo> ClusterModel::FullSnapshot(const SchedulerParams& p
     }
     last->push_back(t.get());
   }
-  const std::string node_pool =
-      params.partition_label_value.empty() ? "default" : params.partition_label_value;
   for (const auto& [key, observed] : podgroups_) {
     std::shared_ptr<const api::PodGroup> pg =
         podgroup_overlay_ ? podgroup_overlay_(observed) : observed;
     if (!InPartition(pg->metadata, params)) continue;
-    // schedulingBackoff 1: one attempt per node pool; a PodGroup whose latest scheduling
-    // condition is already for this pool is not scheduled again (§6.4).
-    if (pg->spec.scheduling_backoff.value_or(-1) == 1 && LatestConditionPool(*pg) == node_pool) {
+    if (BackedOffInPool(*pg, params)) {
       pods_by_job.erase(pg->metadata.namespace_ + "/" + pg->metadata.name);
       continue;
     }
-    int32_t priority = global_default.value_or(kDefaultPodGroupPriority);
-    if (!pg->spec.priority_class_name.empty()) {
-      auto it = priority_classes_.find(pg->spec.priority_class_name);
-      if (it != priority_classes_.end()) {
-        priority = it->second->value;
-      } else {
-        warn("PodGroup " + key + ": spec.priorityClassName: PriorityClass \"" +
-             pg->spec.priority_class_name + "\" does not exist; using the default priority");
-      }
-    }
-    std::string error;
-    auto job = std::make_unique<PodGroupInfo>(pg, priority, &error);
-    if (!error.empty()) warn(std::string("PodGroup ").append(key).append(": ").append(error));
-    const api::ObjectMeta& m = pg->metadata;
-    if (const std::string* ts = Annotation(m, api::kLastStartTimestampAnnotation)) {
-      if (auto t = ParseRfc3339(*ts); t.ok()) job->last_start_timestamp = *t;
-    }
-    if (const std::string* ts = Annotation(m, api::kStalePodGroupTimestampAnnotation)) {
-      if (auto t = ParseRfc3339(*ts); t.ok()) {
-        job->stale_timestamp = *t;
-      }
-    }
+    auto job = MakePodGroupJob(pg, key, priority_classes_, global_default, warn);
     auto it = pods_by_job.find(job->uid());
     if (it != pods_by_job.end()) {
       for (PodInfo* t : it->second) job->AddTask(t);
       pods_by_job.erase(it);
     }
-    if (c->FindQueue(job->queue()) == nullptr) {
-      job->AddJobFitError(std::string(kReasonQueueDoesNotExist),
-                          "Queue '" + job->queue() + "' does not exist");
-    }
+    CheckQueueExists(job.get(), c->FindQueue(job->queue()) != nullptr);
     c->jobs.emplace(job->uid(), std::move(job));
   }
   // Jobs of one for pods without a PodGroup. A PodGroup of the same name that already exists
@@ -537,29 +602,15 @@ std::unique_ptr<ClusterInfo> ClusterModel::FullSnapshot(const SchedulerParams& p
     if (!InPartition(pg->metadata, params)) continue;
     auto it = pods_by_job.find(task->job());
     if (it == pods_by_job.end()) continue;
-    int32_t priority = global_default.value_or(kDefaultPodGroupPriority);
-    for (const std::string& name : *implicit_priorities[i]) {
-      auto pc = priority_classes_.find(name);
-      if (pc == priority_classes_.end()) continue;
-      priority = pc->second->value;
-      break;
-    }
-    auto job = std::make_unique<PodGroupInfo>(pg, priority, nullptr);
-    job->implicit = true;
+    auto job = MakeImplicitJob(pg, *implicit_priorities[i], priority_classes_, global_default);
     for (PodInfo* t : it->second) job->AddTask(t);
     pods_by_job.erase(it);
-    if (c->FindQueue(job->queue()) == nullptr) {
-      job->AddJobFitError(std::string(kReasonQueueDoesNotExist),
-                          "Queue '" + job->queue() + "' does not exist");
-    }
+    CheckQueueExists(job.get(), c->FindQueue(job->queue()) != nullptr);
     c->jobs.emplace(job->uid(), std::move(job));
   }
   for (const auto& [job, tasks] : pods_by_job) {
     for (const PodInfo* t : tasks) {
-      if (t->pod().spec.scheduler_name != params.scheduler_name) continue;
-      warn("Pod " + t->key() + ": metadata.annotations." +
-           std::string(api::kPodGroupNameAnnotation) + ": PodGroup " + job +
-           " does not exist; the pod is not scheduled");
+      if (t->pod().spec.scheduler_name == params.scheduler_name) warn(OrphanPodWarning(*t, job));
     }
   }
 
@@ -589,12 +640,6 @@ std::string ParamsKey(const SchedulerParams& p) {
   k += p.restrict_node_scheduling ? '1' : '0';
   k += p.full_hierarchy_fairness ? '1' : '0';
   return k;
-}
-
-bool InShard(const api::ObjectMeta& m, const SchedulerParams& params) {
-  if (!InPartition(m, params)) return false;
-  return !params.restrict_node_scheduling || m.labels.count(params.gpu_worker_node_label_key) > 0 ||
-         m.labels.count(params.cpu_worker_node_label_key) > 0;
 }
 
 // Job id ("namespace/name") <-> PodGroup key (Key(): "name" without a namespace).
@@ -641,8 +686,6 @@ struct ClusterModel::KeptSnapshot {
 
 ClusterModel::ClusterModel() = default;
 ClusterModel::~ClusterModel() = default;
-
-void ClusterModel::MarkPodDirty(const std::string& key) const { dirty_pods_.insert(key); }
 
 void ClusterModel::RebuildKept(const SchedulerParams& params, const std::string& params_key) const {
   kept_ = std::make_unique<KeptSnapshot>();
@@ -707,32 +750,13 @@ void ClusterModel::RebuildTask(const SchedulerParams& params, const std::string&
   }
   KeptSnapshot::Task t;
   t.warnings = e.requirements.warnings;
-  if (binding != nullptr && e.loaded.pod->spec.node_name.empty()) {
-    t.info = std::make_unique<PodInfo>(
-        e.loaded.pod, e.requirements, *k.vector_map, binding->spec.selected_node,
-        &binding->spec.selected_gpu_groups, binding->spec.received_resource_type);
-  } else {
-    t.info = std::make_unique<PodInfo>(e.loaded.pod, e.requirements, *k.vector_map);
+  BuiltTask built = MakeTask(e.loaded, e.requirements, e.implicit, binding, *k.vector_map, params);
+  t.info = std::move(built.info);
+  if (built.implicit_pg != nullptr) {
+    t.implicit_pg = std::move(built.implicit_pg);
+    t.implicit_priorities = e.implicit->priority_class_candidates;
   }
   PodInfo& task = *t.info;
-  const api::ObjectMeta& m = e.loaded.pod->metadata;
-  auto app = m.labels.find(std::string(api::kAppLabel));
-  task.is_reservation =
-      app != m.labels.end() && app->second == params.resource_reservation_app_label;
-  if (e.implicit && !task.is_reservation &&
-      e.loaded.pod->spec.scheduler_name == params.scheduler_name) {
-    const SchedulerParams defaults;
-    if (params.queue_label_key == defaults.queue_label_key &&
-        params.node_pool_label_key == defaults.node_pool_label_key) {
-      t.implicit_pg = e.implicit->podgroup;
-    } else {
-      t.implicit_pg =
-          MakeImplicitPodGroup(*e.loaded.pod, params.queue_label_key, params.node_pool_label_key)
-              .podgroup;
-    }
-    t.implicit_priorities = e.implicit->priority_class_candidates;
-    task.set_job(m.namespace_ + "/" + t.implicit_pg->metadata.name);
-  }
   TaskOrder order(!task.is_reservation, key);
   if (IsActiveUsedStatus(task.status) && !task.node_name.empty()) {
     k.node_tasks[task.node_name].insert(order);
@@ -749,14 +773,7 @@ void ClusterModel::RebuildNode(const SchedulerParams& params, const std::string&
   KeptSnapshot& k = *kept_;
   auto slot = k.nodes.find(name);
   if (slot == k.nodes.end()) return;  // not a node of this shard
-  const LoadedNode& n = nodes_.at(name);
-  ResourceVector alloc(k.vector_map->size());
-  for (const auto& [r, v] : n.allocatable) {
-    int idx = k.vector_map->Index(r);
-    if (idx >= 0) alloc.Set(idx, alloc.Get(idx) + v);
-  }
-  NodeFacts facts = ComputeNodeFacts(*n.node, params.mig_worker_node_label_key);
-  auto info = std::make_unique<NodeInfo>(n.node, facts, k.vector_map.get(), alloc);
+  auto info = MakeNodeInfo(nodes_.at(name), k.vector_map.get(), params);
   // The node's accounting is summed from scratch in task order, exactly as FullSnapshot does.
   if (auto it = k.node_tasks.find(name); it != k.node_tasks.end()) {
     for (const TaskOrder& order : it->second) info->AddTask(k.tasks.at(order).info.get());
@@ -776,13 +793,8 @@ void ClusterModel::RebuildJob(const SchedulerParams& params, const std::string& 
     for (const TaskOrder& order : *tasks) job->AddTask(k.tasks.at(order).info.get());
   };
   auto check_queue = [&](PodGroupInfo* job) {
-    if (k.queues.count(job->queue()) == 0) {
-      job->AddJobFitError(std::string(kReasonQueueDoesNotExist),
-                          "Queue '" + job->queue() + "' does not exist");
-    }
+    CheckQueueExists(job, k.queues.count(job->queue()) > 0);
   };
-  const std::string node_pool =
-      params.partition_label_value.empty() ? "default" : params.partition_label_value;
   KeptSnapshot::Job job;
   bool consumed = false;
   bool has_podgroup = false;
@@ -793,31 +805,11 @@ void ClusterModel::RebuildJob(const SchedulerParams& params, const std::string& 
     job.overlaid = pg;
     if (InPartition(pg->metadata, params)) {
       consumed = true;
-      if (!(pg->spec.scheduling_backoff.value_or(-1) == 1 &&
-            LatestConditionPool(*pg) == node_pool)) {
-        std::vector<std::string>& warnings = k.podgroup_warnings[pg_key];
-        int32_t priority = k.global_default.value_or(kDefaultPodGroupPriority);
-        if (!pg->spec.priority_class_name.empty()) {
-          auto it = priority_classes_.find(pg->spec.priority_class_name);
-          if (it != priority_classes_.end()) {
-            priority = it->second->value;
-          } else {
-            warnings.push_back("PodGroup " + pg_key + ": spec.priorityClassName: PriorityClass \"" +
-                               pg->spec.priority_class_name +
-                               "\" does not exist; using the default priority");
-          }
-        }
-        std::string error;
-        auto info = std::make_unique<PodGroupInfo>(pg, priority, &error);
-        if (!error.empty()) warnings.push_back("PodGroup " + pg_key + ": " + error);
-        if (warnings.empty()) k.podgroup_warnings.erase(pg_key);
-        const api::ObjectMeta& m = pg->metadata;
-        if (const std::string* ts = Annotation(m, api::kLastStartTimestampAnnotation)) {
-          if (auto t = ParseRfc3339(*ts); t.ok()) info->last_start_timestamp = *t;
-        }
-        if (const std::string* ts = Annotation(m, api::kStalePodGroupTimestampAnnotation)) {
-          if (auto t = ParseRfc3339(*ts); t.ok()) info->stale_timestamp = *t;
-        }
+      if (!BackedOffInPool(*pg, params)) {
+        std::vector<std::string> warnings;
+        auto info = MakePodGroupJob(pg, pg_key, priority_classes_, k.global_default,
+                                    [&](std::string w) { warnings.push_back(std::move(w)); });
+        if (!warnings.empty()) k.podgroup_warnings[pg_key] = std::move(warnings);
         add_tasks(info.get());
         check_queue(info.get());
         job.info = std::move(info);
@@ -829,15 +821,8 @@ void ClusterModel::RebuildJob(const SchedulerParams& params, const std::string& 
     for (const TaskOrder& order : *tasks) {
       const KeptSnapshot::Task& t = k.tasks.at(order);
       if (t.implicit_pg == nullptr || !InPartition(t.implicit_pg->metadata, params)) continue;
-      int32_t priority = k.global_default.value_or(kDefaultPodGroupPriority);
-      for (const std::string& name : t.implicit_priorities) {
-        auto pc = priority_classes_.find(name);
-        if (pc == priority_classes_.end()) continue;
-        priority = pc->second->value;
-        break;
-      }
-      auto info = std::make_unique<PodGroupInfo>(t.implicit_pg, priority, nullptr);
-      info->implicit = true;
+      auto info = MakeImplicitJob(t.implicit_pg, t.implicit_priorities, priority_classes_,
+                                  k.global_default);
       add_tasks(info.get());
       check_queue(info.get());
       job.info = std::move(info);
@@ -848,10 +833,9 @@ void ClusterModel::RebuildJob(const SchedulerParams& params, const std::string& 
   if (!consumed && tasks != nullptr) {
     for (const TaskOrder& order : *tasks) {
       const PodInfo& t = *k.tasks.at(order).info;
-      if (t.pod().spec.scheduler_name != params.scheduler_name) continue;
-      job.orphan_warnings.push_back("Pod " + t.key() + ": metadata.annotations." +
-                                    std::string(api::kPodGroupNameAnnotation) + ": PodGroup " + id +
-                                    " does not exist; the pod is not scheduled");
+      if (t.pod().spec.scheduler_name == params.scheduler_name) {
+        job.orphan_warnings.push_back(OrphanPodWarning(t, id));
+      }
     }
   }
   if (has_podgroup || job.info != nullptr || !job.orphan_warnings.empty()) {

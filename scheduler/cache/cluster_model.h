@@ -103,9 +103,8 @@ class ClusterModel {
   std::map<std::string, std::shared_ptr<const api::BindRequest>> bind_requests_;
   PodGroupOverlay podgroup_overlay_;
 
-  // Incremental snapshot (incremental_snapshot.cc).
+  // Incremental snapshot (the second half of cluster_model.cc).
   struct KeptSnapshot;
-  void MarkPodDirty(const std::string& key) const;
   void IndexBindRequest(const std::string& key, const api::BindRequest* old_br,
                         const api::BindRequest* new_br);
   void CountPodResources(const PodEntry& e, int delta);
