@@ -4,18 +4,19 @@
 
 #include <cstdint>
 
+#include "kube/base/zip_format.h"
 #include "kube/base/zip_writer.h"
 
 namespace kai {
 
 namespace {
 
-constexpr uint32_t kLocalHeader = 0x04034b50;
-constexpr uint32_t kCentralHeader = 0x02014b50;
-constexpr uint32_t kEndRecord = 0x06054b50;
-constexpr size_t kEndRecordSize = 22;
-constexpr size_t kCentralHeaderSize = 46;
-constexpr size_t kLocalHeaderSize = 30;
+using zip_format::kCentralHeader;
+using zip_format::kCentralHeaderSize;
+using zip_format::kEndRecord;
+using zip_format::kEndRecordSize;
+using zip_format::kLocalHeader;
+using zip_format::kLocalHeaderSize;
 
 uint16_t Get16(std::string_view s, size_t at) {
   return static_cast<uint16_t>(static_cast<uint8_t>(s[at]) |

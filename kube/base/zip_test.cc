@@ -15,6 +15,12 @@ std::string Binary() {
   return s;
 }
 
+std::string Finished(ZipWriter& w) {
+  auto zip = w.Finish();
+  EXPECT_TRUE(zip.ok()) << zip.status();
+  return zip.ok() ? *zip : std::string();
+}
+
 TEST(Crc32Test, KnownValues) {
   EXPECT_EQ(Crc32(""), 0u);
   EXPECT_EQ(Crc32("123456789"), 0xCBF43926u);  // the standard check value
@@ -25,7 +31,7 @@ TEST(ZipTest, RoundTripSeveralEntriesEmptyAndBinary) {
   w.Add("snapshot.json", "{\"a\":1}");
   w.Add("empty", "");
   w.Add("dir/binary.bin", Binary());
-  std::string zip = w.Finish();
+  std::string zip = Finished(w);
   EXPECT_TRUE(LooksLikeZip(zip));
   auto entries = ReadZip(zip);
   ASSERT_TRUE(entries.ok()) << entries.status();
@@ -45,12 +51,12 @@ TEST(ZipTest, DeterministicBytes) {
   ZipWriter a, b;
   a.Add("x", "same");
   b.Add("x", "same");
-  EXPECT_EQ(a.Finish(), b.Finish());
+  EXPECT_EQ(Finished(a), Finished(b));
 }
 
 TEST(ZipTest, EmptyArchive) {
   ZipWriter w;
-  std::string zip = w.Finish();
+  std::string zip = Finished(w);
   auto entries = ReadZip(zip);
   ASSERT_TRUE(entries.ok()) << entries.status();
   EXPECT_TRUE(entries->empty());
@@ -59,7 +65,7 @@ TEST(ZipTest, EmptyArchive) {
 TEST(ZipTest, MissingEntryIsNotFound) {
   ZipWriter w;
   w.Add("other.json", "{}");
-  auto r = ReadZipEntry(w.Finish(), "snapshot.json");
+  auto r = ReadZipEntry(Finished(w), "snapshot.json");
   ASSERT_FALSE(r.ok());
   EXPECT_EQ(r.status().code(), StatusCode::kNotFound);
   EXPECT_EQ(r.status().message(), "no entry snapshot.json");
@@ -75,7 +81,7 @@ TEST(ZipTest, RejectsEveryTruncation) {
   ZipWriter w;
   w.Add("snapshot.json", std::string(300, 'x'));
   w.Add("b", "yy");
-  const std::string zip = w.Finish();
+  const std::string zip = Finished(w);
   for (size_t n = 0; n < zip.size(); ++n) {
     auto r = ReadZip(zip.substr(0, n));
     EXPECT_FALSE(r.ok()) << "prefix of " << n << " bytes accepted";
@@ -85,7 +91,7 @@ TEST(ZipTest, RejectsEveryTruncation) {
 TEST(ZipTest, RejectsCrcMismatch) {
   ZipWriter w;
   w.Add("snapshot.json", "{\"config\":{}}");
-  std::string zip = w.Finish();
+  std::string zip = Finished(w);
   zip[30 + 13 + 2] ^= 0x01;  // a byte of the data, after the 30-byte header and the name
   auto r = ReadZip(zip);
   ASSERT_FALSE(r.ok());
@@ -96,7 +102,7 @@ TEST(ZipTest, CorruptBytesNeverCrash) {
   ZipWriter w;
   w.Add("snapshot.json", std::string(100, 'x'));
   w.Add("b", Binary().substr(0, 500));
-  const std::string zip = w.Finish();
+  const std::string zip = Finished(w);
   for (size_t i = 0; i < zip.size(); ++i) {
     for (int bit : {0, 7}) {
       std::string bad = zip;
@@ -195,6 +201,36 @@ TEST(ZipTest, RejectsCorruptDeflateData) {
   auto r = ReadZip(GoStyleDeflatedZip("snapshot.json", json, true));
   ASSERT_FALSE(r.ok());
   EXPECT_NE(r.status().message().find("snapshot.json"), std::string::npos) << r.status();
+}
+
+// The classic format cannot describe a 65535th entry or a name past 65535 bytes: the writer
+// refuses them instead of writing an archive whose counts wrapped around.
+TEST(ZipTest, WriterRefusesEntriesPastTheClassicLimits) {
+  ZipWriter many;
+  for (int i = 0; i < 65534; ++i) many.Add("e" + std::to_string(i), "");
+  ZipWriter copy = many;
+  auto full = copy.Finish();
+  ASSERT_TRUE(full.ok()) << full.status();
+  auto entries = ReadZip(*full);
+  ASSERT_TRUE(entries.ok()) << entries.status();
+  EXPECT_EQ(entries->size(), 65534u);
+  many.Add("one-too-many", "x");
+  auto r = many.Finish();
+  ASSERT_FALSE(r.ok());
+  EXPECT_EQ(r.status().code(), StatusCode::kResourceExhausted);
+  EXPECT_EQ(r.status().message(),
+            "zip entry one-too-many: the classic zip format allows at most 65534 entries");
+
+  ZipWriter long_name;
+  long_name.Add(std::string(65535, 'n'), "fits");
+  EXPECT_TRUE(long_name.Finish().ok());
+  ZipWriter too_long;
+  too_long.Add(std::string(65536, 'n'), "x");
+  too_long.Add("later", "entries after a refused one are not written either");
+  auto t = too_long.Finish();
+  ASSERT_FALSE(t.ok());
+  EXPECT_NE(t.status().message().find("names of at most 65535 bytes"), std::string::npos)
+      << t.status();
 }
 
 }  // namespace

@@ -2,9 +2,18 @@
 
 #include <zlib.h>
 
+#include "kube/base/zip_format.h"
+
 namespace kai {
 
 namespace {
+
+using zip_format::kCentralHeader;
+using zip_format::kCentralHeaderSize;
+using zip_format::kEndRecord;
+using zip_format::kLocalHeader;
+using zip_format::kLocalHeaderSize;
+using zip_format::kMaxSizeOrOffset;
 
 constexpr uint16_t kVersion = 20;  // 2.0: the minimum for stored entries and directories
 constexpr uint16_t kDosDate = (0 << 9) | (1 << 5) | 1;  // 1980-01-01
@@ -33,12 +42,30 @@ uint32_t Crc32(std::string_view data) {
 }
 
 void ZipWriter::Add(std::string_view name, std::string_view data) {
+  if (!error_.ok()) return;
+  // Finish's central directory must also start and end below the offset limit.
+  const uint64_t central = central_size_ + kCentralHeaderSize + name.size();
+  const uint64_t end = out_.size() + kLocalHeaderSize + name.size() + data.size();
+  std::string why;
+  if (entries_.size() >= zip_format::kMaxEntries) {
+    why = "at most " + std::to_string(zip_format::kMaxEntries) + " entries";
+  } else if (name.size() > zip_format::kMaxNameLength) {
+    why = "names of at most " + std::to_string(zip_format::kMaxNameLength) + " bytes";
+  } else if (data.size() > kMaxSizeOrOffset || end + central > kMaxSizeOrOffset) {
+    why = "archives below 4 GiB (this entry has " + std::to_string(data.size()) + " bytes)";
+  }
+  if (!why.empty()) {
+    error_ = ResourceExhaustedError("zip entry " + std::string(name.substr(0, 256)) +
+                                    ": the classic zip format allows " + why);
+    return;
+  }
+  central_size_ = central;
   Entry e;
   e.name = std::string(name);
   e.crc = Crc32(data);
   e.size = static_cast<uint32_t>(data.size());
   e.offset = static_cast<uint32_t>(out_.size());
-  Put32(&out_, 0x04034b50);  // local file header
+  Put32(&out_, kLocalHeader);
   Put16(&out_, kVersion);
   Put16(&out_, 0);  // flags
   Put16(&out_, 0);  // method: stored
@@ -54,14 +81,15 @@ void ZipWriter::Add(std::string_view name, std::string_view data) {
   entries_.push_back(std::move(e));
 }
 
-std::string ZipWriter::Finish() {
+StatusOr<std::string> ZipWriter::Finish() {
+  if (!error_.ok()) return error_;
   const uint32_t cd_offset = static_cast<uint32_t>(out_.size());
   for (const Entry& e : entries_) {
-    Put32(&out_, 0x02014b50);  // central directory file header
-    Put16(&out_, kVersion);    // made by (MS-DOS attributes)
-    Put16(&out_, kVersion);    // needed
-    Put16(&out_, 0);           // flags
-    Put16(&out_, 0);           // method
+    Put32(&out_, kCentralHeader);
+    Put16(&out_, kVersion);  // made by (MS-DOS attributes)
+    Put16(&out_, kVersion);  // needed
+    Put16(&out_, 0);         // flags
+    Put16(&out_, 0);         // method
     Put16(&out_, kDosTime);
     Put16(&out_, kDosDate);
     Put32(&out_, e.crc);
@@ -77,9 +105,9 @@ std::string ZipWriter::Finish() {
     out_ += e.name;
   }
   const uint32_t cd_size = static_cast<uint32_t>(out_.size()) - cd_offset;
-  Put32(&out_, 0x06054b50);  // end of central directory
-  Put16(&out_, 0);           // this disk
-  Put16(&out_, 0);           // disk with the central directory
+  Put32(&out_, kEndRecord);
+  Put16(&out_, 0);  // this disk
+  Put16(&out_, 0);  // disk with the central directory
   Put16(&out_, static_cast<uint16_t>(entries_.size()));
   Put16(&out_, static_cast<uint16_t>(entries_.size()));
   Put32(&out_, cd_size);

@@ -32,7 +32,9 @@ struct BadCase {
 std::string Zip(const std::vector<std::pair<std::string, std::string>>& entries) {
   ZipWriter w;
   for (const auto& [name, data] : entries) w.Add(name, data);
-  return w.Finish();
+  auto zip = w.Finish();
+  EXPECT_TRUE(zip.ok()) << zip.status();
+  return zip.ok() ? *zip : std::string();
 }
 
 constexpr const char* kGoodSnapshotJson = R"({"config":{"actions":"allocate"},"rawObjects":{}})";

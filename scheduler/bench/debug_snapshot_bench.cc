@@ -78,7 +78,12 @@ int main() {
   auto t2 = Clock::now();
   kai::ZipWriter zip;
   zip.Add("snapshot.json", *json);
-  std::string bytes = zip.Finish();
+  auto archive = zip.Finish();
+  if (!archive.ok()) {
+    std::fprintf(stderr, "%s\n", archive.status().ToString().c_str());
+    return 1;
+  }
+  const std::string& bytes = *archive;
   auto t3 = Clock::now();
   auto loaded = kai::scheduler::LoadSnapshotZip(bytes);
   auto t4 = Clock::now();
