@@ -474,6 +474,16 @@ Status SimulatedKubelet::ReconcilePod(const std::string& key) {
   if (TerminalPhase(phase) && !pod->deleting()) return Status::OK();
   ObjectPtr node = nodes_.Get(node_name);
   if (!node) return Status::OK();
+  // A running pod that is not being deleted, is no reservation pod and has no simulated
+  // lifetime has nothing left to do (the "running" steps below): most events of a bound pod
+  // (the kubelet's own Running write, the binder's PodBound condition, label patches) end here
+  // without parsing the pod. The substring test can only be wrong in one direction (the text
+  // appears elsewhere in the pod), which takes the full path below.
+  if (phase == "Running" && !pod->deleting() &&
+      pod->namespace_() != options_.reservation_namespace &&
+      pod->json().find(kRunDurationAnnotation) == std::string::npos) {
+    return Status::OK();
+  }
 
   auto parsed = Parse(pod->json());
   if (!parsed.ok()) return parsed.status();
