@@ -423,7 +423,13 @@ const SimulatedKubelet::PodResources* SimulatedKubelet::Resources(const ObjectPt
     }
     r.container_gpus.emplace_back(c.name, g);
   }
-  // What a previous incarnation of this kubelet assigned (from the stored status).
+  // What a previous incarnation of this kubelet assigned (from the stored status). A pod whose
+  // text names neither a podIP nor allocatedResourcesStatus has nothing to read (a new pod:
+  // skip the parse).
+  if (pod->json().find("\"podIP\"") == std::string::npos &&
+      pod->json().find("\"allocatedResourcesStatus\"") == std::string::npos) {
+    return slot.get();
+  }
   auto doc = Parse(pod->json());
   if (doc.ok()) {
     const std::string node(pod->Field("spec.nodeName"));
