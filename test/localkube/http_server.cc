@@ -222,9 +222,9 @@ class BeastChunkWriter : public ChunkWriter {
   bool Write(std::string_view data) override {
     if (failed_) return false;
     if (data.empty()) return true;  // an empty chunk would end the body
-    // One buffer, one write: "<hex size>\r\n<data>\r\n" exactly as http::make_chunk frames it,
-    // but a TLS stream's write_some sends only the first buffer of a sequence, so the chunk's
-    // three buffers cost three TLS records and three send() calls (and wake-ups of the reader).
+    // One buffer, one write: "<hex size>\r\n<data>\r\n" exactly as http::make_chunk frames it.
+    // A TLS stream's write_some linearises at most 8 KiB of a buffer sequence (Boost 1.74), so a
+    // batch of watch events above that went out as three TLS records and send() calls.
     boost::system::error_code ec;
     if (data.size() > kCoalesceLimit) {  // large list pages: the copy would not pay
       net::write(s_, http::make_chunk(net::buffer(data.data(), data.size())), ec);
@@ -260,8 +260,8 @@ class BeastChunkWriter : public ChunkWriter {
 };
 
 // Writes a whole response (status line, headers and body) with one write. http::write hands a
-// TLS stream the header and the body as separate buffers, and a TLS stream's write_some takes
-// only the first buffer of a sequence: two TLS records and two send() calls per response.
+// TLS stream the header and the body as separate buffers, and its write_some linearises at most
+// 8 KiB of them (Boost 1.74): a larger response went out as two TLS records and send() calls.
 // Large bodies (unpaged lists) are written as before: copying them would not pay.
 template <typename Stream>
 void WriteMessage(Stream& stream, http::response<http::string_body>& msg,
