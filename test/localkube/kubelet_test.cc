@@ -349,6 +349,24 @@ TEST_F(KubeletTest, AdmissionRejectsWhatDoesNotFit) {
   EXPECT_EQ(PodField("default", "sel", {"status", "reason"}), "NodeAffinity");
 }
 
+// Admission reads the node once per node resourceVersion: a changed node is read again.
+TEST_F(KubeletTest, AdmissionSeesTheNodeAsItIsNow) {
+  CreatePod("first", 1);
+  Bind("first", "node-1");
+  ASSERT_EQ(Phase("default", "first"), "Running");
+  PatchOptions po;
+  po.subresource = "status";
+  ASSERT_TRUE(store_
+                  ->Patch(kNodesGvr, "", "node-1", PatchType::kMerge,
+                          R"({"status":{"allocatable":{"nvidia.com/gpu":"1"}}})", po)
+                  .ok());
+  Settle();
+  CreatePod("second", 1);
+  Bind("second", "node-1");
+  EXPECT_EQ(Phase("default", "second"), "Failed");
+  EXPECT_EQ(PodField("default", "second", {"status", "reason"}), "OutOfnvidia.com/gpu");
+}
+
 TEST_F(KubeletTest, GracefulDeletionEndsAfterGracePeriod) {
   CreatePod("g", 1, "1", "", R"("terminationGracePeriodSeconds":30,)");
   Bind("g", "node-0");
