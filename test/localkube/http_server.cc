@@ -13,6 +13,7 @@
 #include <boost/asio/write.hpp>
 #include <boost/beast/core.hpp>
 #include <boost/beast/http.hpp>
+#include <cstdio>
 
 #include "kube/base/strings.h"
 #include "test/localkube/api_handler.h"
@@ -220,8 +221,24 @@ class BeastChunkWriter : public ChunkWriter {
   BeastChunkWriter(Stream& s, int fd) : s_(s), fd_(fd) {}
   bool Write(std::string_view data) override {
     if (failed_) return false;
+    if (data.empty()) return true;  // an empty chunk would end the body
+    // One buffer, one write: "<hex size>\r\n<data>\r\n" exactly as http::make_chunk frames it.
+    // A TLS stream's write_some linearises at most 8 KiB of a buffer sequence (Boost 1.74), so a
+    // batch of watch events above that went out as three TLS records and send() calls.
     boost::system::error_code ec;
-    net::write(s_, http::make_chunk(net::buffer(data.data(), data.size())), ec);
+    if (data.size() > kCoalesceLimit) {  // large list pages: the copy would not pay
+      net::write(s_, http::make_chunk(net::buffer(data.data(), data.size())), ec);
+      if (ec) failed_ = true;
+      return !failed_;
+    }
+    char size[20];
+    const int n = std::snprintf(size, sizeof(size), "%zx\r\n", data.size());
+    frame_.clear();
+    frame_.reserve(static_cast<size_t>(n) + data.size() + 2);
+    frame_.append(size, static_cast<size_t>(n));
+    frame_.append(data);
+    frame_.append("\r\n");
+    net::write(s_, net::buffer(frame_), ec);
     if (ec) failed_ = true;
     return !failed_;
   }
@@ -235,10 +252,39 @@ class BeastChunkWriter : public ChunkWriter {
   bool failed() const { return failed_; }
 
  private:
+  static constexpr size_t kCoalesceLimit = 256 * 1024;
   Stream& s_;
   int fd_;
   bool failed_ = false;
+  std::string frame_;
 };
+
+// Writes a whole response (status line, headers and body) with one write. http::write hands a
+// TLS stream the header and the body as separate buffers, and its write_some linearises at most
+// 8 KiB of them (Boost 1.74): a larger response went out as two TLS records and send() calls.
+// Large bodies (unpaged lists) are written as before: copying them would not pay.
+template <typename Stream>
+void WriteMessage(Stream& stream, http::response<http::string_body>& msg,
+                  boost::system::error_code& ec) {
+  if (msg.body().size() > 256 * 1024) {
+    http::write(stream, msg, ec);
+    return;
+  }
+  http::response_serializer<http::string_body> sr{msg};
+  std::string out;
+  out.reserve(msg.body().size() + 512);
+  do {
+    sr.next(ec, [&](boost::system::error_code& next_ec, const auto& buffers) {
+      next_ec = {};
+      for (auto b : beast::buffers_range_ref(buffers)) {
+        out.append(static_cast<const char*>(b.data()), b.size());
+      }
+      sr.consume(beast::buffer_bytes(buffers));
+    });
+  } while (!ec && !sr.is_done());
+  if (ec) return;
+  net::write(stream, net::buffer(out), ec);
+}
 
 template <typename Stream>
 void SendSimple(Stream& stream, int status, const std::string& body, bool keep_alive,
@@ -249,7 +295,7 @@ void SendSimple(Stream& stream, int status, const std::string& body, bool keep_a
   res.body() = body;
   res.prepare_payload();
   boost::system::error_code ec;
-  http::write(stream, res, ec);
+  WriteMessage(stream, res, ec);
 }
 
 template <typename Stream>
@@ -342,7 +388,7 @@ void ServeStream(Stream& stream, int fd, bool loopback, const std::string& remot
     res.keep_alive(keep_alive);
     res.body() = std::move(resp.body);
     res.prepare_payload();
-    http::write(stream, res, ec);
+    WriteMessage(stream, res, ec);
     if (ec || !keep_alive) return;
   }
 }

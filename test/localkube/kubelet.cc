@@ -423,7 +423,13 @@ const SimulatedKubelet::PodResources* SimulatedKubelet::Resources(const ObjectPt
     }
     r.container_gpus.emplace_back(c.name, g);
   }
-  // What a previous incarnation of this kubelet assigned (from the stored status).
+  // What a previous incarnation of this kubelet assigned (from the stored status). A pod whose
+  // text names neither a podIP nor allocatedResourcesStatus has nothing to read (a new pod:
+  // skip the parse).
+  if (pod->json().find("\"podIP\"") == std::string::npos &&
+      pod->json().find("\"allocatedResourcesStatus\"") == std::string::npos) {
+    return slot.get();
+  }
   auto doc = Parse(pod->json());
   if (doc.ok()) {
     const std::string node(pod->Field("spec.nodeName"));
@@ -445,6 +451,31 @@ const SimulatedKubelet::PodResources* SimulatedKubelet::Resources(const ObjectPt
     }
   }
   return slot.get();
+}
+
+StatusOr<const SimulatedKubelet::NodeFacts*> SimulatedKubelet::FactsOf(const ObjectPtr& node) {
+  NodeFacts& f = node_facts_[node->name()];
+  if (f.resource_version != 0 && f.resource_version == node->resource_version()) return &f;
+  auto nd = Parse(node->json());
+  if (!nd.ok()) return nd.status();
+  NodeFacts fresh;
+  fresh.resource_version = node->resource_version();
+  if (const Json* al = Path(*nd, {"status", "allocatable"}); al && al->IsObject()) {
+    for (auto it = al->MemberBegin(); it != al->MemberEnd(); ++it) {
+      auto q = api::Quantity::Parse(View(it->value));
+      if (q.ok()) fresh.allocatable_milli[std::string(View(it->name))] = q->MilliValue();
+    }
+  }
+  if (const Json* addrs = Path(*nd, {"status", "addresses"}); addrs && addrs->IsArray()) {
+    for (const Json& ad : addrs->GetArray()) {
+      if (GetStr(ad, {"type"}) == "InternalIP" && fresh.host_ip.empty()) {
+        fresh.host_ip = GetStr(ad, {"address"});
+      }
+    }
+  }
+  fresh.pod_cidr = GetStr(*nd, {"spec", "podCIDR"});
+  f = std::move(fresh);
+  return &f;
 }
 
 SimulatedKubelet::NodeUsage SimulatedKubelet::Usage(const std::string& node,
@@ -474,6 +505,16 @@ Status SimulatedKubelet::ReconcilePod(const std::string& key) {
   if (TerminalPhase(phase) && !pod->deleting()) return Status::OK();
   ObjectPtr node = nodes_.Get(node_name);
   if (!node) return Status::OK();
+  // A running pod that is not being deleted, is no reservation pod and has no simulated
+  // lifetime has nothing left to do (the "running" steps below): most events of a bound pod
+  // (the kubelet's own Running write, the binder's PodBound condition, label patches) end here
+  // without parsing the pod. The substring test can only be wrong in one direction (the text
+  // appears elsewhere in the pod), which takes the full path below.
+  if (phase == "Running" && !pod->deleting() &&
+      pod->namespace_() != options_.reservation_namespace &&
+      pod->json().find(kRunDurationAnnotation) == std::string::npos) {
+    return Status::OK();
+  }
 
   auto parsed = Parse(pod->json());
   if (!parsed.ok()) return parsed.status();
@@ -610,15 +651,9 @@ Status SimulatedKubelet::ReconcilePod(const std::string& key) {
     const PodResources* res = Resources(pod);
     if (res->parse_error) return Status::OK();
     NodeUsage used = Usage(node_name, key);
-    auto nd = Parse(node->json());
-    if (!nd.ok()) return nd.status();
-    std::map<std::string, int64_t> alloc;
-    if (const Json* al = Path(*nd, {"status", "allocatable"}); al && al->IsObject()) {
-      for (auto it = al->MemberBegin(); it != al->MemberEnd(); ++it) {
-        auto q = api::Quantity::Parse(View(it->value));
-        if (q.ok()) alloc[std::string(View(it->name))] = q->MilliValue();
-      }
-    }
+    auto facts = FactsOf(node);
+    if (!facts.ok()) return facts.status();
+    std::map<std::string, int64_t> alloc = (*facts)->allocatable_milli;
     // GeneralPredicates: resources (pods first), then node selector.
     std::string reason, message;
     auto insufficient = [&](const std::string& r, int64_t requested, int64_t in_use,
@@ -697,18 +732,11 @@ Status SimulatedKubelet::ReconcilePod(const std::string& key) {
     for (int i = 0; i < gpu_count && static_cast<int64_t>(devices.size()) < want_gpus; ++i) {
       if (!used.devices.count(i)) devices.push_back(i);
     }
-    std::string host_ip;
-    if (const Json* addrs = Path(*nd, {"status", "addresses"}); addrs && addrs->IsArray()) {
-      for (const Json& ad : addrs->GetArray()) {
-        if (GetStr(ad, {"type"}) == "InternalIP" && host_ip.empty()) {
-          host_ip = GetStr(ad, {"address"});
-        }
-      }
-    }
+    const std::string host_ip = (*facts)->host_ip;
     std::string pod_ip = host_ip;
     uint32_t ip = 0;
     if (!GetBool(doc, {"spec", "hostNetwork"}, false)) {
-      const uint32_t base = ParseIpv4(GetStr(*nd, {"spec", "podCIDR"})) & ~0xFFu;
+      const uint32_t base = ParseIpv4((*facts)->pod_cidr) & ~0xFFu;
       if (base != 0) {
         uint32_t candidate = base + 2;
         while (used.ips.count(candidate)) ++candidate;

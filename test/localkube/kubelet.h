@@ -16,6 +16,8 @@
 // periodic resync re-queues everything.
 #pragma once
 
+#include <cstdint>
+#include <map>
 #include <memory>
 #include <mutex>
 #include <optional>
@@ -26,6 +28,7 @@
 
 #include "kube/base/clock.h"
 #include "kube/base/status.h"
+#include "kube/base/statusor.h"
 #include "test/localkube/object_cache.h"
 #include "test/localkube/reconcile_loop.h"
 
@@ -76,6 +79,13 @@ class SimulatedKubelet {
  private:
   struct PodResources;
   struct NodeUsage;
+  // What admission reads from a node, parsed once per node resourceVersion.
+  struct NodeFacts {
+    uint64_t resource_version = 0;
+    std::map<std::string, int64_t> allocatable_milli;
+    std::string host_ip;  // first InternalIP
+    std::string pod_cidr;
+  };
 
   Status Reconcile(const std::string& key);
   Status ReconcileNode(const std::string& name);
@@ -84,6 +94,7 @@ class SimulatedKubelet {
   void OnPod(const ObjectPtr& old, const ObjectPtr& now);
   const PodResources* Resources(const ObjectPtr& pod);
   NodeUsage Usage(const std::string& node, const std::string& exclude_key);
+  StatusOr<const NodeFacts*> FactsOf(const ObjectPtr& node);
 
   Store* store_;
   Clock* clock_;
@@ -95,6 +106,8 @@ class SimulatedKubelet {
   std::set<std::string, std::less<>> managed_;
   // Worker thread only: requests, devices and IP of pods, parsed once per pod uid.
   std::unordered_map<std::string, std::unique_ptr<PodResources>> resources_;
+  // Worker thread only: by node name (a burst of admissions on a node parses it once).
+  std::unordered_map<std::string, NodeFacts> node_facts_;
   // Worker thread only: precise times of a pod's lifecycle as this kubelet saw them. Stored
   // timestamps have whole seconds; these are used while they match what is stored, so a run
   // duration or grace period counts from the real instant (after a restart, the stored

@@ -259,6 +259,33 @@ TEST_F(KubeletTest, BoundPodRunsWithDistinctGpusAndCompletes) {
   EXPECT_EQ(Phase("default", "b"), "Running");  // no run duration: runs until deleted
 }
 
+// Later events of a running pod (labels, conditions from other writers) leave it to the
+// kubelet's fast path: nothing is written. A run duration added afterwards is still honoured,
+// and a running pod is still deleted after its grace period.
+TEST_F(KubeletTest, RunningPodEventsWriteNothingUntilThereIsSomethingToDo) {
+  CreatePod("a", 1, "1", "", R"("restartPolicy":"Never",)");
+  Bind("a", "node-0");
+  ASSERT_EQ(Phase("default", "a"), "Running");
+  auto rv = [&] { return GetStr(Doc(kPodsGvr, "default", "a"), {"metadata", "resourceVersion"}); };
+  auto patch = [&](const std::string& body, const std::string& sub) {
+    PatchOptions po;
+    po.subresource = sub;
+    ASSERT_TRUE(store_->Patch(kPodsGvr, "default", "a", PatchType::kMerge, body, po).ok());
+    Settle();
+  };
+  patch(R"({"metadata":{"labels":{"x":"1"}}})", "");
+  const std::string after_label = rv();
+  patch(R"({"metadata":{"annotations":{"y":"2"}}})", "");
+  EXPECT_NE(rv(), after_label);
+  const std::string after_annotation = rv();
+  Advance(std::chrono::seconds(60));
+  EXPECT_EQ(rv(), after_annotation);  // the kubelet wrote nothing
+  EXPECT_EQ(Phase("default", "a"), "Running");
+  patch(R"({"metadata":{"annotations":{"localkube.kai.scheduler/run-duration":"1s"}}})", "");
+  Advance(std::chrono::seconds(1));
+  EXPECT_EQ(Phase("default", "a"), "Succeeded");
+}
+
 TEST_F(KubeletTest, ExitCodeAndRestartPolicy) {
   CreatePod(
       "fail", 0, "1",
@@ -320,6 +347,24 @@ TEST_F(KubeletTest, AdmissionRejectsWhatDoesNotFit) {
   CreatePod("sel", 0, "100m", "", R"("nodeSelector":{"pool":"x"},)");
   Bind("sel", "node-1");
   EXPECT_EQ(PodField("default", "sel", {"status", "reason"}), "NodeAffinity");
+}
+
+// Admission reads the node once per node resourceVersion: a changed node is read again.
+TEST_F(KubeletTest, AdmissionSeesTheNodeAsItIsNow) {
+  CreatePod("first", 1);
+  Bind("first", "node-1");
+  ASSERT_EQ(Phase("default", "first"), "Running");
+  PatchOptions po;
+  po.subresource = "status";
+  ASSERT_TRUE(store_
+                  ->Patch(kNodesGvr, "", "node-1", PatchType::kMerge,
+                          R"({"status":{"allocatable":{"nvidia.com/gpu":"1"}}})", po)
+                  .ok());
+  Settle();
+  CreatePod("second", 1);
+  Bind("second", "node-1");
+  EXPECT_EQ(Phase("default", "second"), "Failed");
+  EXPECT_EQ(PodField("default", "second", {"status", "reason"}), "OutOfnvidia.com/gpu");
 }
 
 TEST_F(KubeletTest, GracefulDeletionEndsAfterGracePeriod) {

@@ -291,18 +291,21 @@ struct Entry {
   FieldSet fields;
 };
 
-void Flatten(const Json& node, const std::string& prefix, FieldSet* out) {
+// The paths of a fieldsV1 tree, joined by kSep; `path` is the prefix, restored on return (one
+// buffer for the whole walk: this runs for every entry of every write).
+void Flatten(const Json& node, std::string* path, FieldSet* out) {
   if (!node.IsObject()) return;
+  const size_t base = path->size();
   for (auto it = node.MemberBegin(); it != node.MemberEnd(); ++it) {
-    const std::string el(View(it->name));
-    const std::string p = prefix.empty() ? el : prefix + kSep + el;
-    if (el == ".") {
-      out->insert(p);
-    } else if (it->value.IsObject() && it->value.MemberCount() > 0) {
-      Flatten(it->value, p, out);
+    const std::string_view el = View(it->name);
+    if (base > 0) path->push_back(kSep);
+    path->append(el);
+    if (el != "." && it->value.IsObject() && it->value.MemberCount() > 0) {
+      Flatten(it->value, path, out);
     } else {
-      out->insert(p);
+      out->insert(*path);
     }
+    path->resize(base);
   }
 }
 
@@ -317,22 +320,50 @@ std::vector<Entry> ReadEntries(const Json& obj) {
     en.api_version = GetStr(e, {"apiVersion"});
     en.time = GetStr(e, {"time"});
     en.subresource = GetStr(e, {"subresource"});
-    if (const Json* f = Member(e, "fieldsV1"); f != nullptr) Flatten(*f, "", &en.fields);
+    if (const Json* f = Member(e, "fieldsV1"); f != nullptr) {
+      std::string path;
+      Flatten(*f, &path, &en.fields);
+    }
     out.push_back(std::move(en));
   }
   return out;
 }
 
-void Insert(Json& tree, const std::vector<std::string>& path, JsonAlloc& a) {
-  Json* cur = &tree;
-  for (const std::string& el : path) {
-    Json* next = Member(*cur, el);
-    if (next == nullptr) {
-      cur->AddMember(Str(el, a), Json(rapidjson::kObjectType), a);
-      next = Member(*cur, el);
+// The fieldsV1 tree of a (sorted) field set: the tree inserting every path from the root
+// builds, without looking up again the nodes a path shares with the previous one (sorted paths
+// share long prefixes) and without splitting paths into strings. Below a node created for this
+// path nothing can exist yet, so only the first new component is looked up.
+Json BuildTree(const FieldSet& fields, JsonAlloc& a) {
+  Json tree(rapidjson::kObjectType);
+  std::vector<std::string_view> prev, comps;
+  std::vector<Json*> nodes;  // nodes[i]: the node of prev[i]
+  for (const std::string& path : fields) {
+    comps.clear();
+    for (size_t start = 0;;) {
+      const size_t p = path.find(kSep, start);
+      comps.push_back(std::string_view(path).substr(start, p == std::string::npos ? p : p - start));
+      if (p == std::string::npos) break;
+      start = p + 1;
     }
-    cur = next;
+    size_t k = 0;
+    while (k < comps.size() && k < prev.size() && comps[k] == prev[k]) ++k;
+    // Members are added to nodes[k-1] (or the root) only: deeper pointers are dropped first.
+    nodes.resize(k);
+    Json* cur = k == 0 ? &tree : nodes[k - 1];
+    bool created = false;
+    for (size_t i = k; i < comps.size(); ++i) {
+      Json* next = created ? nullptr : Member(*cur, comps[i]);
+      if (next == nullptr) {
+        cur->AddMember(Str(comps[i], a), Json(rapidjson::kObjectType), a);
+        next = &(cur->MemberEnd() - 1)->value;
+        created = true;
+      }
+      nodes.push_back(next);
+      cur = next;
+    }
+    prev.swap(comps);  // views into the set's strings, which outlive the loop
   }
+  return tree;
 }
 
 void WriteEntries(Json& obj, JsonAlloc& a, const std::vector<Entry>& entries) {
@@ -346,8 +377,7 @@ void WriteEntries(Json& obj, JsonAlloc& a, const std::vector<Entry>& entries) {
     je.AddMember("apiVersion", Str(e.api_version, a), a);
     je.AddMember("time", Str(e.time, a), a);
     je.AddMember("fieldsType", "FieldsV1", a);
-    Json tree(rapidjson::kObjectType);
-    for (const std::string& p : e.fields) Insert(tree, Split(p), a);
+    Json tree = BuildTree(e.fields, a);
     je.AddMember("fieldsV1", tree, a);
     if (!e.subresource.empty()) je.AddMember("subresource", Str(e.subresource, a), a);
     arr.PushBack(je, a);

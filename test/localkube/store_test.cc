@@ -481,3 +481,68 @@ TEST_F(StoreTest, PodQosClassCountsOnlyCpuAndMemory) {
 
 }  // namespace
 }  // namespace kai::localkube
+
+namespace kai::localkube {
+namespace {
+
+constexpr std::string_view kExpectedManagedFields =
+    "[{\"manager\":\"unknown\",\"operation\":\"Update\",\"apiVersion\":\"v1\",\"fieldsType\":"
+    "\"FieldsV1\",\"fieldsV1\":{\"f:metadata\":{\"f:annotations\":{\"f:x\":{}},\"f:labels\":{\"f:"
+    "app\":{}}},\"f:spec\":{\"f:containers\":{\"k:{\\\"name\\\":\\\"main\\\"}\":{\".\":{},\"f:"
+    "env\":{\"k:{\\\"name\\\":\\\"A\\\"}\":{\".\":{},\"f:name\":{},\"f:value\":{}}},\"f:image\":{},"
+    "\"f:imagePullPolicy\":{},\"f:name\":{},\"f:resources\":{\"f:limits\":{\"f:nvidia.com/"
+    "gpu\":{}},\"f:requests\":{\"f:nvidia.com/"
+    "gpu\":{}}},\"f:terminationMessagePath\":{},\"f:terminationMessagePolicy\":{}}},\"f:"
+    "dnsPolicy\":{},\"f:enableServiceLinks\":{},\"f:preemptionPolicy\":{},\"f:priority\":{},\"f:"
+    "restartPolicy\":{},\"f:schedulerName\":{},\"f:securityContext\":{},\"f:serviceAccount\":{},"
+    "\"f:serviceAccountName\":{},\"f:terminationGracePeriodSeconds\":{},\"f:tolerations\":{}}}},{"
+    "\"manager\":\"kai-binder\",\"operation\":\"Update\",\"apiVersion\":\"v1\",\"fieldsType\":"
+    "\"FieldsV1\",\"fieldsV1\":{\"f:metadata\":{\"f:annotations\":{\"f:received-resource-type\":{}}"
+    "}}},{\"manager\":\"kai-binder\",\"operation\":\"Update\",\"apiVersion\":\"v1\",\"fieldsType\":"
+    "\"FieldsV1\",\"fieldsV1\":{\"f:status\":{\"f:conditions\":{\"k:{\\\"type\\\":\\\"PodBound\\\"}"
+    "\":{\".\":{},\"f:reason\":{},\"f:status\":{},\"f:type\":{}}}}},\"subresource\":\"status\"},{"
+    "\"manager\":\"kubelet\",\"operation\":\"Update\",\"apiVersion\":\"v1\",\"fieldsType\":"
+    "\"FieldsV1\",\"fieldsV1\":{\"f:status\":{\"f:phase\":{},\"f:podIP\":{},\"f:podIPs\":{\"k:{"
+    "\\\"ip\\\":\\\"10.0.0.2\\\"}\":{\".\":{},\"f:ip\":{}}}}},\"subresource\":\"status\"},{"
+    "\"manager\":\"other\",\"operation\":\"Update\",\"apiVersion\":\"v1\",\"fieldsType\":"
+    "\"FieldsV1\",\"fieldsV1\":{\"f:metadata\":{\"f:labels\":{\"f:z\":{}}}}}]";
+
+// managedFields of a pod written the way the online path writes one: created by a client, its
+// annotation and labels patched by other managers, its status patched through the subresource,
+// a label removed. The expected document is what the server wrote before WriteEntries built the
+// fieldsV1 trees incrementally: the trees must not change by one byte.
+TEST_F(StoreTest, ManagedFieldsOfSeveralManagersAreExact) {
+  MustCreate(kPods,
+             R"({"metadata":{"name":"p","labels":{"app":"a","tier":"t"},"annotations":{"x":"1"}},
+                 "spec":{"schedulerName":"kai-scheduler","containers":[{"name":"main",
+                 "image":"busybox","env":[{"name":"A","value":"1"}],
+                 "resources":{"limits":{"nvidia.com/gpu":"1"}}}],
+                 "tolerations":[{"key":"k","operator":"Exists"}]}})");
+  auto patch = [&](const std::string& manager, const std::string& sub, PatchType type,
+                   const std::string& body) {
+    PatchOptions po;
+    po.field_manager = manager;
+    po.subresource = sub;
+    auto r = store_->Patch(kPods, "default", "p", type, body, po);
+    ASSERT_TRUE(r.ok()) << r.status();
+  };
+  patch("kai-binder", "", PatchType::kMerge,
+        R"({"metadata":{"annotations":{"received-resource-type":"Regular"}}})");
+  patch("kai-binder", "status", PatchType::kStrategic,
+        R"({"status":{"conditions":[{"type":"PodBound","status":"True","reason":"Bound"}]}})");
+  patch("kubelet", "status", PatchType::kMerge,
+        R"({"status":{"phase":"Running","podIP":"10.0.0.2","podIPs":[{"ip":"10.0.0.2"}]}})");
+  patch("other", "", PatchType::kMerge, R"({"metadata":{"labels":{"tier":null,"z":"9"}}})");
+  auto got = store_->Get(kPods, "default", "p");
+  ASSERT_TRUE(got.ok());
+  auto doc = Parse((*got)->json());
+  ASSERT_TRUE(doc.ok());
+  const Json* mf = Path(*doc, {"metadata", "managedFields"});
+  ASSERT_NE(mf, nullptr);
+  Json copy(*mf, doc->GetAllocator());
+  for (Json& e : copy.GetArray()) RemoveMember(e, "time");
+  EXPECT_EQ(Serialize(copy), kExpectedManagedFields);
+}
+
+}  // namespace
+}  // namespace kai::localkube
