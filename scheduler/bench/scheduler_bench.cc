@@ -17,6 +17,8 @@
 //                           the pair is measured side by side; also as CPU time
 //   cycle.<action>          each configured action, and session open / close
 //   cycle.total             snapshot + open + every action + close
+//   cycle.release_cpu       after the cycle's results were read: destroying the session and its
+//                           snapshot (not part of cycle.total)
 // Times are wall clock; cycle.total_cpu_ms is the process CPU time of the cycle (the machine is
 // shared, so CPU time is the steadier figure). The benchmark is single-threaded. Also reported:
 // the peak resident set size of the process after the size ran (sizes run in the order
@@ -172,7 +174,10 @@ bool ParseArgs(int argc, char** argv, Options* o) {
 
 struct CycleResult {
   double snapshot_ms = 0, open_ms = 0, close_ms = 0, total_ms = 0, total_cpu_ms = 0;
+  double snapshot_cpu_ms = 0, release_cpu_ms = 0;
+  // Per action: wall and CPU milliseconds.
   std::vector<std::pair<std::string, double>> actions;
+  std::vector<double> actions_cpu;
   int binds = 0, evictions = 0, pipelined = 0, unschedulable_jobs = 0;
   std::vector<std::string> decision_lines;
 };
@@ -191,16 +196,22 @@ CycleResult RunCycle(const ClusterModel& model, const SchedulerConfiguration& co
   std::unique_ptr<ClusterInfo> snapshot =
       full ? model.FullSnapshot(params, &warnings) : model.Snapshot(params, &warnings);
   r.snapshot_ms = MsSince(t);
+  r.snapshot_cpu_ms = CpuMs() - cpu_start;
   t = BenchClock::now();
-  Session ssn("bench", std::move(snapshot), conf, params, &sink, &clock, &random);
+  auto session =
+      std::make_unique<Session>("bench", std::move(snapshot), conf, params, &sink, &clock, &random);
+  Session& ssn = *session;
   ssn.Open(plugins);
   r.open_ms = MsSince(t);
   for (const std::string& name : conf.actions) {
     const ActionRegistry::Builder* b = actions.Find(name);
     if (b == nullptr) continue;
     t = BenchClock::now();
+    double cpu = CpuMs();
     (*b)()->Execute(&ssn);
     r.actions.emplace_back(name, MsSince(t));
+    r.actions_cpu.push_back(CpuMs() - cpu);
+    std::cerr << "  action " << name << ": " << r.actions_cpu.back() << " ms CPU\n";
   }
   t = BenchClock::now();
   ssn.Close();
@@ -224,6 +235,10 @@ CycleResult RunCycle(const ClusterModel& model, const SchedulerConfiguration& co
     }
   }
   r.decision_lines = std::move(sink.lines);
+  // What the cycle pays after its results were read: the session and its snapshot go away.
+  double cpu = CpuMs();
+  session.reset();
+  r.release_cpu_ms = CpuMs() - cpu;
   return r;
 }
 
@@ -258,8 +273,9 @@ int Main(int argc, char** argv) {
     const int events = opts.events >= 0 ? opts.events : std::max<int>(10, total_pods / 100);
 
     Stats full_rebuild, from_model, apply_events, incremental, open, close, total, total_cpu,
-        snapshot_in_cycle, incremental_cpu, incremental_full, incremental_full_cpu, from_model_cpu;
-    std::map<std::string, Stats> per_action;
+        snapshot_in_cycle, incremental_cpu, incremental_full, incremental_full_cpu, from_model_cpu,
+        snapshot_in_cycle_cpu, release_cpu;
+    std::map<std::string, Stats> per_action, per_action_cpu;
     std::vector<std::string> action_order;
     CycleResult first;
 
@@ -309,13 +325,17 @@ int Main(int argc, char** argv) {
       CycleResult c = RunCycle(model, conf, params, plugins, actions, cluster.now,
                                rep == 0 && !opts.dump_prefix.empty(), opts.full_snapshot);
       snapshot_in_cycle.Add(c.snapshot_ms);
+      snapshot_in_cycle_cpu.Add(c.snapshot_cpu_ms);
+      release_cpu.Add(c.release_cpu_ms);
       open.Add(c.open_ms);
       close.Add(c.close_ms);
       total.Add(c.total_ms);
       total_cpu.Add(c.total_cpu_ms);
-      for (const auto& [name, ms] : c.actions) {
+      for (size_t i = 0; i < c.actions.size(); ++i) {
+        const auto& [name, ms] = c.actions[i];
         if (per_action.count(name) == 0) action_order.push_back(name);
         per_action[name].Add(ms);
+        per_action_cpu[name].Add(c.actions_cpu[i]);
       }
       if (rep == 0) first = std::move(c);
     }
@@ -355,13 +375,16 @@ int Main(int argc, char** argv) {
            ",\n        \"incremental_full_cpu_ms\": " + incremental_full_cpu.Json() +
            "\n      },\n";
     out += "      \"cycle\": {\n        \"snapshot_ms\": " + snapshot_in_cycle.Json() +
+           ",\n        \"snapshot_cpu_ms\": " + snapshot_in_cycle_cpu.Json() +
            ",\n        \"session_open_ms\": " + open.Json();
     for (const auto& name : action_order) {
       out += ",\n        \"" + name + "_ms\": " + per_action[name].Json();
+      out += ",\n        \"" + name + "_cpu_ms\": " + per_action_cpu[name].Json();
     }
     out += ",\n        \"session_close_ms\": " + close.Json() +
            ",\n        \"total_ms\": " + total.Json() +
-           ",\n        \"total_cpu_ms\": " + total_cpu.Json() + "\n      },\n";
+           ",\n        \"total_cpu_ms\": " + total_cpu.Json() +
+           ",\n        \"release_cpu_ms\": " + release_cpu.Json() + "\n      },\n";
     std::snprintf(buf, sizeof(buf),
                   "      \"decisions\": {\"binds\": %d, \"evictions\": %d, \"pipelined\": %d, "
                   "\"unschedulable_jobs\": %d},\n      \"peak_rss_mib\": %.1f\n    }",
