@@ -2,6 +2,7 @@
 //
 //   kai_scheduler_bench [--sizes tiny,S,M,L] [--repetitions N] [--events N] [--seed S]
 //                       [--actions LIST] [--dump-decisions PREFIX] [--snapshot incremental|full]
+//                       [--recycle on|off]
 //
 // Per size it reports, each as min / median / max over the repetitions (milliseconds):
 //   snapshot.full_rebuild   a new ClusterModel filled with every object, then a snapshot (what a
@@ -27,6 +28,9 @@
 // --dump-decisions writes PREFIX-<size>.txt with every decision and unschedulable message of
 // the first cycle, so that two builds can be compared (`diff`): optimisations must not change
 // decisions. --snapshot full makes the cycles use FullSnapshot (the reference construction).
+// Every snapshot of the warm models is handed back once used (ClusterModel::Recycle), so each
+// snapshot after the first is copied into the previous one's objects; --recycle off drops them
+// instead (then cycle.release_cpu_ms is the cost of destroying them).
 #include <glog/logging.h>
 #include <sys/resource.h>
 #include <time.h>
@@ -121,12 +125,14 @@ struct Options {
   std::vector<std::string> actions;
   std::string dump_prefix;
   bool full_snapshot = false;
+  // Hand every snapshot back to its model once used (ClusterModel::Recycle), as simulate does.
+  bool recycle = true;
 };
 
 void Usage() {
   std::cerr << "usage: kai_scheduler_bench [--sizes tiny,S,M,L] [--repetitions N] [--events N] "
                "[--seed S] [--actions LIST] [--dump-decisions PREFIX] "
-               "[--snapshot incremental|full]\n";
+               "[--snapshot incremental|full] [--recycle on|off]\n";
 }
 
 bool ParseArgs(int argc, char** argv, Options* o) {
@@ -164,6 +170,8 @@ bool ParseArgs(int argc, char** argv, Options* o) {
       o->dump_prefix = v;
     } else if (a == "--snapshot" && (v == "full" || v == "incremental")) {
       o->full_snapshot = v == "full";
+    } else if (a == "--recycle" && (v == "on" || v == "off")) {
+      o->recycle = v == "on";
     } else {
       std::cerr << "unknown flag " << a << "\n";
       return false;
@@ -184,7 +192,8 @@ struct CycleResult {
 
 CycleResult RunCycle(const ClusterModel& model, const SchedulerConfiguration& conf,
                      const SchedulerParams& params, const PluginRegistry& plugins,
-                     const ActionRegistry& actions, WallTime now, bool record, bool full) {
+                     const ActionRegistry& actions, WallTime now, bool record, bool full,
+                     bool recycle) {
   CycleResult r;
   FakeClock clock(now);
   SeededRandom random(7);
@@ -237,6 +246,7 @@ CycleResult RunCycle(const ClusterModel& model, const SchedulerConfiguration& co
   r.decision_lines = std::move(sink.lines);
   // What the cycle pays after its results were read: the session and its snapshot go away.
   double cpu = CpuMs();
+  if (recycle) model.Recycle(ssn.TakeCluster());
   session.reset();
   r.release_cpu_ms = CpuMs() - cpu;
   return r;
@@ -288,8 +298,11 @@ int Main(int argc, char** argv) {
     churn_model.AddAll(churned.objects);
     // Both models keep a snapshot from here on, as a running scheduler's model does after its
     // first cycle (that first build is what full_rebuild measures).
-    model.Snapshot(params, nullptr);
-    churn_model.Snapshot(params, nullptr);
+    auto recycle = [&](const ClusterModel& m, std::unique_ptr<ClusterInfo> used) {
+      if (opts.recycle) m.Recycle(std::move(used));
+    };
+    recycle(model, model.Snapshot(params, nullptr));
+    recycle(churn_model, churn_model.Snapshot(params, nullptr));
 
     for (int rep = 0; rep < opts.repetitions; ++rep) {
       {
@@ -305,6 +318,7 @@ int Main(int argc, char** argv) {
         auto snap = model.Snapshot(params, nullptr);
         from_model_cpu.Add(CpuMs() - cpu);
         from_model.Add(MsSince(t));
+        recycle(model, std::move(snap));
       }
       {
         t = BenchClock::now();
@@ -315,6 +329,7 @@ int Main(int argc, char** argv) {
         auto snap = churn_model.Snapshot(params, nullptr);
         incremental_cpu.Add(CpuMs() - cpu);
         incremental.Add(MsSince(t));
+        recycle(churn_model, std::move(snap));
         snap.reset();
         t = BenchClock::now();
         cpu = CpuMs();
@@ -322,8 +337,9 @@ int Main(int argc, char** argv) {
         incremental_full_cpu.Add(CpuMs() - cpu);
         incremental_full.Add(MsSince(t));
       }
-      CycleResult c = RunCycle(model, conf, params, plugins, actions, cluster.now,
-                               rep == 0 && !opts.dump_prefix.empty(), opts.full_snapshot);
+      CycleResult c =
+          RunCycle(model, conf, params, plugins, actions, cluster.now,
+                   rep == 0 && !opts.dump_prefix.empty(), opts.full_snapshot, opts.recycle);
       snapshot_in_cycle.Add(c.snapshot_ms);
       snapshot_in_cycle_cpu.Add(c.snapshot_cpu_ms);
       release_cpu.Add(c.release_cpu_ms);
