@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "api/node.h"
+#include "scheduler/api/assign_in_place.h"
 #include "scheduler/api/fit_errors.h"
 #include "scheduler/api/pod_info.h"
 #include "scheduler/api/resource.h"
@@ -180,7 +181,8 @@ class NodeInfo {
   std::shared_ptr<const api::Node> node_;
   NodeFacts facts_;
   const ResourceVectorMap* vector_map_;
-  std::map<std::string, Entry> tasks_;
+  // Copy-assignment reuses the entries of tasks present in both nodes (a recycled snapshot).
+  InPlaceMap<std::string, Entry> tasks_;
   // GPU groups of the reservation pods on the node (count of pods per group).
   std::map<std::string, int> reservation_groups_;
   // NumGroupsWithoutReservationPod, -1 = not known (it walks the shared-GPU maps, and every

@@ -85,6 +85,28 @@ bool SubGroupSet::IsGangSatisfied() const {
   return true;
 }
 
+void PodSet::AssignStructureFrom(const PodSet& o) {
+  min_available_ = o.min_available_;
+  topology_ = o.topology_;
+  tasks_.clear();
+}
+
+bool SubGroupSet::AssignStructureFrom(const SubGroupSet& o) {
+  if (name_ != o.name_ || child_sets_.size() != o.child_sets_.size() ||
+      pod_sets_.size() != o.pod_sets_.size()) {
+    return false;
+  }
+  for (size_t i = 0; i < pod_sets_.size(); ++i) {
+    if (pod_sets_[i]->name() != o.pod_sets_[i]->name()) return false;
+  }
+  for (size_t i = 0; i < child_sets_.size(); ++i) {
+    if (!child_sets_[i]->AssignStructureFrom(*o.child_sets_[i])) return false;
+  }
+  topology_ = o.topology_;
+  for (size_t i = 0; i < pod_sets_.size(); ++i) pod_sets_[i]->AssignStructureFrom(*o.pod_sets_[i]);
+  return true;
+}
+
 std::unique_ptr<SubGroupSet> SubGroupSet::CloneStructure() const {
   auto out = std::make_unique<SubGroupSet>(name_, topology_);
   for (const auto& c : child_sets_) out->AddSubGroupSet(c->CloneStructure());
@@ -189,16 +211,49 @@ PodGroupInfo::PodGroupInfo(const PodGroupInfo& other, const std::vector<PodInfo*
 std::unique_ptr<PodGroupInfo> PodGroupInfo::CloneWithTasks(
     const std::vector<PodInfo*>& by_slot) const {
   auto out = std::make_unique<PodGroupInfo>(*this, std::vector<PodInfo*>{});
-  out->tasks_.reserve(tasks_.size());
-  for (const PodInfo* t : tasks_) {
-    PodInfo* copy = by_slot[t->snapshot_slot];
-    out->PodSetOf(*copy)->AddTask(copy);
-    out->tasks_.push_back(copy);
-  }
-  for (const PodInfo* t : invalid_tasks_) out->invalid_tasks_.push_back(by_slot[t->snapshot_slot]);
-  out->job_fit_errors = job_fit_errors;
-  out->task_fit_errors = task_fit_errors;
+  out->CopyTasksFrom(*this, by_slot);
   return out;
+}
+
+void PodGroupInfo::AssignFrom(const PodGroupInfo& o, const std::vector<PodInfo*>& by_slot) {
+  // Every member, as the copy constructor and CloneWithTasks set them.
+  pg_ = o.pg_;
+  uid_ = o.uid_;
+  priority_ = o.priority_;
+  preemptible_ = o.preemptible_;
+  creation_time_ = o.creation_time_;
+  last_start_timestamp = o.last_start_timestamp;
+  stale_timestamp = o.stale_timestamp;
+  stale = o.stale;
+  implicit = o.implicit;
+  if (!root_->AssignStructureFrom(*o.root_)) {
+    root_ = o.root_->CloneStructure();
+    IndexPodSets();
+  }
+  // Same shape: pod_sets_ still indexes this tree's PodSets by the same names.
+  tasks_.clear();
+  invalid_tasks_.clear();
+  CopyTasksFrom(o, by_slot);
+  // Session memos start empty.
+  cached_queue = nullptr;
+  queue_resolved = false;
+  for (TasksToAllocateMemo& m : tasks_to_allocate_memo) {
+    m.valid = false;
+    m.has_init_resource = false;
+  }
+  signature_.clear();
+}
+
+void PodGroupInfo::CopyTasksFrom(const PodGroupInfo& o, const std::vector<PodInfo*>& by_slot) {
+  tasks_.reserve(o.tasks_.size());
+  for (const PodInfo* t : o.tasks_) {
+    PodInfo* copy = by_slot[t->snapshot_slot];
+    PodSetOf(*copy)->AddTask(copy);
+    tasks_.push_back(copy);
+  }
+  for (const PodInfo* t : o.invalid_tasks_) invalid_tasks_.push_back(by_slot[t->snapshot_slot]);
+  job_fit_errors = o.job_fit_errors;
+  task_fit_errors = o.task_fit_errors;
 }
 
 void PodGroupInfo::IndexPodSets() {

@@ -56,6 +56,8 @@ class PodSet {
   bool IsReadyForScheduling() const { return NumAlive() - NumGated() >= min_available_; }
   bool IsGangSatisfied() const { return NumActiveUsed() >= min_available_; }
   bool IsElastic() const { return min_available_ < static_cast<int32_t>(tasks_.size()); }
+  // Takes `o`'s minimum and topology (same name) and drops the tasks (PodGroupInfo::AssignFrom).
+  void AssignStructureFrom(const PodSet& o);
 
  private:
   std::string name_;
@@ -85,6 +87,9 @@ class SubGroupSet {
   bool IsGangSatisfied() const;
   // Deep copy of the structure (no tasks).
   std::unique_ptr<SubGroupSet> CloneStructure() const;
+  // When this tree has `o`'s shape (the same names at the same places), takes `o`'s minimums and
+  // topologies in place, drops every task and returns true; false (partly assigned) otherwise.
+  bool AssignStructureFrom(const SubGroupSet& o);
 
  private:
   std::string name_;
@@ -106,6 +111,10 @@ class PodGroupInfo {
   // `by_slot[task->snapshot_slot]`: structure, tasks in the same order, fit errors. Session memos
   // (queue, tasks to allocate, signature) start empty.
   std::unique_ptr<PodGroupInfo> CloneWithTasks(const std::vector<PodInfo*>& by_slot) const;
+  // Makes this job what `o.CloneWithTasks(by_slot)` would be, reusing this job's subgroup tree
+  // (when it has the same shape), vectors and strings: a recycled snapshot's job
+  // (ClusterModel::Recycle) is usually the same job as before.
+  void AssignFrom(const PodGroupInfo& o, const std::vector<PodInfo*>& by_slot);
   PodGroupInfo(const PodGroupInfo&) = delete;
   PodGroupInfo& operator=(const PodGroupInfo&) = delete;
 
@@ -191,6 +200,9 @@ class PodGroupInfo {
 
  private:
   void IndexPodSets();
+  // Appends `o`'s tasks (valid and invalid) as their copies `by_slot[task->snapshot_slot]`, and
+  // copies its fit errors.
+  void CopyTasksFrom(const PodGroupInfo& o, const std::vector<PodInfo*>& by_slot);
 
   std::shared_ptr<const api::PodGroup> pg_;
   PodGroupId uid_;

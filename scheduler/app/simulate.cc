@@ -384,6 +384,8 @@ StatusOr<SimulationResult> RunSimulation(const SimulateOptions& opts, Clock* clo
       sq.requested = ToMap(req);
       result.queues.push_back(std::move(sq));
     }
+    // Nothing points into the snapshot any more: the next cycle's snapshot reuses its objects.
+    model.Recycle(ssn.TakeCluster());
   }
   return result;
 }

@@ -2,6 +2,7 @@
 //
 //   kai_scheduler_bench [--sizes tiny,S,M,L] [--repetitions N] [--events N] [--seed S]
 //                       [--actions LIST] [--dump-decisions PREFIX] [--snapshot incremental|full]
+//                       [--recycle on|off]
 //
 // Per size it reports, each as min / median / max over the repetitions (milliseconds):
 //   snapshot.full_rebuild   a new ClusterModel filled with every object, then a snapshot (what a
@@ -17,6 +18,11 @@
 //                           the pair is measured side by side; also as CPU time
 //   cycle.<action>          each configured action, and session open / close
 //   cycle.total             snapshot + open + every action + close
+//   cycle.release_cpu       after the cycle's results were read: destroying the session and its
+//                           snapshot (not part of cycle.total)
+//   cycle.next_snapshot_cpu the snapshot taken right after the cycle (recycling: copied into the
+//                           objects the session used); release + next snapshot is what the copy
+//                           for the session costs per cycle in steady state
 // Times are wall clock; cycle.total_cpu_ms is the process CPU time of the cycle (the machine is
 // shared, so CPU time is the steadier figure). The benchmark is single-threaded. Also reported:
 // the peak resident set size of the process after the size ran (sizes run in the order
@@ -25,6 +31,9 @@
 // --dump-decisions writes PREFIX-<size>.txt with every decision and unschedulable message of
 // the first cycle, so that two builds can be compared (`diff`): optimisations must not change
 // decisions. --snapshot full makes the cycles use FullSnapshot (the reference construction).
+// Every snapshot of the warm models is handed back once used (ClusterModel::Recycle), so each
+// snapshot after the first is copied into the previous one's objects; --recycle off drops them
+// instead (then cycle.release_cpu_ms is the cost of destroying them).
 #include <glog/logging.h>
 #include <sys/resource.h>
 #include <time.h>
@@ -119,12 +128,14 @@ struct Options {
   std::vector<std::string> actions;
   std::string dump_prefix;
   bool full_snapshot = false;
+  // Hand every snapshot back to its model once used (ClusterModel::Recycle), as simulate does.
+  bool recycle = true;
 };
 
 void Usage() {
   std::cerr << "usage: kai_scheduler_bench [--sizes tiny,S,M,L] [--repetitions N] [--events N] "
                "[--seed S] [--actions LIST] [--dump-decisions PREFIX] "
-               "[--snapshot incremental|full]\n";
+               "[--snapshot incremental|full] [--recycle on|off]\n";
 }
 
 bool ParseArgs(int argc, char** argv, Options* o) {
@@ -162,6 +173,8 @@ bool ParseArgs(int argc, char** argv, Options* o) {
       o->dump_prefix = v;
     } else if (a == "--snapshot" && (v == "full" || v == "incremental")) {
       o->full_snapshot = v == "full";
+    } else if (a == "--recycle" && (v == "on" || v == "off")) {
+      o->recycle = v == "on";
     } else {
       std::cerr << "unknown flag " << a << "\n";
       return false;
@@ -172,14 +185,18 @@ bool ParseArgs(int argc, char** argv, Options* o) {
 
 struct CycleResult {
   double snapshot_ms = 0, open_ms = 0, close_ms = 0, total_ms = 0, total_cpu_ms = 0;
+  double snapshot_cpu_ms = 0, release_cpu_ms = 0;
+  // Per action: wall and CPU milliseconds.
   std::vector<std::pair<std::string, double>> actions;
+  std::vector<double> actions_cpu;
   int binds = 0, evictions = 0, pipelined = 0, unschedulable_jobs = 0;
   std::vector<std::string> decision_lines;
 };
 
 CycleResult RunCycle(const ClusterModel& model, const SchedulerConfiguration& conf,
                      const SchedulerParams& params, const PluginRegistry& plugins,
-                     const ActionRegistry& actions, WallTime now, bool record, bool full) {
+                     const ActionRegistry& actions, WallTime now, bool record, bool full,
+                     bool recycle) {
   CycleResult r;
   FakeClock clock(now);
   SeededRandom random(7);
@@ -191,16 +208,22 @@ CycleResult RunCycle(const ClusterModel& model, const SchedulerConfiguration& co
   std::unique_ptr<ClusterInfo> snapshot =
       full ? model.FullSnapshot(params, &warnings) : model.Snapshot(params, &warnings);
   r.snapshot_ms = MsSince(t);
+  r.snapshot_cpu_ms = CpuMs() - cpu_start;
   t = BenchClock::now();
-  Session ssn("bench", std::move(snapshot), conf, params, &sink, &clock, &random);
+  auto session =
+      std::make_unique<Session>("bench", std::move(snapshot), conf, params, &sink, &clock, &random);
+  Session& ssn = *session;
   ssn.Open(plugins);
   r.open_ms = MsSince(t);
   for (const std::string& name : conf.actions) {
     const ActionRegistry::Builder* b = actions.Find(name);
     if (b == nullptr) continue;
     t = BenchClock::now();
+    double cpu = CpuMs();
     (*b)()->Execute(&ssn);
     r.actions.emplace_back(name, MsSince(t));
+    r.actions_cpu.push_back(CpuMs() - cpu);
+    std::cerr << "  action " << name << ": " << r.actions_cpu.back() << " ms CPU\n";
   }
   t = BenchClock::now();
   ssn.Close();
@@ -224,6 +247,11 @@ CycleResult RunCycle(const ClusterModel& model, const SchedulerConfiguration& co
     }
   }
   r.decision_lines = std::move(sink.lines);
+  // What the cycle pays after its results were read: the session and its snapshot go away.
+  double cpu = CpuMs();
+  if (recycle) model.Recycle(ssn.TakeCluster());
+  session.reset();
+  r.release_cpu_ms = CpuMs() - cpu;
   return r;
 }
 
@@ -258,8 +286,9 @@ int Main(int argc, char** argv) {
     const int events = opts.events >= 0 ? opts.events : std::max<int>(10, total_pods / 100);
 
     Stats full_rebuild, from_model, apply_events, incremental, open, close, total, total_cpu,
-        snapshot_in_cycle, incremental_cpu, incremental_full, incremental_full_cpu, from_model_cpu;
-    std::map<std::string, Stats> per_action;
+        snapshot_in_cycle, incremental_cpu, incremental_full, incremental_full_cpu, from_model_cpu,
+        snapshot_in_cycle_cpu, release_cpu, after_cycle_cpu;
+    std::map<std::string, Stats> per_action, per_action_cpu;
     std::vector<std::string> action_order;
     CycleResult first;
 
@@ -272,8 +301,11 @@ int Main(int argc, char** argv) {
     churn_model.AddAll(churned.objects);
     // Both models keep a snapshot from here on, as a running scheduler's model does after its
     // first cycle (that first build is what full_rebuild measures).
-    model.Snapshot(params, nullptr);
-    churn_model.Snapshot(params, nullptr);
+    auto recycle = [&](const ClusterModel& m, std::unique_ptr<ClusterInfo> used) {
+      if (opts.recycle) m.Recycle(std::move(used));
+    };
+    recycle(model, model.Snapshot(params, nullptr));
+    recycle(churn_model, churn_model.Snapshot(params, nullptr));
 
     for (int rep = 0; rep < opts.repetitions; ++rep) {
       {
@@ -289,6 +321,7 @@ int Main(int argc, char** argv) {
         auto snap = model.Snapshot(params, nullptr);
         from_model_cpu.Add(CpuMs() - cpu);
         from_model.Add(MsSince(t));
+        recycle(model, std::move(snap));
       }
       {
         t = BenchClock::now();
@@ -299,6 +332,7 @@ int Main(int argc, char** argv) {
         auto snap = churn_model.Snapshot(params, nullptr);
         incremental_cpu.Add(CpuMs() - cpu);
         incremental.Add(MsSince(t));
+        recycle(churn_model, std::move(snap));
         snap.reset();
         t = BenchClock::now();
         cpu = CpuMs();
@@ -306,16 +340,29 @@ int Main(int argc, char** argv) {
         incremental_full_cpu.Add(CpuMs() - cpu);
         incremental_full.Add(MsSince(t));
       }
-      CycleResult c = RunCycle(model, conf, params, plugins, actions, cluster.now,
-                               rep == 0 && !opts.dump_prefix.empty(), opts.full_snapshot);
+      CycleResult c =
+          RunCycle(model, conf, params, plugins, actions, cluster.now,
+                   rep == 0 && !opts.dump_prefix.empty(), opts.full_snapshot, opts.recycle);
+      {
+        // The next cycle's snapshot: with recycling it is copied into the objects the session
+        // just used (and changed: statuses, placements, fit errors).
+        double cpu = CpuMs();
+        auto snap = model.Snapshot(params, nullptr);
+        after_cycle_cpu.Add(CpuMs() - cpu);
+        recycle(model, std::move(snap));
+      }
       snapshot_in_cycle.Add(c.snapshot_ms);
+      snapshot_in_cycle_cpu.Add(c.snapshot_cpu_ms);
+      release_cpu.Add(c.release_cpu_ms);
       open.Add(c.open_ms);
       close.Add(c.close_ms);
       total.Add(c.total_ms);
       total_cpu.Add(c.total_cpu_ms);
-      for (const auto& [name, ms] : c.actions) {
+      for (size_t i = 0; i < c.actions.size(); ++i) {
+        const auto& [name, ms] = c.actions[i];
         if (per_action.count(name) == 0) action_order.push_back(name);
         per_action[name].Add(ms);
+        per_action_cpu[name].Add(c.actions_cpu[i]);
       }
       if (rep == 0) first = std::move(c);
     }
@@ -355,13 +402,17 @@ int Main(int argc, char** argv) {
            ",\n        \"incremental_full_cpu_ms\": " + incremental_full_cpu.Json() +
            "\n      },\n";
     out += "      \"cycle\": {\n        \"snapshot_ms\": " + snapshot_in_cycle.Json() +
+           ",\n        \"snapshot_cpu_ms\": " + snapshot_in_cycle_cpu.Json() +
            ",\n        \"session_open_ms\": " + open.Json();
     for (const auto& name : action_order) {
       out += ",\n        \"" + name + "_ms\": " + per_action[name].Json();
+      out += ",\n        \"" + name + "_cpu_ms\": " + per_action_cpu[name].Json();
     }
     out += ",\n        \"session_close_ms\": " + close.Json() +
            ",\n        \"total_ms\": " + total.Json() +
-           ",\n        \"total_cpu_ms\": " + total_cpu.Json() + "\n      },\n";
+           ",\n        \"total_cpu_ms\": " + total_cpu.Json() +
+           ",\n        \"release_cpu_ms\": " + release_cpu.Json() +
+           ",\n        \"next_snapshot_cpu_ms\": " + after_cycle_cpu.Json() + "\n      },\n";
     std::snprintf(buf, sizeof(buf),
                   "      \"decisions\": {\"binds\": %d, \"evictions\": %d, \"pipelined\": %d, "
                   "\"unschedulable_jobs\": %d},\n      \"peak_rss_mib\": %.1f\n    }",

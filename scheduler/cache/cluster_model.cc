@@ -9,6 +9,7 @@
 
 #include "api/well_known.h"
 #include "kube/base/time.h"
+#include "scheduler/api/assign_in_place.h"
 #include "scheduler/cache/snapshot_dump.h"
 
 namespace kai::scheduler {
@@ -679,6 +680,8 @@ struct ClusterModel::KeptSnapshot {
   std::map<std::string, std::unique_ptr<QueueInfo>> queues;
   std::vector<std::string> queue_warnings;
   std::optional<int32_t> global_default;
+  // Scratch of CopyKept (kept to reuse its memory): the copy of the task in each slot.
+  std::vector<PodInfo*> by_slot;
   // Work lists of one update.
   std::set<std::string> dirty_nodes;
   std::set<PodGroupId> dirty_jobs;
@@ -869,12 +872,16 @@ void ClusterModel::ApplyDirty(const SchedulerParams& params) const {
   k.dirty_jobs.clear();
 }
 
-std::unique_ptr<ClusterInfo> ClusterModel::CopyKept(const SchedulerParams& params,
-                                                    std::vector<std::string>* warnings) const {
-  const KeptSnapshot& k = *kept_;
-  auto c = std::make_unique<ClusterInfo>();
+void ClusterModel::CopyKept(const SchedulerParams& params, std::vector<std::string>* warnings,
+                            ClusterInfo* c) const {
+  // `c` is either new (every container empty) or a recycled snapshot of an earlier session: every
+  // field is overwritten, and containers are assigned in place so that what the earlier session
+  // left (mostly the same pods, nodes and jobs) is reused instead of freed and allocated again.
+  KeptSnapshot& k = *kept_;
   *c->vector_map = *k.vector_map;
-  std::vector<PodInfo*> by_slot(k.tasks.size());
+  std::vector<PodInfo*>& by_slot = k.by_slot;
+  by_slot.resize(k.tasks.size());
+  if (c->tasks.size() > k.tasks.size()) c->tasks.resize(k.tasks.size());
   c->tasks.reserve(k.tasks.size());
   uint32_t slot = 0;
   for (const auto& [order, t] : k.tasks) {
@@ -882,47 +889,86 @@ std::unique_ptr<ClusterInfo> ClusterModel::CopyKept(const SchedulerParams& param
       for (const std::string& w : t.warnings) warnings->push_back(w);
     }
     t.info->snapshot_slot = slot;
-    auto copy = std::make_unique<PodInfo>(*t.info);
-    by_slot[slot++] = copy.get();
-    c->tasks.push_back(std::move(copy));
+    if (slot < c->tasks.size()) {
+      *c->tasks[slot] = *t.info;
+    } else {
+      c->tasks.push_back(std::make_unique<PodInfo>(*t.info));
+    }
+    by_slot[slot] = c->tasks[slot].get();
+    ++slot;
   }
-  // tasks_by_key: merge the two key-ordered runs (reservation pods, the others).
+  // tasks_by_key: merge the two key-ordered runs (reservation pods, the others), assigning into
+  // the map's existing entries.
   {
+    auto d = c->tasks_by_key.begin();
+    auto put = [&](PodInfo* next) {
+      const std::string& key = next->key();
+      while (d != c->tasks_by_key.end() && d->first < key) d = c->tasks_by_key.erase(d);
+      if (d != c->tasks_by_key.end() && d->first == key) {
+        d->second = next;
+        ++d;
+      } else {
+        c->tasks_by_key.emplace_hint(d, key, next);
+      }
+    };
     size_t reservations = 0;
     while (reservations < c->tasks.size() && c->tasks[reservations]->is_reservation) ++reservations;
     size_t i = 0, j = reservations;
     while (i < reservations || j < c->tasks.size()) {
-      PodInfo* next;
       if (j == c->tasks.size() || (i < reservations && c->tasks[i]->key() < c->tasks[j]->key())) {
-        next = c->tasks[i++].get();
+        put(c->tasks[i++].get());
       } else {
-        next = c->tasks[j++].get();
+        put(c->tasks[j++].get());
       }
-      c->tasks_by_key.emplace_hint(c->tasks_by_key.end(), next->key(), next);
     }
+    c->tasks_by_key.erase(d, c->tasks_by_key.end());
   }
-  c->node_list.reserve(k.nodes.size());
-  for (const auto& [name, n] : k.nodes) {
-    auto copy = std::make_unique<NodeInfo>(*n);
-    copy->RebindTasks(c->vector_map.get(), by_slot);
-    c->node_list.push_back(copy.get());
-    c->nodes.emplace_hint(c->nodes.end(), name, std::move(copy));
-  }
+  AssignMapInPlace(
+      &c->nodes, k.nodes,
+      [&](std::unique_ptr<NodeInfo>& d, const std::unique_ptr<NodeInfo>& s) {
+        *d = *s;
+        d->RebindTasks(c->vector_map.get(), by_slot);
+      },
+      [&](const std::unique_ptr<NodeInfo>& s) {
+        auto copy = std::make_unique<NodeInfo>(*s);
+        copy->RebindTasks(c->vector_map.get(), by_slot);
+        return copy;
+      });
+  c->node_list.clear();
+  c->node_list.reserve(c->nodes.size());
+  for (const auto& [name, n] : c->nodes) c->node_list.push_back(n.get());
   c->min_node_gpu_memory = kDefaultGpuMemoryMib;
+  c->stale_bind_requests.clear();
   for (const auto& [key, br] : bind_requests_) {
     if (!InPartition(br->metadata, params) && !params.partition_label_value.empty()) continue;
     if (br->IsFailed() || c->nodes.count(br->spec.selected_node) == 0) {
       c->stale_bind_requests.push_back(key);
     }
   }
-  for (const auto& [name, q] : k.queues) {
-    c->queues.emplace_hint(c->queues.end(), name, std::make_unique<QueueInfo>(*q));
-  }
-  for (const auto& [id, job] : k.jobs) {
-    if (job.info != nullptr) {
-      c->jobs.emplace_hint(c->jobs.end(), id, job.info->CloneWithTasks(by_slot));
+  AssignMapInPlace(
+      &c->queues, k.queues,
+      [](std::unique_ptr<QueueInfo>& d, const std::unique_ptr<QueueInfo>& s) { *d = *s; },
+      [](const std::unique_ptr<QueueInfo>& s) { return std::make_unique<QueueInfo>(*s); });
+  {
+    // Jobs: the kept map also holds entries without a job (skipped by backoff, orphans).
+    auto d = c->jobs.begin();
+    for (const auto& [id, job] : k.jobs) {
+      if (job.info == nullptr) continue;
+      while (d != c->jobs.end() && d->first < id) d = c->jobs.erase(d);
+      if (d != c->jobs.end() && d->first == id) {
+        d->second->AssignFrom(*job.info, by_slot);
+        ++d;
+      } else {
+        c->jobs.emplace_hint(d, id, job.info->CloneWithTasks(by_slot));
+      }
     }
+    c->jobs.erase(d, c->jobs.end());
   }
+  // Set by the Session when it opens.
+  c->jobs_pending_at_open.clear();
+  c->jobs_pending_at_open_set = false;
+  c->num_jobs_at_open = 0;
+  c->queue_usage.clear();
   if (warnings != nullptr) {
     for (const std::string& w : k.queue_warnings) warnings->push_back(w);
     for (const auto& [key, ws] : k.podgroup_warnings) {
@@ -932,10 +978,13 @@ std::unique_ptr<ClusterInfo> ClusterModel::CopyKept(const SchedulerParams& param
       for (const std::string& w : job.orphan_warnings) warnings->push_back(w);
     }
   }
+  c->topologies.clear();
   for (const auto& [name, t] : topologies_) c->topologies[name] = t;
+  c->config_maps.clear();
   for (const auto& [key, cm] : config_maps_) c->config_maps.insert(key);
-  return c;
 }
+
+void ClusterModel::Recycle(std::unique_ptr<ClusterInfo> used) const { recycled_ = std::move(used); }
 
 std::unique_ptr<ClusterInfo> ClusterModel::Snapshot(const SchedulerParams& params,
                                                     std::vector<std::string>* warnings) const {
@@ -963,7 +1012,9 @@ std::unique_ptr<ClusterInfo> ClusterModel::Snapshot(const SchedulerParams& param
   if (rebuild) RebuildKept(params, params_key);
   ApplyDirty(params);
   [[maybe_unused]] const size_t warnings_before = warnings != nullptr ? warnings->size() : 0;
-  auto c = CopyKept(params, warnings);
+  std::unique_ptr<ClusterInfo> c =
+      recycled_ != nullptr ? std::move(recycled_) : std::make_unique<ClusterInfo>();
+  CopyKept(params, warnings, c.get());
 #ifndef NDEBUG
   // Debug builds (the sanitizer CI build) check every incremental snapshot against a full one.
   {

@@ -73,6 +73,12 @@ class ClusterModel {
   // `warnings`.
   std::unique_ptr<ClusterInfo> Snapshot(const SchedulerParams& params,
                                         std::vector<std::string>* warnings) const;
+  // Hands back a snapshot this model gave out, once nothing points into it any more (its session
+  // closed and its results were read): the next Snapshot() copies the kept state into its
+  // objects — copy-assignment into existing strings, vectors and map nodes, most of them holding
+  // the same pods and nodes — instead of allocating a new copy (and freeing this one). Any
+  // ClusterInfo is accepted (every field is overwritten). Serialized with Snapshot().
+  void Recycle(std::unique_ptr<ClusterInfo> used) const;
   // The same snapshot built from scratch from every object (no kept state): the reference the
   // incremental path must equal, and what a cache without incremental maintenance pays.
   std::unique_ptr<ClusterInfo> FullSnapshot(const SchedulerParams& params,
@@ -113,8 +119,8 @@ class ClusterModel {
   void RebuildTask(const SchedulerParams& params, const std::string& key) const;
   void RebuildNode(const SchedulerParams& params, const std::string& name) const;
   void RebuildJob(const SchedulerParams& params, const std::string& id) const;
-  std::unique_ptr<ClusterInfo> CopyKept(const SchedulerParams& params,
-                                        std::vector<std::string>* warnings) const;
+  void CopyKept(const SchedulerParams& params, std::vector<std::string>* warnings,
+                ClusterInfo* c) const;
   // Resources requested by pods beyond cpu/memory (they shape the resource vector), counted.
   std::map<std::string, int> pod_extra_resources_;
   // Pod key ("namespace/pod") -> keys of the BindRequests naming it.
@@ -125,6 +131,8 @@ class ClusterModel {
   mutable std::set<std::string> dirty_podgroups_;  // PodGroup keys
   mutable bool structure_changed_ = true;          // queues, priority classes
   mutable std::unique_ptr<KeptSnapshot> kept_;
+  // A snapshot handed back by Recycle(): the next Snapshot() fills it.
+  mutable std::unique_ptr<ClusterInfo> recycled_;
 };
 
 }  // namespace kai::scheduler

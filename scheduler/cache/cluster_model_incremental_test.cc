@@ -160,7 +160,8 @@ void RandomStructuralEvent(SyntheticCluster* cluster, ClusterModel* model, Rando
   }
 }
 
-void RunCycle(std::unique_ptr<ClusterInfo> snapshot, WallTime now) {
+// Runs every action on the snapshot and gives it back (for ClusterModel::Recycle).
+std::unique_ptr<ClusterInfo> RunCycle(std::unique_ptr<ClusterInfo> snapshot, WallTime now) {
   static const auto* plugins = [] {
     auto* p = new PluginRegistry();
     RegisterDefaultPlugins(p);
@@ -182,6 +183,19 @@ void RunCycle(std::unique_ptr<ClusterInfo> snapshot, WallTime now) {
     if (const ActionRegistry::Builder* b = actions->Find(name)) (*b)()->Execute(&ssn);
   }
   ssn.Close();
+  return ssn.TakeCluster();
+}
+
+// Task pointers of nodes and jobs point into their own snapshot.
+void ExpectOwnPointers(const ClusterInfo& c, const std::string& where) {
+  for (const auto& [name, node] : c.nodes) {
+    for (const auto& [key, e] : node->tasks()) ASSERT_EQ(e.task, c.FindTask(key)) << where;
+  }
+  for (const auto& [id, job] : c.jobs) {
+    for (const PodInfo* task : job->tasks()) ASSERT_EQ(task, c.FindTask(task->key())) << where;
+  }
+  ASSERT_EQ(c.node_list.size(), c.nodes.size()) << where;
+  for (const NodeInfo* n : c.node_list) ASSERT_EQ(n, c.FindNode(n->name())) << where;
 }
 
 void ExpectSameAsFull(const ClusterModel& model, const SchedulerParams& params,
@@ -191,6 +205,9 @@ void ExpectSameAsFull(const ClusterModel& model, const SchedulerParams& params,
   auto full = model.FullSnapshot(params, &full_warnings);
   ASSERT_EQ(FirstSnapshotDifference(*full, *incremental), "") << where;
   ASSERT_EQ(incremental_warnings, full_warnings) << where;
+  ExpectOwnPointers(*incremental, where);
+  // The next snapshot is copied into this one's objects.
+  model.Recycle(std::move(incremental));
 }
 
 class IncrementalSnapshotTest : public ::testing::TestWithParam<uint64_t> {};
@@ -218,8 +235,12 @@ TEST_P(IncrementalSnapshotTest, EqualsFullRebuildAfterRandomEventsAndCycles) {
     if (HasFatalFailure()) return;
     ++checks;
     // A whole cycle on a fresh incremental snapshot: its decisions mutate tasks, nodes and jobs
-    // of the session's copy, which must not leak into the next snapshot.
-    if (r.Uniform(3) != 0) RunCycle(model.Snapshot(params, nullptr), cluster.now);
+    // of the session's copy, which must not leak into the next snapshot — neither through the
+    // kept state nor through the recycled copy the next snapshot is assigned into.
+    if (r.Uniform(3) != 0) {
+      auto used = RunCycle(model.Snapshot(params, nullptr), cluster.now);
+      if (r.Uniform(4) != 0) model.Recycle(std::move(used));
+    }
     // Sometimes another shard's parameters (the kept state is rebuilt, then kept again).
     if (r.Uniform(10) == 0) {
       SchedulerParams other;
@@ -260,6 +281,62 @@ TEST(IncrementalSnapshot, DumpSeesSessionChangesAndCopiesAreIndependent) {
   for (const auto& [id, job] : c->jobs) {
     for (const PodInfo* task : job->tasks()) EXPECT_EQ(task, c->FindTask(task->key())) << id;
   }
+}
+
+// A recycled snapshot may have been changed in any way (sessions write their snapshot from many
+// places); the snapshot filled into it equals a full one, shares nothing with the kept state and
+// points only into itself.
+TEST(IncrementalSnapshot, RecycledSnapshotIsOverwrittenWhole) {
+  auto spec = SpecForSize("tiny");
+  ASSERT_TRUE(spec.ok());
+  SyntheticCluster cluster = GenerateSyntheticCluster(*spec);
+  ClusterModel model;
+  model.AddAll(cluster.objects);
+  SchedulerParams params;
+  auto used = model.Snapshot(params, nullptr);
+  ASSERT_GE(used->tasks.size(), 4u);
+  ASSERT_GE(used->nodes.size(), 2u);
+  ASSERT_FALSE(used->jobs.empty());
+  const ClusterInfo* address = used.get();
+  // Damage: statuses, node accounting, a task too many and too few, a node and a job gone, a
+  // made-up job and queue usage, session bookkeeping.
+  for (auto& t : used->tasks) {
+    t->status = PodStatus::kReleasing;
+    t->node_name = "somewhere";
+    t->gpu_groups.push_back("g");
+  }
+  used->tasks.pop_back();
+  used->tasks_by_key.erase(used->tasks_by_key.begin());
+  used->tasks_by_key.emplace("zzz/none", used->tasks.front().get());
+  used->node_list.front()->idle.Set(0, -5);
+  used->node_list.front()->AddTask(used->tasks.front().get());
+  used->nodes.erase(std::prev(used->nodes.end()));
+  used->node_list.pop_back();
+  used->jobs.erase(used->jobs.begin());
+  used->jobs.begin()->second->AddJobFitError("reason", "message");
+  used->jobs_pending_at_open.push_back(used->jobs.begin()->second.get());
+  used->jobs_pending_at_open_set = true;
+  used->num_jobs_at_open = 99;
+  used->queue_usage["q"]["gpu"] = 1;
+  used->stale_bind_requests.push_back("ns/br");
+  used->queues.clear();
+  model.Recycle(std::move(used));
+
+  std::vector<std::string> warnings, full_warnings;
+  auto c = model.Snapshot(params, &warnings);
+  EXPECT_EQ(c.get(), address);  // the recycled object was reused
+  auto full = model.FullSnapshot(params, &full_warnings);
+  EXPECT_EQ(FirstSnapshotDifference(*full, *c), "");
+  EXPECT_EQ(warnings, full_warnings);
+  ExpectOwnPointers(*c, "recycled");
+  EXPECT_FALSE(c->jobs_pending_at_open_set);
+  EXPECT_TRUE(c->jobs_pending_at_open.empty());
+  EXPECT_TRUE(c->queue_usage.empty());
+  EXPECT_TRUE(c->stale_bind_requests.empty());
+  for (const auto& [id, job] : c->jobs) EXPECT_TRUE(job->job_fit_errors.empty()) << id;
+  // The kept state did not absorb the damage: a second snapshot, new, is equal too.
+  auto d = model.Snapshot(params, nullptr);
+  EXPECT_EQ(FirstSnapshotDifference(*full, *d), "");
 }
 
 }  // namespace

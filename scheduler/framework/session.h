@@ -35,6 +35,9 @@ class Session {
   void Open(const PluginRegistry& registry);
   // OnSessionClose on every plugin, then records every job's status through the sink.
   void Close();
+  // Gives the snapshot back once the session is over (after Close() and after its results were
+  // read), for ClusterModel::Recycle; the session may only be destroyed afterwards.
+  std::unique_ptr<ClusterInfo> TakeCluster() { return std::move(cluster_); }
 
   const std::string& id() const { return id_; }
   ClusterInfo& cluster() { return *cluster_; }
