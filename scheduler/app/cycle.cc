@@ -75,6 +75,7 @@ CycleResult SchedulingCycle::Run(std::unique_ptr<ClusterInfo> snapshot) {
   ssn.Close();
   sink_->RecordJobStatuses(ssn.cluster());
   sink_->BeginSession(nullptr);
+  r.used_snapshot = ssn.TakeCluster();
   r.timings.close_session_ms = MillisSince(clock_, close_start);
   r.timings.e2e_ms = MillisSince(clock_, start);
   return r;

@@ -34,6 +34,10 @@ struct CycleResult {
   std::vector<std::string> warnings;
   // Actions not run because a BindRequest could not be written earlier in the cycle.
   std::vector<std::string> skipped_actions;
+  // The session's snapshot once nothing points into it, for ClusterModel::Recycle: the next
+  // snapshot is copied into its objects instead of allocating a new one (and freeing this one,
+  // ~0.4 s of CPU at 137,000 pods).
+  std::unique_ptr<ClusterInfo> used_snapshot;
 };
 
 class SchedulingCycle {

@@ -206,6 +206,10 @@ CycleResult LiveScheduler::RunOnce() {
     snapshot = model_.Snapshot(options_.params, &warnings);
   }
   CycleResult r = cycle_.Run(std::move(snapshot));
+  {
+    std::lock_guard<std::mutex> lock(model_mu_);
+    model_.Recycle(std::move(r.used_snapshot));
+  }
   ++cycles_;
   if (metrics_->e2e != nullptr) {
     metrics_->e2e->Set(r.timings.e2e_ms);

@@ -123,6 +123,7 @@ class Harness {
     SchedulingCycle cycle(conf_, params_, &sink_, &clock_, &random_);
     std::vector<std::string> warnings;
     CycleResult r = cycle.Run(model_.Snapshot(params_, &warnings));
+    model_.Recycle(std::move(r.used_snapshot));  // as the live scheduler
     for (auto& w : warnings) r.warnings.push_back(std::move(w));
     return r;
   }
