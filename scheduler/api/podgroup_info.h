@@ -172,12 +172,23 @@ class PodGroupInfo {
   // missed. One entry per mode (real allocation / simulation).
   struct TasksToAllocateMemo {
     bool valid = false;
+    // framework JobStateGeneration() when the key was last matched: while it has not moved, no
+    // task status or PodSet minimum changed anywhere, so the key needs no re-check.
+    uint64_t generation = 0;
     std::vector<uint16_t> key;
     std::vector<PodInfo*> tasks;
     bool has_init_resource = false;
     ResourceVector init_resource;
   };
   mutable TasksToAllocateMemo tasks_to_allocate_memo[2];
+
+  // Memo of the job-order plugins' ranks (framework Session::JobOrderLess), valid while
+  // `generation` is the framework's JobStateGeneration() (0: never computed).
+  struct JobOrderKeyMemo {
+    uint64_t generation = 0;
+    int64_t ranks[4] = {};
+  };
+  mutable JobOrderKeyMemo job_order_key_memo;
 
   // Unschedulable explanations.
   std::vector<JobFitError> job_fit_errors;
