@@ -15,7 +15,8 @@
 //   snapshot.incremental_full  the same state built from scratch (ClusterModel::FullSnapshot,
 //                           the construction before the incremental snapshot), right after, so
 //                           the pair is measured side by side; also as CPU time
-//   cycle.<action>          each configured action, and session open / close
+//   cycle.<action>          each configured action, and session open / close; also as CPU
+//                           time (cycle.<action>_cpu_ms)
 //   cycle.total             snapshot + open + every action + close
 // Times are wall clock; cycle.total_cpu_ms is the process CPU time of the cycle (the machine is
 // shared, so CPU time is the steadier figure). The benchmark is single-threaded. Also reported:
@@ -173,6 +174,7 @@ bool ParseArgs(int argc, char** argv, Options* o) {
 struct CycleResult {
   double snapshot_ms = 0, open_ms = 0, close_ms = 0, total_ms = 0, total_cpu_ms = 0;
   std::vector<std::pair<std::string, double>> actions;
+  std::vector<double> actions_cpu;  // process CPU time per action, parallel to `actions`
   int binds = 0, evictions = 0, pipelined = 0, unschedulable_jobs = 0;
   std::vector<std::string> decision_lines;
 };
@@ -199,8 +201,10 @@ CycleResult RunCycle(const ClusterModel& model, const SchedulerConfiguration& co
     const ActionRegistry::Builder* b = actions.Find(name);
     if (b == nullptr) continue;
     t = BenchClock::now();
+    double action_cpu = CpuMs();
     (*b)()->Execute(&ssn);
     r.actions.emplace_back(name, MsSince(t));
+    r.actions_cpu.push_back(CpuMs() - action_cpu);
   }
   t = BenchClock::now();
   ssn.Close();
@@ -260,6 +264,7 @@ int Main(int argc, char** argv) {
     Stats full_rebuild, from_model, apply_events, incremental, open, close, total, total_cpu,
         snapshot_in_cycle, incremental_cpu, incremental_full, incremental_full_cpu, from_model_cpu;
     std::map<std::string, Stats> per_action;
+    std::map<std::string, Stats> per_action_cpu;
     std::vector<std::string> action_order;
     CycleResult first;
 
@@ -313,9 +318,11 @@ int Main(int argc, char** argv) {
       close.Add(c.close_ms);
       total.Add(c.total_ms);
       total_cpu.Add(c.total_cpu_ms);
-      for (const auto& [name, ms] : c.actions) {
+      for (size_t i = 0; i < c.actions.size(); ++i) {
+        const std::string& name = c.actions[i].first;
         if (per_action.count(name) == 0) action_order.push_back(name);
-        per_action[name].Add(ms);
+        per_action[name].Add(c.actions[i].second);
+        per_action_cpu[name].Add(c.actions_cpu[i]);
       }
       if (rep == 0) first = std::move(c);
     }
@@ -358,6 +365,7 @@ int Main(int argc, char** argv) {
            ",\n        \"session_open_ms\": " + open.Json();
     for (const auto& name : action_order) {
       out += ",\n        \"" + name + "_ms\": " + per_action[name].Json();
+      out += ",\n        \"" + name + "_cpu_ms\": " + per_action_cpu[name].Json();
     }
     out += ",\n        \"session_close_ms\": " + close.Json() +
            ",\n        \"total_ms\": " + total.Json() +
