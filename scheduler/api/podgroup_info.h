@@ -34,6 +34,13 @@ struct TopologyConstraintInfo {
 class SubGroupSet;
 class QueueInfo;
 
+// What a per-job memo was computed at (framework/job_state_generation.h); all zero: never.
+struct JobStateStamp {
+  uint64_t structure = 0;  // process-wide structure generation
+  uint64_t global = 0;     // process-wide job-state generation
+  uint64_t job = 0;        // the job's status_version
+};
+
 class PodSet {
  public:
   PodSet(std::string name, int32_t min_available, std::optional<TopologyConstraintInfo> topology)
@@ -189,6 +196,10 @@ class PodGroupInfo {
     int64_t ranks[4] = {};
   };
   mutable JobOrderKeyMemo job_order_key_memo;
+  // Bumped by the session whenever one of this job's tasks changes status (framework
+  // job_state_generation.h); 0 for a copy outside the session's job map (a partial job, a victim
+  // representative), whose memos follow the process-wide generation instead.
+  mutable uint64_t status_version = 0;
 
   // Unschedulable explanations.
   std::vector<JobFitError> job_fit_errors;
