@@ -179,9 +179,9 @@ class PodGroupInfo {
   // missed. One entry per mode (real allocation / simulation).
   struct TasksToAllocateMemo {
     bool valid = false;
-    // framework JobStateGeneration() when the key was last matched: while it has not moved, no
-    // task status or PodSet minimum changed anywhere, so the key needs no re-check.
-    uint64_t generation = 0;
+    // When the key last matched (framework/job_state_generation.h): while the stamp holds, none
+    // of the job's task statuses or PodSet minimums changed, so the key needs no re-check.
+    JobStateStamp stamp;
     std::vector<uint16_t> key;
     std::vector<PodInfo*> tasks;
     bool has_init_resource = false;
@@ -189,10 +189,10 @@ class PodGroupInfo {
   };
   mutable TasksToAllocateMemo tasks_to_allocate_memo[2];
 
-  // Memo of the job-order plugins' ranks (framework Session::JobOrderLess), valid while
-  // `generation` is the framework's JobStateGeneration() (0: never computed).
+  // Memo of the job-order plugins' ranks (framework Session::JobOrderLess), valid while its
+  // stamp holds.
   struct JobOrderKeyMemo {
-    uint64_t generation = 0;
+    JobStateStamp stamp;
     int64_t ranks[4] = {};
   };
   mutable JobOrderKeyMemo job_order_key_memo;

@@ -20,10 +20,11 @@ Session::Session(std::string id, std::unique_ptr<ClusterInfo> cluster,
       sink_(sink),
       clock_(clock),
       random_(random) {
-  // The snapshot set its tasks' statuses without moving the generation: no memo stamped before
-  // this session may be trusted in it.
-  BumpJobStateGeneration();
+  // The snapshot set its tasks' statuses without moving the generations: no memo stamped before
+  // this session may be trusted in it. The session's jobs follow their own status versions.
+  BumpJobStructure();
   for (const auto& [id, job] : cluster_->jobs) {
+    job->status_version = 1;
     if (job->HasPendingTasks()) cluster_->jobs_pending_at_open.push_back(job.get());
   }
   cluster_->jobs_pending_at_open_set = true;
@@ -72,16 +73,15 @@ void Session::AddJobOrderFn(JobCompareFn f, JobRankFn rank) {
   job_order_fns_.push_back(std::move(f));
   job_rank_fns_.push_back(rank);
   job_order_ranked_ = job_order_ranked_ && rank != nullptr && job_rank_fns_.size() <= kMaxRanks;
-  BumpJobStateGeneration();  // memos filled before hold fewer ranks
+  BumpJobStructure();  // memos filled before hold fewer ranks
 }
 
 const int64_t* Session::JobOrderRanks(const PodGroupInfo& job) const {
   if (!job_order_ranked_) return nullptr;
   PodGroupInfo::JobOrderKeyMemo& m = job.job_order_key_memo;
-  const uint64_t generation = JobStateGeneration();
-  if (m.generation != generation) {
+  if (!JobStateStampHolds(job, m.stamp)) {
     for (size_t i = 0; i < job_rank_fns_.size(); ++i) m.ranks[i] = job_rank_fns_[i](job);
-    m.generation = generation;
+    m.stamp = CurrentJobStateStamp(job);
   }
 #ifndef NDEBUG
   for (size_t i = 0; i < job_rank_fns_.size(); ++i) {
@@ -425,7 +425,7 @@ Status Session::Evict(PodInfo* task, const std::string& message, const EvictionM
   if (node == nullptr) return NotFoundError("node " + task->node_name + " of " + task->key());
   KAI_RETURN_IF_ERROR(sink_->Evict(EvictDecision{task->key(), job->uid(), message, meta, task}));
   task->status = PodStatus::kReleasing;
-  BumpJobStateGeneration();
+  BumpJobState(job);
   node->UpdateTask(task);
   FireDeallocate(*task);
   return Status::OK();
@@ -433,7 +433,7 @@ Status Session::Evict(PodInfo* task, const std::string& message, const EvictionM
 
 Status Session::BindTask(PodInfo* task) {
   task->status = PodStatus::kBinding;
-  BumpJobStateGeneration();
+  BumpJobState(cluster_->FindJob(task->job()));
   return Status::OK();
 }
 

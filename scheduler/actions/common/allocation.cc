@@ -103,8 +103,7 @@ bool MemoKeyMatches(const PodGroupInfo& job, const std::vector<uint16_t>& key) {
 PodGroupInfo::TasksToAllocateMemo& Memo(const Session& ssn, const PodGroupInfo& job,
                                         bool real_allocation) {
   PodGroupInfo::TasksToAllocateMemo& m = job.tasks_to_allocate_memo[real_allocation ? 1 : 0];
-  const uint64_t generation = JobStateGeneration();
-  if (m.valid && m.generation == generation) {
+  if (m.valid && JobStateStampHolds(job, m.stamp)) {
     // Nothing the key reads changed since it last matched (the job-order heaps ask for the same
     // jobs many times between two status changes).
     DCHECK(MemoKeyMatches(job, m.key)) << "stale tasks-to-allocate memo of job " << job.uid();
@@ -116,7 +115,7 @@ PodGroupInfo::TasksToAllocateMemo& Memo(const Session& ssn, const PodGroupInfo& 
     m.valid = true;
     m.has_init_resource = false;
   }
-  m.generation = generation;
+  m.stamp = CurrentJobStateStamp(job);
   return m;
 }
 

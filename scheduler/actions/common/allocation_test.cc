@@ -110,7 +110,10 @@ TEST(TasksToAllocateTest, MemoFollowsStatementChangesRollbackAndMinimums) {
   EXPECT_EQ(tasks(), (V{"job-0", "job-1"}));  // memo hit
   EXPECT_EQ(GetTasksToAllocateInitResource(ssn, job, true).gpu(), 2);
   auto stmt = ssn.NewStatement();
+  const uint64_t version = job.status_version;
+  EXPECT_NE(version, 0u);  // a job of the session's map
   ASSERT_TRUE(stmt->Allocate(s.Task("job-0"), "n").ok());
+  EXPECT_GT(job.status_version, version);
   EXPECT_EQ(tasks(), (V{"job-1"}));
   EXPECT_EQ(GetTasksToAllocateInitResource(ssn, job, true).gpu(), 1);
   ASSERT_TRUE(stmt->Allocate(s.Task("job-1"), "n").ok());
@@ -123,7 +126,14 @@ TEST(TasksToAllocateTest, MemoFollowsStatementChangesRollbackAndMinimums) {
   PodGroupInfo partial(job, {s.Task("job-0"), s.Task("job-1"), s.Task("job-2")});
   EXPECT_EQ(Names(GetTasksToAllocate(ssn, partial, true)), (V{"job-0", "job-1"}));
   partial.FindPodSet(std::string(kDefaultSubGroup))->set_min_available(3);
-  BumpJobStateGeneration();
+  BumpJobStructure();
+  EXPECT_EQ(Names(GetTasksToAllocate(ssn, partial, true)), (V{"job-0", "job-1", "job-2"}));
+  // The copy (no status version of its own) shares job-0 with the session job: a status change
+  // through a statement shows in its memo too.
+  EXPECT_EQ(partial.status_version, 0u);
+  ASSERT_TRUE(stmt->Allocate(s.Task("job-0"), "n").ok());
+  EXPECT_EQ(Names(GetTasksToAllocate(ssn, partial, true)), (V{"job-1", "job-2"}));
+  stmt->Discard();
   EXPECT_EQ(Names(GetTasksToAllocate(ssn, partial, true)), (V{"job-0", "job-1", "job-2"}));
 }
 

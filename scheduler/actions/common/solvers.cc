@@ -412,7 +412,7 @@ JobSolution JobSolver::Solve(Session* ssn, PodGroupInfo* pending_job) {
     for (const auto& [name, n] : per_set) {
       if (PodSet* ps = partial->FindPodSet(name)) ps->set_min_available(n);
     }
-    BumpJobStateGeneration();  // the minimums are an input of the per-job memos
+    BumpJobStructure();  // the minimums are an input of the per-job memos
 
     // solvePartialJob.
     std::map<std::string, NodeInfo*> feasible;
