@@ -34,6 +34,13 @@ struct TopologyConstraintInfo {
 class SubGroupSet;
 class QueueInfo;
 
+// What a per-job memo was computed at (framework/job_state_generation.h); all zero: never.
+struct JobStateStamp {
+  uint64_t structure = 0;  // process-wide structure generation
+  uint64_t global = 0;     // process-wide job-state generation
+  uint64_t job = 0;        // the job's status_version
+};
+
 class PodSet {
  public:
   PodSet(std::string name, int32_t min_available, std::optional<TopologyConstraintInfo> topology)
@@ -181,12 +188,27 @@ class PodGroupInfo {
   // missed. One entry per mode (real allocation / simulation).
   struct TasksToAllocateMemo {
     bool valid = false;
+    // When the key last matched (framework/job_state_generation.h): while the stamp holds, none
+    // of the job's task statuses or PodSet minimums changed, so the key needs no re-check.
+    JobStateStamp stamp;
     std::vector<uint16_t> key;
     std::vector<PodInfo*> tasks;
     bool has_init_resource = false;
     ResourceVector init_resource;
   };
   mutable TasksToAllocateMemo tasks_to_allocate_memo[2];
+
+  // Memo of the job-order plugins' ranks (framework Session::JobOrderLess), valid while its
+  // stamp holds.
+  struct JobOrderKeyMemo {
+    JobStateStamp stamp;
+    int64_t ranks[4] = {};
+  };
+  mutable JobOrderKeyMemo job_order_key_memo;
+  // Bumped by the session whenever one of this job's tasks changes status (framework
+  // job_state_generation.h); 0 for a copy outside the session's job map (a partial job, a victim
+  // representative), whose memos follow the process-wide generation instead.
+  mutable uint64_t status_version = 0;
 
   // Unschedulable explanations.
   std::vector<JobFitError> job_fit_errors;

@@ -16,7 +16,8 @@
 //   snapshot.incremental_full  the same state built from scratch (ClusterModel::FullSnapshot,
 //                           the construction before the incremental snapshot), right after, so
 //                           the pair is measured side by side; also as CPU time
-//   cycle.<action>          each configured action, and session open / close
+//   cycle.<action>          each configured action, and session open / close; also as CPU
+//                           time (cycle.<action>_cpu_ms)
 //   cycle.total             snapshot + open + every action + close
 //   cycle.release_cpu       after the cycle's results were read: destroying the session and its
 //                           snapshot (not part of cycle.total)

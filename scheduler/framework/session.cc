@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <set>
 
+#include "scheduler/framework/job_state_generation.h"
 #include "scheduler/framework/statement.h"
 
 namespace kai::scheduler {
@@ -19,7 +20,11 @@ Session::Session(std::string id, std::unique_ptr<ClusterInfo> cluster,
       sink_(sink),
       clock_(clock),
       random_(random) {
+  // The snapshot set its tasks' statuses without moving the generations: no memo stamped before
+  // this session may be trusted in it. The session's jobs follow their own status versions.
+  BumpJobStructure();
   for (const auto& [id, job] : cluster_->jobs) {
+    job->status_version = 1;
     if (job->HasPendingTasks()) cluster_->jobs_pending_at_open.push_back(job.get());
   }
   cluster_->jobs_pending_at_open_set = true;
@@ -62,7 +67,50 @@ int Session::JobsDepth(std::string_view action) const {
 
 std::unique_ptr<Statement> Session::NewStatement() { return std::make_unique<Statement>(this); }
 
+void Session::AddJobOrderFn(JobCompareFn f, JobRankFn rank) {
+  constexpr size_t kMaxRanks = sizeof(PodGroupInfo::JobOrderKeyMemo::ranks) /
+                               sizeof(PodGroupInfo::JobOrderKeyMemo::ranks[0]);
+  job_order_fns_.push_back(std::move(f));
+  job_rank_fns_.push_back(rank);
+  job_order_ranked_ = job_order_ranked_ && rank != nullptr && job_rank_fns_.size() <= kMaxRanks;
+  BumpJobStructure();  // memos filled before hold fewer ranks
+}
+
+const int64_t* Session::JobOrderRanks(const PodGroupInfo& job) const {
+  if (!job_order_ranked_) return nullptr;
+  PodGroupInfo::JobOrderKeyMemo& m = job.job_order_key_memo;
+  if (!JobStateStampHolds(job, m.stamp)) {
+    for (size_t i = 0; i < job_rank_fns_.size(); ++i) m.ranks[i] = job_rank_fns_[i](job);
+    m.stamp = CurrentJobStateStamp(job);
+  }
+#ifndef NDEBUG
+  for (size_t i = 0; i < job_rank_fns_.size(); ++i) {
+    CHECK_EQ(m.ranks[i], job_rank_fns_[i](job))
+        << "stale job-order rank " << i << " of job " << job.uid();
+  }
+#endif
+  return m.ranks;
+}
+
 bool Session::JobOrderLess(const PodGroupInfo& l, const PodGroupInfo& r) const {
+  const int64_t* lr = JobOrderRanks(l);
+  const int64_t* rr = lr == nullptr ? nullptr : JobOrderRanks(r);
+  if (rr == nullptr) return JobOrderLessUncached(l, r);
+  bool result;
+  size_t i = 0;
+  while (i < job_rank_fns_.size() && lr[i] == rr[i]) ++i;
+  if (i < job_rank_fns_.size()) {
+    result = lr[i] < rr[i];
+  } else if (l.creation_time() == r.creation_time()) {
+    result = l.uid() < r.uid();
+  } else {
+    result = l.creation_time() < r.creation_time();
+  }
+  DCHECK_EQ(result, JobOrderLessUncached(l, r)) << l.uid() << " vs " << r.uid();
+  return result;
+}
+
+bool Session::JobOrderLessUncached(const PodGroupInfo& l, const PodGroupInfo& r) const {
   for (const auto& f : job_order_fns_) {
     int c = f(l, r);
     if (c != 0) return c < 0;
@@ -377,6 +425,7 @@ Status Session::Evict(PodInfo* task, const std::string& message, const EvictionM
   if (node == nullptr) return NotFoundError("node " + task->node_name + " of " + task->key());
   KAI_RETURN_IF_ERROR(sink_->Evict(EvictDecision{task->key(), job->uid(), message, meta, task}));
   task->status = PodStatus::kReleasing;
+  BumpJobState(job);
   node->UpdateTask(task);
   FireDeallocate(*task);
   return Status::OK();
@@ -384,6 +433,7 @@ Status Session::Evict(PodInfo* task, const std::string& message, const EvictionM
 
 Status Session::BindTask(PodInfo* task) {
   task->status = PodStatus::kBinding;
+  BumpJobState(cluster_->FindJob(task->job()));
   return Status::OK();
 }
 

@@ -55,7 +55,12 @@ class Session {
   std::unique_ptr<Statement> NewStatement();
 
   // Hook registration.
-  void AddJobOrderFn(JobCompareFn f) { job_order_fns_.push_back(std::move(f)); }
+  // `rank`, when given, must agree with `f`: f(l, r) < 0 exactly when rank(l) < rank(r), > 0
+  // exactly when rank(l) > rank(r). When every job-order function has one, JobOrderLess compares
+  // ranks memoized per job (PodGroupInfo::job_order_key_memo) instead of calling the functions
+  // on every heap comparison; a rank may read the job's task statuses and PodSet minimums and
+  // nothing else that changes during a session (see framework/job_state_generation.h).
+  void AddJobOrderFn(JobCompareFn f, JobRankFn rank = nullptr);
   void AddTaskOrderFn(TaskCompareFn f) { task_order_fns_.push_back(std::move(f)); }
   void AddSubGroupOrderFn(PodSetCompareFn f) { subgroup_order_fns_.push_back(std::move(f)); }
   void AddQueueOrderFn(QueueCompareFn f) { queue_order_fns_.push_back(std::move(f)); }
@@ -108,6 +113,9 @@ class Session {
   // Combination rules (§6.7).
   // Job order: first non-zero comparison; fallback creation time, then UID. true = l first.
   bool JobOrderLess(const PodGroupInfo& l, const PodGroupInfo& r) const;
+  // The same comparison through the registered functions only (no memo): the reference the memo
+  // is checked against in debug builds and in tests.
+  bool JobOrderLessUncached(const PodGroupInfo& l, const PodGroupInfo& r) const;
   bool TaskOrderLess(const PodInfo& l, const PodInfo& r) const;
   // PodSet order: first non-zero; fallback name.
   bool SubGroupOrderLess(const PodSet& l, const PodSet& r) const;
@@ -195,6 +203,9 @@ class Session {
   Plugin* FindPlugin(std::string_view name) const;
 
  private:
+  // The job's memoized ranks when every job-order function has one (nullptr otherwise).
+  const int64_t* JobOrderRanks(const PodGroupInfo& job) const;
+
   std::string id_;
   std::unique_ptr<ClusterInfo> cluster_;
   SchedulerConfiguration conf_;
@@ -206,6 +217,8 @@ class Session {
   ResourceFitCache resource_fit_cache_;
 
   std::vector<JobCompareFn> job_order_fns_;
+  std::vector<JobRankFn> job_rank_fns_;  // parallel to job_order_fns_
+  bool job_order_ranked_ = true;         // every function has a rank (and few enough)
   std::vector<TaskCompareFn> task_order_fns_;
   std::vector<PodSetCompareFn> subgroup_order_fns_;
   std::vector<QueueCompareFn> queue_order_fns_;

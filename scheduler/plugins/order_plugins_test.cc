@@ -2,6 +2,7 @@
 // UID; task order kubeflow > ray > taskorder > creation time; PodSet order subgrouporder > name.
 #include <gtest/gtest.h>
 
+#include "scheduler/framework/statement.h"
 #include "scheduler/testing/test_cluster.h"
 
 namespace kai::scheduler {
@@ -66,6 +67,73 @@ TEST(JobOrderTest, ElasticBelowMinimumBeforeAtMinimumBeforeAbove) {
   EXPECT_TRUE(s.ssn().JobOrderLess(*s.Job("below"), *s.Job("at")));
   EXPECT_TRUE(s.ssn().JobOrderLess(*s.Job("at"), *s.Job("above")));
   EXPECT_TRUE(s.ssn().JobOrderLess(*s.Job("below"), *s.Job("above")));
+}
+
+// The job order is memoized per job (ranks stamped with the job-state generation): every status
+// change a statement makes, and its rollback, must show in the next comparison.
+TEST(JobOrderTest, MemoizedOrderFollowsStatementChangesAndRollback) {
+  TestCluster c = Base();
+  // Both elastic jobs at their minimum (one running of min 1, one more pending): class "at".
+  JobSpec a = RunningJob("a", "q", 1, "n", 1);
+  a.min_member = 1;
+  a.tasks.push_back({});
+  a.age_min = 60;
+  JobSpec b = RunningJob("b", "q", 1, "n", 1);
+  b.min_member = 1;
+  b.tasks.push_back({});
+  b.age_min = 30;
+  c.AddJob(a);
+  c.AddJob(b);
+  TestSession s(c);
+  Session& ssn = s.ssn();
+  const PodGroupInfo& ja = *s.Job("a");
+  const PodGroupInfo& jb = *s.Job("b");
+  auto check = [&](bool a_first) {
+    EXPECT_EQ(ssn.JobOrderLess(ja, jb), a_first);
+    EXPECT_EQ(ssn.JobOrderLess(jb, ja), !a_first);
+    EXPECT_EQ(ssn.JobOrderLessUncached(ja, jb), a_first);
+  };
+  check(true);  // same class: the older job first
+  auto stmt = ssn.NewStatement();
+  Statement::Checkpoint start = stmt->MakeCheckpoint();
+  // a grows above its minimum: b ("at") now comes first.
+  ASSERT_TRUE(stmt->Allocate(s.Task(testing::PodName("a", 1)), "n").ok());
+  check(false);
+  ASSERT_TRUE(stmt->Rollback(start).ok());
+  check(true);
+  // a loses its only running pod: below its minimum, first again even after b is evicted too.
+  ASSERT_TRUE(stmt->Evict(s.Task(testing::PodName("a", 0)), "msg", {}).ok());
+  check(true);
+  ASSERT_TRUE(stmt->Pipeline(s.Task(testing::PodName("b", 1)), "n", false).ok());
+  check(true);
+  stmt->Discard();
+  check(true);
+  ASSERT_TRUE(stmt->Pipeline(s.Task(testing::PodName("a", 1)), "n", false).ok());
+  check(false);  // a pipelined pod counts as allocated: a is above its minimum
+  stmt->Discard();
+  check(true);
+}
+
+// A job-order function registered without a rank turns the memo off: it is consulted on every
+// comparison, in registration order.
+TEST(JobOrderTest, FunctionWithoutRankIsAlwaysCalled) {
+  TestCluster c = Base();
+  c.AddJob(PendingJob("low", "q", 1, 1, 50));
+  c.AddJob(PendingJob("high", "q", 1, 1, 125));
+  TestSession s(c);
+  Session& ssn = s.ssn();
+  EXPECT_TRUE(ssn.JobOrderLess(*s.Job("high"), *s.Job("low")));
+  int calls = 0;
+  // Registered after priority and elastic, so it only decides their ties; still called.
+  ssn.AddJobOrderFn([&calls](const PodGroupInfo&, const PodGroupInfo&) {
+    ++calls;
+    return 0;
+  });
+  EXPECT_TRUE(ssn.JobOrderLess(*s.Job("high"), *s.Job("low")));
+  EXPECT_FALSE(ssn.JobOrderLess(*s.Job("low"), *s.Job("high")));
+  EXPECT_EQ(calls, 0);  // priority decided before the new function was reached
+  EXPECT_FALSE(ssn.JobOrderLess(*s.Job("high"), *s.Job("high")));
+  EXPECT_EQ(calls, 1);  // a tie on priority and elastic reaches it
 }
 
 TEST(TaskOrderTest, LeadersThenTaskPriorityThenCreation) {

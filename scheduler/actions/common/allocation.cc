@@ -4,6 +4,8 @@
 
 #include <algorithm>
 
+#include "scheduler/framework/job_state_generation.h"
+
 namespace kai::scheduler {
 
 namespace {
@@ -101,12 +103,19 @@ bool MemoKeyMatches(const PodGroupInfo& job, const std::vector<uint16_t>& key) {
 PodGroupInfo::TasksToAllocateMemo& Memo(const Session& ssn, const PodGroupInfo& job,
                                         bool real_allocation) {
   PodGroupInfo::TasksToAllocateMemo& m = job.tasks_to_allocate_memo[real_allocation ? 1 : 0];
+  if (m.valid && JobStateStampHolds(job, m.stamp)) {
+    // Nothing the key reads changed since it last matched (the job-order heaps ask for the same
+    // jobs many times between two status changes).
+    DCHECK(MemoKeyMatches(job, m.key)) << "stale tasks-to-allocate memo of job " << job.uid();
+    return m;
+  }
   if (!m.valid || !MemoKeyMatches(job, m.key)) {
     m.tasks = ComputeTasksToAllocate(ssn, job, real_allocation);
     MemoKey(job, &m.key);
     m.valid = true;
     m.has_init_resource = false;
   }
+  m.stamp = CurrentJobStateStamp(job);
   return m;
 }
 
@@ -117,8 +126,8 @@ std::vector<PodInfo*> GetTasksToAllocate(const Session& ssn, const PodGroupInfo&
   return Memo(ssn, job, real_allocation).tasks;
 }
 
-ResourceVector GetTasksToAllocateInitResource(const Session& ssn, const PodGroupInfo& job,
-                                              bool real_allocation) {
+const ResourceVector& GetTasksToAllocateInitResource(const Session& ssn, const PodGroupInfo& job,
+                                                     bool real_allocation) {
   PodGroupInfo::TasksToAllocateMemo& m = Memo(ssn, job, real_allocation);
   if (m.has_init_resource) return m.init_resource;
   const ClusterInfo& c = ssn.cluster();
@@ -130,9 +139,9 @@ ResourceVector GetTasksToAllocateInitResource(const Session& ssn, const PodGroup
       result.Set(kGpuIndex, result.gpu() + t->gpu_req.GpuMemoryAsFraction(*c.min_node_gpu_memory));
     }
   }
-  m.init_resource = result;
+  m.init_resource = std::move(result);
   m.has_init_resource = true;
-  return result;
+  return m.init_resource;
 }
 
 std::pair<double, int64_t> GetTasksToAllocateRequestedGpus(const Session& ssn,

@@ -19,9 +19,10 @@ std::vector<PodInfo*> GetTasksToAllocate(const Session& ssn, const PodGroupInfo&
                                          bool real_allocation);
 bool HasTasksToAllocate(const PodGroupInfo& job, bool real_allocation);
 // Sum of the requests of the tasks to allocate; GPU-memory requests are converted into GPUs with
-// the cluster's minimal node GPU memory (§7.2).
-ResourceVector GetTasksToAllocateInitResource(const Session& ssn, const PodGroupInfo& job,
-                                              bool real_allocation);
+// the cluster's minimal node GPU memory (§7.2). The reference is into the job's memo: valid until
+// the job's tasks to allocate are asked for again.
+const ResourceVector& GetTasksToAllocateInitResource(const Session& ssn, const PodGroupInfo& job,
+                                                     bool real_allocation);
 // Requested whole/fractional GPUs (+ MIG slices) and GPU memory of the tasks to allocate.
 std::pair<double, int64_t> GetTasksToAllocateRequestedGpus(const Session& ssn,
                                                            const PodGroupInfo& job,

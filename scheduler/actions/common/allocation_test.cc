@@ -4,6 +4,8 @@
 
 #include <gtest/gtest.h>
 
+#include "scheduler/framework/job_state_generation.h"
+#include "scheduler/framework/statement.h"
 #include "scheduler/testing/test_cluster.h"
 
 namespace kai::scheduler {
@@ -89,6 +91,50 @@ TEST(TasksToAllocateTest, InitResourceConvertsGpuMemoryWithTheMinimalNodeMemory)
   TestSession s(c);
   // §24.1: MinNodeGPUMemory is effectively 100 MiB, so 2 x 2000 MiB count as 40 GPUs.
   EXPECT_DOUBLE_EQ(GetTasksToAllocateInitResource(s.ssn(), *s.Job("mem"), true).gpu(), 40);
+}
+
+// The memo is trusted without re-reading its key while the job-state generation stands still:
+// every statement change and rollback, and a partial job's minimums (set by the victim solver,
+// which then bumps the generation), must show in the next answer.
+TEST(TasksToAllocateTest, MemoFollowsStatementChangesRollbackAndMinimums) {
+  TestCluster c = Base();
+  JobSpec j = PendingJob("job", "q", 1, 4);
+  j.min_member = 2;
+  c.AddJob(j);
+  TestSession s(c);
+  Session& ssn = s.ssn();
+  const PodGroupInfo& job = *s.Job("job");
+  auto tasks = [&] { return Names(GetTasksToAllocate(ssn, job, true)); };
+  using V = std::vector<std::string>;
+  EXPECT_EQ(tasks(), (V{"job-0", "job-1"}));
+  EXPECT_EQ(tasks(), (V{"job-0", "job-1"}));  // memo hit
+  EXPECT_EQ(GetTasksToAllocateInitResource(ssn, job, true).gpu(), 2);
+  auto stmt = ssn.NewStatement();
+  const uint64_t version = job.status_version;
+  EXPECT_NE(version, 0u);  // a job of the session's map
+  ASSERT_TRUE(stmt->Allocate(s.Task("job-0"), "n").ok());
+  EXPECT_GT(job.status_version, version);
+  EXPECT_EQ(tasks(), (V{"job-1"}));
+  EXPECT_EQ(GetTasksToAllocateInitResource(ssn, job, true).gpu(), 1);
+  ASSERT_TRUE(stmt->Allocate(s.Task("job-1"), "n").ok());
+  EXPECT_EQ(tasks(), (V{"job-2"}));  // gang satisfied: one more elastic pod
+  stmt->Discard();
+  EXPECT_EQ(tasks(), (V{"job-0", "job-1"}));
+  EXPECT_EQ(GetTasksToAllocateInitResource(ssn, job, true).gpu(), 2);
+
+  // A partial copy (as the victim solver makes) with a lower minimum.
+  PodGroupInfo partial(job, {s.Task("job-0"), s.Task("job-1"), s.Task("job-2")});
+  EXPECT_EQ(Names(GetTasksToAllocate(ssn, partial, true)), (V{"job-0", "job-1"}));
+  partial.FindPodSet(std::string(kDefaultSubGroup))->set_min_available(3);
+  BumpJobStructure();
+  EXPECT_EQ(Names(GetTasksToAllocate(ssn, partial, true)), (V{"job-0", "job-1", "job-2"}));
+  // The copy (no status version of its own) shares job-0 with the session job: a status change
+  // through a statement shows in its memo too.
+  EXPECT_EQ(partial.status_version, 0u);
+  ASSERT_TRUE(stmt->Allocate(s.Task("job-0"), "n").ok());
+  EXPECT_EQ(Names(GetTasksToAllocate(ssn, partial, true)), (V{"job-1", "job-2"}));
+  stmt->Discard();
+  EXPECT_EQ(Names(GetTasksToAllocate(ssn, partial, true)), (V{"job-0", "job-1", "job-2"}));
 }
 
 TEST(TasksToEvictTest, SinglePodAboveTheMinimumOtherwiseTheWholeGang) {

@@ -27,9 +27,11 @@ bool JobsOrderByQueues::PassesFilters(const PodGroupInfo& job) const {
   const ClusterInfo& c = ssn_->cluster();
   const QueueInfo* q = c.QueueOf(job);
   if (q == nullptr) return false;
-  if (!q->parent().empty() && c.FindQueue(q->parent()) == nullptr) return false;
-  if (!q->IsLeafQueue()) return false;
-  return true;
+  auto [it, inserted] = queue_passes_.try_emplace(q, false);
+  if (inserted) {
+    it->second = (q->parent().empty() || c.FindQueue(q->parent()) != nullptr) && q->IsLeafQueue();
+  }
+  return it->second;
 }
 
 void JobsOrderByQueues::InitializeWithJobs(const std::vector<PodGroupInfo*>& jobs) {
@@ -65,7 +67,7 @@ JobsOrderByQueues::Node* JobsOrderByQueues::CreateLeaf(const QueueInfo* q) {
   node->jobs =
       std::make_unique<GoHeap<PodGroupInfo*>>(std::move(less), options_.max_jobs_queue_depth);
   Node* raw = node.get();
-  nodes_[q->uid()] = std::move(node);
+  nodes_[q] = std::move(node);
   return raw;
 }
 
@@ -76,7 +78,7 @@ JobsOrderByQueues::Node* JobsOrderByQueues::CreateInner(const QueueInfo* q) {
   node->children = std::make_unique<GoHeap<Node*>>(
       [this](Node* const& l, Node* const& r) { return NodeLess(l, r); });
   Node* raw = node.get();
-  nodes_[q->uid()] = std::move(node);
+  nodes_[q] = std::move(node);
   return raw;
 }
 
@@ -85,7 +87,7 @@ void JobsOrderByQueues::PushJob(PodGroupInfo* job) {
   if (q == nullptr || !q->IsLeafQueue()) return;
   Node* leaf = nullptr;
   bool needs_linking = false;
-  auto it = nodes_.find(q->uid());
+  auto it = nodes_.find(q);
   if (it == nodes_.end()) {
     leaf = CreateLeaf(q);
     needs_linking = true;
@@ -112,7 +114,7 @@ void JobsOrderByQueues::EnsureAncestors(Node* child, const QueueInfo* child_queu
   if (parent_queue == nullptr) return;
   Node* parent = nullptr;
   bool parent_is_new = false;
-  auto it = nodes_.find(parent_queue->uid());
+  auto it = nodes_.find(parent_queue);
   if (it == nodes_.end()) {
     parent = CreateInner(parent_queue);
     parent_is_new = true;
@@ -151,7 +153,7 @@ PodGroupInfo* JobsOrderByQueues::PopNextJob() {
   Node* leaf = TraverseToLeaf(roots_.get());
   if (leaf == nullptr) return nullptr;
   PodGroupInfo* job = leaf->jobs->Pop();
-  if (options_.victim_queue) popped_by_queue_[leaf->queue->uid()].push_back(job);
+  if (options_.victim_queue) popped_by_queue_[leaf->queue].push_back(job);
   HandlePop(leaf);
   return job;
 }
@@ -168,7 +170,7 @@ void JobsOrderByQueues::HandlePop(Node* node) {
     } else {
       roots_->Pop();
     }
-    nodes_.erase(node->queue->uid());
+    nodes_.erase(node->queue);
     node = parent;
   }
 }
@@ -184,7 +186,7 @@ void JobsOrderByQueues::BestJob(Node* node, const PodGroupInfo** pending,
   victims->clear();
   if (node->jobs->empty()) return;
   if (options_.victim_queue) {
-    auto it = popped_by_queue_.find(node->queue->uid());
+    auto it = popped_by_queue_.find(node->queue);
     if (it != popped_by_queue_.end()) *victims = it->second;
     victims->push_back(node->jobs->Peek());
   } else {

@@ -6,6 +6,7 @@
 
 #include <map>
 #include <memory>
+#include <unordered_map>
 #include <vector>
 
 #include "scheduler/actions/common/go_heap.h"
@@ -55,8 +56,12 @@ class JobsOrderByQueues {
   const Session* ssn_;
   JobsOrderOptions options_;
   std::unique_ptr<GoHeap<Node*>> roots_;
-  std::map<std::string, std::unique_ptr<Node>> nodes_;
-  std::map<std::string, std::vector<const PodGroupInfo*>> popped_by_queue_;
+  // Keyed by the session's QueueInfo (one object per queue uid); only looked up, never iterated
+  // for a decision.
+  std::unordered_map<const QueueInfo*, std::unique_ptr<Node>> nodes_;
+  std::unordered_map<const QueueInfo*, std::vector<const PodGroupInfo*>> popped_by_queue_;
+  // PassesFilters' queue checks per leaf queue (queues do not change during a session).
+  mutable std::unordered_map<const QueueInfo*, bool> queue_passes_;
 };
 
 }  // namespace kai::scheduler

@@ -9,6 +9,7 @@
 
 #include "scheduler/actions/common/allocation.h"
 #include "scheduler/actions/common/victims.h"
+#include "scheduler/framework/job_state_generation.h"
 
 namespace kai::scheduler {
 
@@ -411,6 +412,7 @@ JobSolution JobSolver::Solve(Session* ssn, PodGroupInfo* pending_job) {
     for (const auto& [name, n] : per_set) {
       if (PodSet* ps = partial->FindPodSet(name)) ps->set_min_available(n);
     }
+    BumpJobStructure();  // the minimums are an input of the per-job memos
 
     // solvePartialJob.
     std::map<std::string, NodeInfo*> feasible;

@@ -202,7 +202,7 @@ p::QueueIndex ProportionPlugin::IndexOfJob(const PodGroupInfo& job) const {
 p::ResourceQuantities ProportionPlugin::JobInitResources(const Session& ssn,
                                                          const PodGroupInfo& job,
                                                          p::ResourceMask* involved) const {
-  const ResourceVector v = GetTasksToAllocateInitResource(ssn, job, /*real_allocation=*/false);
+  const ResourceVector& v = GetTasksToAllocateInitResource(ssn, job, /*real_allocation=*/false);
   if (involved != nullptr) *involved = InvolvedResources(v);
   return Quantify(v, *ssn.cluster().vector_map);
 }

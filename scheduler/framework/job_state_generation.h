@@ -1,0 +1,60 @@
+// When a per-job memo (tasks to allocate, job-order ranks) may be trusted without re-reading its
+// inputs: the job's task statuses and virtual-status flags, and its PodSets' minimums.
+//
+// - The structure generation moves when every memo must go: a session starts (the snapshot set
+//   statuses without telling anyone), a job-order function is registered, a partial job's PodSet
+//   minimums are set (the victim solver, right after cloning).
+// - The job-state generation moves with the structure generation and on every task status write
+//   (all of them go through Statement or Session::Evict / BindTask).
+// - Each job of the session's job map carries a status_version (set to 1 when the session starts,
+//   bumped with every status write of one of its tasks). Copies made during the session (partial
+//   jobs, victim representatives) share tasks with a session job but have status_version 0: their
+//   memos hold only while the job-state generation stands still.
+//
+// So a session job's memo survives the status changes of other jobs (each victim simulation
+// changes a few jobs and rolls back; the job-order heaps rebuilt per simulation ask for every
+// pending job's memo again), and a copy's memo survives as long as nothing changed at all.
+#pragma once
+
+#include <atomic>
+#include <cstdint>
+
+#include "scheduler/api/podgroup_info.h"
+
+namespace kai::scheduler {
+
+namespace internal {
+inline std::atomic<uint64_t> job_state_generation{1};
+inline std::atomic<uint64_t> job_structure_generation{1};
+}  // namespace internal
+
+inline uint64_t JobStateGeneration() {
+  return internal::job_state_generation.load(std::memory_order_relaxed);
+}
+
+// A task of `job` (nullptr: of no job in the session's map) changed status.
+inline void BumpJobState(PodGroupInfo* job) {
+  internal::job_state_generation.fetch_add(1, std::memory_order_relaxed);
+  if (job != nullptr && job->status_version != 0) ++job->status_version;
+}
+
+// Every memo of every job is stale.
+inline void BumpJobStructure() {
+  internal::job_structure_generation.fetch_add(1, std::memory_order_relaxed);
+  internal::job_state_generation.fetch_add(1, std::memory_order_relaxed);
+}
+
+inline JobStateStamp CurrentJobStateStamp(const PodGroupInfo& job) {
+  return JobStateStamp{internal::job_structure_generation.load(std::memory_order_relaxed),
+                       JobStateGeneration(), job.status_version};
+}
+
+inline bool JobStateStampHolds(const PodGroupInfo& job, const JobStateStamp& s) {
+  if (s.structure != internal::job_structure_generation.load(std::memory_order_relaxed)) {
+    return false;
+  }
+  if (s.global == JobStateGeneration()) return true;
+  return job.status_version != 0 && s.job == job.status_version;
+}
+
+}  // namespace kai::scheduler
