@@ -292,10 +292,10 @@ std::map<std::string, std::string> Session::MutateBindRequestAnnotations(
 
 namespace {
 
-std::vector<std::pair<double, NodeInfo*>> ScoreNodes(const Session& ssn, const NodeSet& nodes,
-                                                     const PodInfo& task) {
+std::vector<Session::ScoredNode> ScoreNodes(const Session& ssn, const NodeSet& nodes,
+                                            const PodInfo& task) {
   ssn.NodePreOrder(task, nodes);
-  std::vector<std::pair<double, NodeInfo*>> scored;
+  std::vector<Session::ScoredNode> scored;
   scored.reserve(nodes.size());
   for (NodeInfo* n : nodes) {
     std::optional<double> s = ssn.NodeOrderScore(task, *n);
@@ -304,39 +304,37 @@ std::vector<std::pair<double, NodeInfo*>> ScoreNodes(const Session& ssn, const N
                  << task.key() << " failed; node skipped";
       continue;
     }
-    scored.emplace_back(*s, n);
+    scored.push_back({*s, n->name_rank(), n});
   }
   return scored;
 }
 
 // Score descending, then name ascending: a strict total order (names are unique), so a heap
 // yields exactly the sorted sequence.
-bool NodeBefore(const std::pair<double, NodeInfo*>& a, const std::pair<double, NodeInfo*>& b) {
-  if (a.first != b.first) return a.first > b.first;
+bool NodeBefore(const Session::ScoredNode& a, const Session::ScoredNode& b) {
+  if (a.score != b.score) return a.score > b.score;
   // Name order through the session's ranks (distinct for distinct nodes); names for nodes the
   // session did not rank.
-  const int ra = a.second->name_rank();
-  const int rb = b.second->name_rank();
-  if (ra != 0 && rb != 0) return ra < rb;
-  return a.second->name() < b.second->name();
+  if (a.rank != 0 && b.rank != 0) return a.rank < b.rank;
+  return a.node->name() < b.node->name();
 }
 
-bool NodeAfter(const std::pair<double, NodeInfo*>& a, const std::pair<double, NodeInfo*>& b) {
+bool NodeAfter(const Session::ScoredNode& a, const Session::ScoredNode& b) {
   return NodeBefore(b, a);
 }
 
 }  // namespace
 
 NodeSet Session::OrderedNodesByTask(const NodeSet& nodes, const PodInfo& task) const {
-  std::vector<std::pair<double, NodeInfo*>> scored = ScoreNodes(*this, nodes, task);
+  std::vector<ScoredNode> scored = ScoreNodes(*this, nodes, task);
   std::sort(scored.begin(), scored.end(), NodeBefore);
   NodeSet out;
   out.reserve(scored.size());
-  for (auto& [s, n] : scored) out.push_back(n);
+  for (const ScoredNode& s : scored) out.push_back(s.node);
   return out;
 }
 
-Session::NodeOrder::NodeOrder(std::vector<std::pair<double, NodeInfo*>> scored)
+Session::NodeOrder::NodeOrder(std::vector<ScoredNode> scored)
     : heap_(std::move(scored)), size_(heap_.size()) {
   std::make_heap(heap_.begin(), heap_.end(), NodeAfter);
 }
@@ -345,7 +343,7 @@ NodeInfo* Session::NodeOrder::Next() {
   if (size_ == 0) return nullptr;
   std::pop_heap(heap_.begin(), heap_.begin() + static_cast<std::ptrdiff_t>(size_), NodeAfter);
   --size_;
-  return heap_[size_].second;
+  return heap_[size_].node;
 }
 
 Session::NodeOrder Session::LazyOrderedNodesByTask(const NodeSet& nodes,

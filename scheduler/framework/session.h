@@ -159,14 +159,21 @@ class Session {
   NodeSet OrderedNodesByTask(const NodeSet& nodes, const PodInfo& task) const;
   // The same order, produced lazily: callers that stop at the first fitting node (allocation)
   // pay for scoring every node but not for sorting them all.
+  // A node with its score and name rank copied next to it, so ordering 4,000 nodes compares
+  // contiguous values instead of following a pointer into every NodeInfo per comparison.
+  struct ScoredNode {
+    double score;
+    int rank;  // NodeInfo::name_rank(); 0 when the session did not rank the node
+    NodeInfo* node;
+  };
   class NodeOrder {
    public:
-    explicit NodeOrder(std::vector<std::pair<double, NodeInfo*>> scored);
+    explicit NodeOrder(std::vector<ScoredNode> scored);
     // The next node in order; nullptr when exhausted.
     NodeInfo* Next();
 
    private:
-    std::vector<std::pair<double, NodeInfo*>> heap_;
+    std::vector<ScoredNode> heap_;
     size_t size_;
   };
   NodeOrder LazyOrderedNodesByTask(const NodeSet& nodes, const PodInfo& task) const;
