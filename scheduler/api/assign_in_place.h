@@ -13,22 +13,44 @@
 
 namespace kai::scheduler {
 
+// Rewrites a key-ordered map in one pass: Put() the keys it must hold in ascending order, then
+// Finish(). A key already present is updated in place, a new one is inserted, and the keys not
+// put are erased.
+template <typename Map>
+class InPlaceMapWriter {
+ public:
+  explicit InPlaceMapWriter(Map* map) : map_(map), at_(map->begin()) {}
+  // assign(value&) updates an existing value; make() returns a new one. `key` must be greater
+  // than every key put before.
+  template <typename Assign, typename Make>
+  void Put(const typename Map::key_type& key, Assign&& assign, Make&& make) {
+    while (at_ != map_->end() && at_->first < key) at_ = map_->erase(at_);
+    if (at_ != map_->end() && at_->first == key) {
+      assign(at_->second);
+      ++at_;
+    } else {
+      map_->emplace_hint(at_, key, make());
+    }
+  }
+  void Finish() { map_->erase(at_, map_->end()); }
+
+ private:
+  Map* map_;
+  typename Map::iterator at_;
+};
+
 // Makes `*dst` hold exactly `src`'s keys: the value of a key present in both is updated with
 // assign(dst_value, src_value), a key only in `src` is inserted with make(src_value), a key only
 // in `*dst` is erased. Both maps must order keys with operator<.
 template <typename DstMap, typename SrcMap, typename Assign, typename Make>
 void AssignMapInPlace(DstMap* dst, const SrcMap& src, Assign&& assign, Make&& make) {
-  auto d = dst->begin();
+  InPlaceMapWriter<DstMap> w(dst);
   for (const auto& [key, value] : src) {
-    while (d != dst->end() && d->first < key) d = dst->erase(d);
-    if (d != dst->end() && d->first == key) {
-      assign(d->second, value);
-      ++d;
-    } else {
-      dst->emplace_hint(d, key, make(value));
-    }
+    w.Put(
+        key, [&](typename DstMap::mapped_type& d) { assign(d, value); },
+        [&] { return make(value); });
   }
-  dst->erase(d, dst->end());
+  w.Finish();
 }
 
 // A std::map whose copy-assignment is AssignMapInPlace with the values' own copy-assignment, so

@@ -900,16 +900,10 @@ void ClusterModel::CopyKept(const SchedulerParams& params, std::vector<std::stri
   // tasks_by_key: merge the two key-ordered runs (reservation pods, the others), assigning into
   // the map's existing entries.
   {
-    auto d = c->tasks_by_key.begin();
+    InPlaceMapWriter by_key(&c->tasks_by_key);
     auto put = [&](PodInfo* next) {
-      const std::string& key = next->key();
-      while (d != c->tasks_by_key.end() && d->first < key) d = c->tasks_by_key.erase(d);
-      if (d != c->tasks_by_key.end() && d->first == key) {
-        d->second = next;
-        ++d;
-      } else {
-        c->tasks_by_key.emplace_hint(d, key, next);
-      }
+      by_key.Put(
+          next->key(), [&](PodInfo*& d) { d = next; }, [&] { return next; });
     };
     size_t reservations = 0;
     while (reservations < c->tasks.size() && c->tasks[reservations]->is_reservation) ++reservations;
@@ -921,7 +915,7 @@ void ClusterModel::CopyKept(const SchedulerParams& params, std::vector<std::stri
         put(c->tasks[j++].get());
       }
     }
-    c->tasks_by_key.erase(d, c->tasks_by_key.end());
+    by_key.Finish();
   }
   AssignMapInPlace(
       &c->nodes, k.nodes,
@@ -951,18 +945,14 @@ void ClusterModel::CopyKept(const SchedulerParams& params, std::vector<std::stri
       [](const std::unique_ptr<QueueInfo>& s) { return std::make_unique<QueueInfo>(*s); });
   {
     // Jobs: the kept map also holds entries without a job (skipped by backoff, orphans).
-    auto d = c->jobs.begin();
+    InPlaceMapWriter jobs(&c->jobs);
     for (const auto& [id, job] : k.jobs) {
       if (job.info == nullptr) continue;
-      while (d != c->jobs.end() && d->first < id) d = c->jobs.erase(d);
-      if (d != c->jobs.end() && d->first == id) {
-        d->second->AssignFrom(*job.info, by_slot);
-        ++d;
-      } else {
-        c->jobs.emplace_hint(d, id, job.info->CloneWithTasks(by_slot));
-      }
+      jobs.Put(
+          id, [&](std::unique_ptr<PodGroupInfo>& d) { d->AssignFrom(*job.info, by_slot); },
+          [&] { return job.info->CloneWithTasks(by_slot); });
     }
-    c->jobs.erase(d, c->jobs.end());
+    jobs.Finish();
   }
   // Set by the Session when it opens.
   c->jobs_pending_at_open.clear();
