@@ -193,16 +193,8 @@ PodGroupInfo::PodGroupInfo(std::shared_ptr<const api::PodGroup> pg, int32_t prio
   IndexPodSets();
 }
 
-PodGroupInfo::PodGroupInfo(const PodGroupInfo& other, const std::vector<PodInfo*>& tasks)
-    : pg_(other.pg_),
-      uid_(other.uid_),
-      priority_(other.priority_),
-      preemptible_(other.preemptible_),
-      creation_time_(other.creation_time_) {
-  last_start_timestamp = other.last_start_timestamp;
-  stale_timestamp = other.stale_timestamp;
-  stale = other.stale;
-  implicit = other.implicit;
+PodGroupInfo::PodGroupInfo(const PodGroupInfo& other, const std::vector<PodInfo*>& tasks) {
+  CopyAttributesFrom(other);
   root_ = other.root_->CloneStructure();
   IndexPodSets();
   for (PodInfo* t : tasks) AddTask(t);
@@ -217,15 +209,7 @@ std::unique_ptr<PodGroupInfo> PodGroupInfo::CloneWithTasks(
 
 void PodGroupInfo::AssignFrom(const PodGroupInfo& o, const std::vector<PodInfo*>& by_slot) {
   // Every member, as the copy constructor and CloneWithTasks set them.
-  pg_ = o.pg_;
-  uid_ = o.uid_;
-  priority_ = o.priority_;
-  preemptible_ = o.preemptible_;
-  creation_time_ = o.creation_time_;
-  last_start_timestamp = o.last_start_timestamp;
-  stale_timestamp = o.stale_timestamp;
-  stale = o.stale;
-  implicit = o.implicit;
+  CopyAttributesFrom(o);
   if (!root_->AssignStructureFrom(*o.root_)) {
     root_ = o.root_->CloneStructure();
     IndexPodSets();
@@ -242,6 +226,18 @@ void PodGroupInfo::AssignFrom(const PodGroupInfo& o, const std::vector<PodInfo*>
     m.has_init_resource = false;
   }
   signature_.clear();
+}
+
+void PodGroupInfo::CopyAttributesFrom(const PodGroupInfo& o) {
+  pg_ = o.pg_;
+  uid_ = o.uid_;
+  priority_ = o.priority_;
+  preemptible_ = o.preemptible_;
+  creation_time_ = o.creation_time_;
+  last_start_timestamp = o.last_start_timestamp;
+  stale_timestamp = o.stale_timestamp;
+  stale = o.stale;
+  implicit = o.implicit;
 }
 
 void PodGroupInfo::CopyTasksFrom(const PodGroupInfo& o, const std::vector<PodInfo*>& by_slot) {

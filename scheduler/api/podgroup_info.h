@@ -222,6 +222,9 @@ class PodGroupInfo {
 
  private:
   void IndexPodSets();
+  // The PodGroup and its attributes (not the structure, tasks or session memos) of `o`: what the
+  // copy constructor and AssignFrom share.
+  void CopyAttributesFrom(const PodGroupInfo& o);
   // Appends `o`'s tasks (valid and invalid) as their copies `by_slot[task->snapshot_slot]`, and
   // copies its fit errors.
   void CopyTasksFrom(const PodGroupInfo& o, const std::vector<PodInfo*>& by_slot);
