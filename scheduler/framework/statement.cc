@@ -9,6 +9,16 @@
 
 namespace kai::scheduler {
 
+namespace {
+
+// The task's status or virtual flag changed: both are inputs of its job's memos
+// (framework/job_state_generation.h).
+void JobStateChanged(Session* ssn, const PodInfo& task) {
+  BumpJobState(ssn->cluster().FindJob(task.job()));
+}
+
+}  // namespace
+
 Status Statement::Evict(PodInfo* task, const std::string& message, const EvictionMetadata& meta) {
   Op op;
   op.kind = Kind::kEvict;
@@ -50,11 +60,11 @@ Status Statement::DoEvict(Op* op) {
   SaveState(*task, op);
   task->status = PodStatus::kReleasing;
   task->is_virtual_status = true;
-  BumpJobState(ssn_->cluster().FindJob(task->job()));
+  JobStateChanged(ssn_, *task);
   if (!node->UpdateTask(task)) {
     task->status = op->prev_status;
     task->is_virtual_status = op->prev_virtual;
-    BumpJobState(ssn_->cluster().FindJob(task->job()));
+    JobStateChanged(ssn_, *task);
     return InternalError("failed to update task " + task->key() + " on node " + node->name());
   }
   ssn_->FireDeallocate(*task);
@@ -64,10 +74,9 @@ Status Statement::DoEvict(Op* op) {
 void Statement::ReverseEvict(Op& op) {
   PodInfo* task = op.task;
   task->status = op.prev_status;
-  BumpJobState(ssn_->cluster().FindJob(task->job()));
   task->gpu_groups = op.prev_groups;
   task->is_virtual_status = op.prev_virtual;
-  BumpJobState(ssn_->cluster().FindJob(task->job()));
+  JobStateChanged(ssn_, *task);
   task->node_name = op.prev_node;
   if (NodeInfo* node = ssn_->cluster().FindNode(op.prev_node)) {
     if (node->HasTask(task->key())) {
@@ -125,7 +134,7 @@ Status Statement::DoPipeline(Op* op) {
   if (op->moved_gpu && it != node->tasks().end()) op->prev_groups = it->second.groups;
   if (op->new_groups) task->gpu_groups = *op->new_groups;
   task->status = PodStatus::kPipelined;
-  BumpJobState(ssn_->cluster().FindJob(task->job()));
+  JobStateChanged(ssn_, *task);
   task->node_name = op->node;
   bool ok = true;
   if (op->moved_gpu) {
@@ -139,14 +148,14 @@ Status Statement::DoPipeline(Op* op) {
   }
   if (!ok) {
     task->status = op->prev_status;
-    BumpJobState(ssn_->cluster().FindJob(task->job()));
+    JobStateChanged(ssn_, *task);
     task->node_name = op->prev_node;
     task->gpu_groups = op->prev_groups;
     return InternalError("failed to pipeline task " + task->key() + " to node " + op->node);
   }
   ssn_->FireAllocate(*task);
   task->is_virtual_status = true;
-  BumpJobState(ssn_->cluster().FindJob(task->job()));
+  JobStateChanged(ssn_, *task);
   return Status::OK();
 }
 
@@ -154,10 +163,9 @@ void Statement::ReversePipeline(Op& op) {
   PodInfo* task = op.task;
   NodeInfo* node = ssn_->cluster().FindNode(task->node_name);
   task->status = op.prev_status;
-  BumpJobState(ssn_->cluster().FindJob(task->job()));
   task->gpu_groups = op.prev_groups;
   task->is_virtual_status = op.prev_virtual;
-  BumpJobState(ssn_->cluster().FindJob(task->job()));
+  JobStateChanged(ssn_, *task);
   if (node != nullptr) {
     if (op.moved_gpu) {
       node->RestoreConsolidatedSharedTask(*task);
@@ -198,18 +206,18 @@ Status Statement::DoAllocate(Op* op) {
   SaveState(*task, op);
   if (op->new_groups) task->gpu_groups = *op->new_groups;
   task->status = PodStatus::kAllocated;
-  BumpJobState(ssn_->cluster().FindJob(task->job()));
+  JobStateChanged(ssn_, *task);
   task->node_name = op->node;
   if (!node->AddTask(task)) {
     task->status = op->prev_status;
-    BumpJobState(ssn_->cluster().FindJob(task->job()));
+    JobStateChanged(ssn_, *task);
     task->node_name = op->prev_node;
     task->gpu_groups = op->prev_groups;
     return InternalError("task " + task->key() + " is already on node " + op->node);
   }
   ssn_->FireAllocate(*task);
   task->is_virtual_status = true;
-  BumpJobState(ssn_->cluster().FindJob(task->job()));
+  JobStateChanged(ssn_, *task);
   return Status::OK();
 }
 
@@ -218,10 +226,9 @@ void Statement::ReverseAllocate(Op& op) { UndoAllocation(ssn_, op); }
 void Statement::UndoAllocation(Session* ssn, const Op& op) {
   PodInfo* task = op.task;
   task->status = PodStatus::kPending;
-  BumpJobState(ssn->cluster().FindJob(task->job()));
   if (NodeInfo* node = ssn->cluster().FindNode(task->node_name)) node->RemoveTask(*task);
   task->is_virtual_status = op.prev_virtual;
-  BumpJobState(ssn->cluster().FindJob(task->job()));
+  JobStateChanged(ssn, *task);
   ssn->FireDeallocate(*task);
   task->node_name.clear();
   task->gpu_groups = op.prev_groups;
@@ -331,10 +338,9 @@ Status Statement::ConvertAllAllocatedToPipelined(const PodGroupId& job) {
     const std::string node = task->node_name;
     // Un-allocate keeping the virtual flag, then pipeline to the same node.
     task->status = PodStatus::kPending;
-    BumpJobState(ssn_->cluster().FindJob(task->job()));
     if (NodeInfo* n = ssn_->cluster().FindNode(node)) n->RemoveTask(*task);
     task->is_virtual_status = true;
-    BumpJobState(ssn_->cluster().FindJob(task->job()));
+    JobStateChanged(ssn_, *task);
     ssn_->FireDeallocate(*task);
     task->node_name.clear();
     Op pipeline;
@@ -424,7 +430,7 @@ Status Statement::Commit() {
           // Pending in the cluster): evicting it only moves the decision. Deleting the pod, as
           // KAI's commit would, kills a pod that runs nowhere.
           task->is_virtual_status = false;
-          BumpJobState(ssn_->cluster().FindJob(task->job()));
+          JobStateChanged(ssn_, *task);
           break;
         }
         PodGroupInfo* job = ssn_->cluster().FindJob(task->job());
@@ -436,7 +442,7 @@ Status Statement::Commit() {
           reverted_evictions = true;
         } else {
           task->is_virtual_status = false;
-          BumpJobState(ssn_->cluster().FindJob(task->job()));
+          JobStateChanged(ssn_, *task);
         }
         break;
       }
