@@ -87,7 +87,7 @@ class ScenarioInfo {
 
 // Hook types.
 using JobCompareFn = std::function<int(const PodGroupInfo& l, const PodGroupInfo& r)>;
-// A job-order function's key (Session::AddJobOrderFn): lower ranks come first.
+// A job-order key (Session::AddJobOrderRankFn): lower ranks come first.
 using JobRankFn = int64_t (*)(const PodGroupInfo& job);
 using TaskCompareFn = std::function<int(const PodInfo& l, const PodInfo& r)>;
 using PodSetCompareFn = std::function<int(const PodSet& l, const PodSet& r)>;

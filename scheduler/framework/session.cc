@@ -67,7 +67,16 @@ int Session::JobsDepth(std::string_view action) const {
 
 std::unique_ptr<Statement> Session::NewStatement() { return std::make_unique<Statement>(this); }
 
-void Session::AddJobOrderFn(JobCompareFn f, JobRankFn rank) {
+void Session::AddJobOrderRankFn(JobRankFn rank) {
+  AddJobOrder(
+      [rank](const PodGroupInfo& l, const PodGroupInfo& r) {
+        const int64_t a = rank(l), b = rank(r);
+        return a < b ? -1 : (a > b ? 1 : 0);
+      },
+      rank);
+}
+
+void Session::AddJobOrder(JobCompareFn f, JobRankFn rank) {
   constexpr size_t kMaxRanks = sizeof(PodGroupInfo::JobOrderKeyMemo::ranks) /
                                sizeof(PodGroupInfo::JobOrderKeyMemo::ranks[0]);
   job_order_fns_.push_back(std::move(f));

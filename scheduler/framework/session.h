@@ -55,12 +55,13 @@ class Session {
   std::unique_ptr<Statement> NewStatement();
 
   // Hook registration.
-  // `rank`, when given, must agree with `f`: f(l, r) < 0 exactly when rank(l) < rank(r), > 0
-  // exactly when rank(l) > rank(r). When every job-order function has one, JobOrderLess compares
-  // ranks memoized per job (PodGroupInfo::job_order_key_memo) instead of calling the functions
-  // on every heap comparison; a rank may read the job's task statuses and PodSet minimums and
-  // nothing else that changes during a session (see framework/job_state_generation.h).
-  void AddJobOrderFn(JobCompareFn f, JobRankFn rank = nullptr);
+  void AddJobOrderFn(JobCompareFn f) { AddJobOrder(std::move(f), nullptr); }
+  // A job order given as a key per job, lower first (the comparison is derived from it). When
+  // every job-order function is one, JobOrderLess compares ranks memoized per job
+  // (PodGroupInfo::job_order_key_memo) instead of calling the functions on every heap
+  // comparison; a rank may read the job's task statuses and PodSet minimums and nothing else
+  // that changes during a session (see framework/job_state_generation.h).
+  void AddJobOrderRankFn(JobRankFn rank);
   void AddTaskOrderFn(TaskCompareFn f) { task_order_fns_.push_back(std::move(f)); }
   void AddSubGroupOrderFn(PodSetCompareFn f) { subgroup_order_fns_.push_back(std::move(f)); }
   void AddQueueOrderFn(QueueCompareFn f) { queue_order_fns_.push_back(std::move(f)); }
@@ -210,6 +211,8 @@ class Session {
   Plugin* FindPlugin(std::string_view name) const;
 
  private:
+  // `rank` (nullptr: none) agrees with `f`.
+  void AddJobOrder(JobCompareFn f, JobRankFn rank);
   // The job's memoized ranks when every job-order function has one (nullptr otherwise).
   const int64_t* JobOrderRanks(const PodGroupInfo& job) const;
 

@@ -14,12 +14,8 @@ class PriorityPlugin : public Plugin {
  public:
   std::string_view Name() const override { return "priority"; }
   void OnSessionOpen(Session* ssn) override {
-    ssn->AddJobOrderFn(
-        [](const PodGroupInfo& l, const PodGroupInfo& r) {
-          if (l.priority() > r.priority()) return -1;
-          if (l.priority() < r.priority()) return 1;
-          return 0;
-        },
+    // Higher priority first.
+    ssn->AddJobOrderRankFn(
         [](const PodGroupInfo& job) { return -static_cast<int64_t>(job.priority()); });
   }
 };
@@ -40,13 +36,7 @@ class ElasticPlugin : public Plugin {
  public:
   std::string_view Name() const override { return "elastic"; }
   void OnSessionOpen(Session* ssn) override {
-    ssn->AddJobOrderFn(
-        [](const PodGroupInfo& l, const PodGroupInfo& r) {
-          int lc = ElasticClass(l), rc = ElasticClass(r);
-          if (lc < rc) return -1;
-          if (lc > rc) return 1;
-          return 0;
-        },
+    ssn->AddJobOrderRankFn(
         [](const PodGroupInfo& job) { return static_cast<int64_t>(ElasticClass(job)); });
   }
 };
