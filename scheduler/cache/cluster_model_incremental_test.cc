@@ -274,13 +274,7 @@ TEST(IncrementalSnapshot, DumpSeesSessionChangesAndCopiesAreIndependent) {
   n->idle.Set(0, n->idle.Get(0) + 1);
   auto c = model.Snapshot(params, nullptr);
   EXPECT_EQ(FirstSnapshotDifference(*b, *c), "");
-  // Task pointers of nodes and jobs point into their own snapshot.
-  for (const auto& [name, node] : c->nodes) {
-    for (const auto& [key, e] : node->tasks()) EXPECT_EQ(e.task, c->FindTask(key)) << key;
-  }
-  for (const auto& [id, job] : c->jobs) {
-    for (const PodInfo* task : job->tasks()) EXPECT_EQ(task, c->FindTask(task->key())) << id;
-  }
+  ExpectOwnPointers(*c, "third snapshot");
 }
 
 // A recycled snapshot may have been changed in any way (sessions write their snapshot from many

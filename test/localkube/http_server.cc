@@ -215,6 +215,10 @@ void HttpServer::AcceptLoop() {
 
 namespace {
 
+// Responses and watch chunks up to this size are copied into one buffer and written at once (see
+// BeastChunkWriter::Write, WriteMessage); above it (large list pages) the copy would not pay.
+constexpr size_t kCoalesceLimit = 256 * 1024;
+
 template <typename Stream>
 class BeastChunkWriter : public ChunkWriter {
  public:
@@ -226,7 +230,7 @@ class BeastChunkWriter : public ChunkWriter {
     // A TLS stream's write_some linearises at most 8 KiB of a buffer sequence (Boost 1.74), so a
     // batch of watch events above that went out as three TLS records and send() calls.
     boost::system::error_code ec;
-    if (data.size() > kCoalesceLimit) {  // large list pages: the copy would not pay
+    if (data.size() > kCoalesceLimit) {
       net::write(s_, http::make_chunk(net::buffer(data.data(), data.size())), ec);
       if (ec) failed_ = true;
       return !failed_;
@@ -252,7 +256,6 @@ class BeastChunkWriter : public ChunkWriter {
   bool failed() const { return failed_; }
 
  private:
-  static constexpr size_t kCoalesceLimit = 256 * 1024;
   Stream& s_;
   int fd_;
   bool failed_ = false;
@@ -266,7 +269,7 @@ class BeastChunkWriter : public ChunkWriter {
 template <typename Stream>
 void WriteMessage(Stream& stream, http::response<http::string_body>& msg,
                   boost::system::error_code& ec) {
-  if (msg.body().size() > 256 * 1024) {
+  if (msg.body().size() > kCoalesceLimit) {
     http::write(stream, msg, ec);
     return;
   }
