@@ -2,6 +2,7 @@
 
 #include <glog/logging.h>
 
+#include <algorithm>
 #include <atomic>
 #include <cmath>
 
@@ -502,13 +503,32 @@ void NodeInfo::ForEachSharedGroup(F&& f) const {
 int NodeInfo::CountFittingGpuGroups(const PodInfo& task, int limit) const {
   if (used_shared_gpus_memory.empty() || limit == 0) return 0;
   const int64_t need = ResourceGpuMemory(task.gpu_req);
+  auto capped = [limit](int n) { return limit >= 0 ? std::min(n, limit) : n; };
+  if (fit_memo_version_ != accounting_version_ || accounting_version_ == 0) {
+    fit_memo_.clear();
+    fit_memo_version_ = accounting_version_;
+  }
+  for (const FitMemo& m : fit_memo_) {
+    if (m.need != need) continue;
+#ifndef NDEBUG
+    CHECK_EQ(m.count, CountFittingGpuGroupsUncached(need))
+        << "stale CountFittingGpuGroups memo on node " << name();
+#endif
+    return capped(m.count);
+  }
+  const int n = CountFittingGpuGroupsUncached(need);
+  if (fit_memo_.size() >= kMaxFitMemo) fit_memo_.pop_back();
+  fit_memo_.push_back({need, n});
+  return capped(n);
+}
+
+int NodeInfo::CountFittingGpuGroupsUncached(int64_t need) const {
   int n = 0;
   // Same test as IsTaskFitOnGpuGroup: used, room for the request, not entirely releasing.
   ForEachSharedGroup([&](const std::string&, int64_t used, int64_t allocated, int64_t releasing) {
     if (used != 0 && memory_of_every_gpu - allocated + releasing - need >= 0 &&
         allocated != releasing) {
       ++n;
-      if (limit >= 0 && n >= limit) return false;
     }
     return true;
   });

@@ -165,6 +165,8 @@ class NodeInfo {
   bool IsTaskAllocatableOn(const PodInfo& task, const ResourceVector& vec) const;
   bool LessEqualTaskToNodeResources(const PodInfo& task, const ResourceVector& vec) const;
   int64_t FractionTaskGpusAllocatableDeviceCount(const PodInfo& task) const;
+  int CountFittingGpuGroupsUncached(int64_t need) const;
+  static constexpr size_t kMaxFitMemo = 8;
   int NumberOfUsedGpus() const;
   bool IsGpuReleasingFromSharedTasks(const std::string& group) const;
   bool EnoughResourcesOnGpu(const GpuRequirement& r, const std::string& group) const;
@@ -193,6 +195,16 @@ class NodeInfo {
   mutable int used_shared_gpus_ = -1;
   int name_rank_ = 0;
   uint64_t accounting_version_ = 0;
+  // CountFittingGpuGroups without a limit, per requested GPU memory, valid while the accounting
+  // version is fit_memo_version_: victim simulations ask it of the same unchanged nodes for every
+  // scenario (resource checks, FittingNode, two node-order plugins), and each answer walks three
+  // string-keyed maps.
+  struct FitMemo {
+    int64_t need;
+    int count;
+  };
+  mutable uint64_t fit_memo_version_ = 0;
+  mutable std::vector<FitMemo> fit_memo_;
 };
 
 }  // namespace kai::scheduler

@@ -144,6 +144,7 @@ ResourceFitCache::Result ResourceFitCache::Check(const PodInfo& task, const Node
   }
   Result r;
   r.none_fits = e.num_room == 0;
+  r.room = &e.room;
   if (r.none_fits && want_errors) {
     if (!e.has_errors) {
       NodeFitErrors::Map errors;
@@ -159,6 +160,10 @@ ResourceFitCache::Result ResourceFitCache::Check(const PodInfo& task, const Node
   // Debug builds (the sanitizer build runs every test with them) prove each answer exact.
   CHECK(SameResult(r, Compute(task, nodes, gang), want_errors))
       << "stale ResourceFitCache entry for " << task.key();
+  for (size_t i = 0; i < nodes.size(); ++i) {
+    CHECK_EQ(e.room[i], nodes[i]->IsTaskAllocatableOnReleasingOrIdle(task) ? 1 : 0)
+        << "stale ResourceFitCache room of " << nodes[i]->name() << " for " << task.key();
+  }
 #endif
   return r;
 }

@@ -36,6 +36,9 @@ class ResourceFitCache {
     // When none_fits: the reasons of every node where the task does not fit in Idle either
     // (what Session::FittingNode records), keyed by node name; nullptr when there are none.
     std::shared_ptr<const NodeFitErrors> errors;
+    // Per node of the set, in its order: 1 where the task has room
+    // (IsTaskAllocatableOnReleasingOrIdle). Points into the memo: valid until the next Check.
+    const std::vector<uint8_t>* room = nullptr;
   };
 
   // The answer for `task` on `nodes`, computed or brought up to date. `gang` is passed to

@@ -5,6 +5,10 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
+#include <string>
+#include <vector>
+
 #include "scheduler/framework/statement.h"
 #include "scheduler/testing/test_cluster.h"
 
@@ -45,6 +49,12 @@ void ExpectFresh(ResourceFitCache* cache, const PodInfo& task, const NodeSet& no
   ResourceFitCache::Result fresh = ResourceFitCache::Compute(task, nodes, false);
   EXPECT_EQ(cached.none_fits, fresh.none_fits) << task.key();
   EXPECT_EQ(Nodes(cached), Nodes(fresh)) << task.key();
+  ASSERT_NE(cached.room, nullptr);
+  ASSERT_EQ(cached.room->size(), nodes.size());
+  for (size_t i = 0; i < nodes.size(); ++i) {
+    EXPECT_EQ((*cached.room)[i], nodes[i]->IsTaskAllocatableOnReleasingOrIdle(task) ? 1 : 0)
+        << task.key() << " on " << nodes[i]->name();
+  }
 }
 
 TEST(ResourceFitCacheTest, TasksOfOneShapeShareTheAnswerAndTheErrors) {
@@ -221,6 +231,79 @@ TEST(ResourceFitCacheTest, UsedSharedGpuCountFollowsTheSharedAccounting) {
   ExpectFresh(&cache, *s.Task("two-0"), nodes);
   stmt->Discard();
   EXPECT_EQ(n->NumberOfUsedSharedGpus(), fresh());
+}
+
+// The per-node room answer says which nodes a simulation orders: exactly the nodes where the task
+// fits on Idle+Releasing, and in the order every node would have been visited in.
+TEST(ResourceFitCacheTest, RoomSelectsTheNodesOfTheFullOrderThatHaveRoom) {
+  TestCluster c;
+  for (int i = 0; i < 5; ++i) c.AddNode(NodeSpec{.name = "node" + std::to_string(i), .gpus = 4});
+  c.AddQueue({.name = "q0", .gpu_quota = 20});
+  c.AddQueue({.name = "q1", .gpu_quota = 20});
+  c.AddJob(RunningJob("full1", "q0", 1, "node1", 4));
+  c.AddJob(RunningJob("full3", "q0", 1, "node3", 4));
+  c.AddJob(RunningJob("part4", "q0", 1, "node4", 2));
+  c.AddJob(PendingJob("two", "q1", 2));
+  TestSession s(c);
+  const NodeSet& nodes = s.cluster().node_list;
+  PodInfo* task = s.Task("two-0");
+  auto stmt = s.ssn().NewStatement();
+  ASSERT_TRUE(stmt->Evict(s.Task("full3-0"), "msg", {}).ok());
+  ASSERT_TRUE(stmt->Evict(s.Task("full3-1"), "msg", {}).ok());
+  const std::vector<uint8_t>* room = nullptr;
+  ASSERT_FALSE(s.ssn().NoNodeHasRoom(*task, s.Job("two"), nodes, false, &room));
+  ASSERT_NE(room, nullptr);
+  // node1 is full; node3 has two releasing GPUs; node4 two idle ones.
+  EXPECT_EQ(*room, (std::vector<uint8_t>{1, 0, 1, 1, 1}));
+  std::vector<std::string> expected;
+  for (const NodeInfo* n : s.ssn().OrderedNodesByTask(nodes, *task)) {
+    if (n->name() != "node1") expected.push_back(n->name());
+  }
+  Session::NodeOrder order = s.ssn().LazyOrderedNodesByTask(nodes, *task, room);
+  std::vector<std::string> got;
+  for (NodeInfo* n = order.Next(); n != nullptr; n = order.Next()) got.push_back(n->name());
+  EXPECT_EQ(got, expected);
+  // node4 fits in Idle (node availability); node3 only on releasing GPUs.
+  EXPECT_EQ(got.front(), "node4");
+  EXPECT_EQ(got.size(), 4u);
+  stmt->Discard();
+}
+
+// The fitting-group count is memoized per node until its accounting changes: it must follow every
+// change of the shared-GPU maps (an uncached walk, FittingGpuGroups, is the reference).
+TEST(ResourceFitCacheTest, FittingGroupCountFollowsTheSharedAccounting) {
+  TestCluster c;
+  c.AddNode(NodeSpec{.name = "node0", .gpus = 2});
+  c.AddQueue({.name = "q0", .gpu_quota = 8});
+  c.AddJob(RunningJob("half", "q0", 0.5, "node0"));
+  c.AddJob(RunningJob("quarter", "q0", 0.25, "node0"));
+  c.AddJob(PendingJob("frac", "q0", 0.5));
+  c.AddJob(PendingJob("big", "q0", 0.75));
+  TestSession s(c);
+  NodeInfo* n = s.Node("node0");
+  auto expect_fresh = [&](const char* when) {
+    for (const char* t : {"frac-0", "big-0"}) {
+      const PodInfo& task = *s.Task(t);
+      const int all = static_cast<int>(n->FittingGpuGroups(task).size());
+      EXPECT_EQ(n->CountFittingGpuGroups(task, -1), all) << t << " " << when;
+      EXPECT_EQ(n->CountFittingGpuGroups(task, 1), std::min(all, 1)) << t << " " << when;
+      EXPECT_EQ(n->CountFittingGpuGroups(task, -1), all) << t << " " << when << " (memo)";
+    }
+  };
+  expect_fresh("at open");
+  const int frac_before = n->CountFittingGpuGroups(*s.Task("frac-0"), -1);
+  auto stmt = s.ssn().NewStatement();
+  Statement::Checkpoint cp = stmt->MakeCheckpoint();
+  ASSERT_TRUE(stmt->Evict(s.Task("half-0"), "msg", {}).ok());
+  expect_fresh("after evicting half");
+  std::vector<std::string> groups = s.Task("quarter-0")->gpu_groups;
+  ASSERT_TRUE(stmt->Pipeline(s.Task("frac-0"), "node0", false, &groups).ok());
+  expect_fresh("after pipelining frac onto quarter's group");
+  ASSERT_TRUE(stmt->Rollback(cp).ok());
+  expect_fresh("after rollback");
+  EXPECT_EQ(n->CountFittingGpuGroups(*s.Task("frac-0"), -1), frac_before);
+  stmt->Discard();
+  expect_fresh("after discard");
 }
 
 // Allocate on a full cluster records the same per-task errors whether or not the memo answered:

@@ -302,11 +302,14 @@ std::map<std::string, std::string> Session::MutateBindRequestAnnotations(
 namespace {
 
 std::vector<Session::ScoredNode> ScoreNodes(const Session& ssn, const NodeSet& nodes,
-                                            const PodInfo& task) {
+                                            const PodInfo& task,
+                                            const std::vector<uint8_t>* room = nullptr) {
   ssn.NodePreOrder(task, nodes);
   std::vector<Session::ScoredNode> scored;
   scored.reserve(nodes.size());
-  for (NodeInfo* n : nodes) {
+  for (size_t i = 0; i < nodes.size(); ++i) {
+    if (room != nullptr && (*room)[i] == 0) continue;
+    NodeInfo* n = nodes[i];
     std::optional<double> s = ssn.NodeOrderScore(task, *n);
     if (!s) {
       LOG(ERROR) << "session " << ssn.id() << ": scoring node " << n->name() << " for "
@@ -355,9 +358,10 @@ NodeInfo* Session::NodeOrder::Next() {
   return heap_[size_].node;
 }
 
-Session::NodeOrder Session::LazyOrderedNodesByTask(const NodeSet& nodes,
-                                                   const PodInfo& task) const {
-  return NodeOrder(ScoreNodes(*this, nodes, task));
+Session::NodeOrder Session::LazyOrderedNodesByTask(const NodeSet& nodes, const PodInfo& task,
+                                                   const std::vector<uint8_t>* room) const {
+  CHECK(room == nullptr || room->size() == nodes.size());
+  return NodeOrder(ScoreNodes(*this, nodes, task, room));
 }
 
 bool Session::FittingNode(const PodInfo& task, const NodeInfo& node, bool record_fit_errors) {
@@ -381,9 +385,10 @@ bool Session::FittingNode(const PodInfo& task, const NodeInfo& node, bool record
 }
 
 bool Session::NoNodeHasRoom(const PodInfo& task, PodGroupInfo* job, const NodeSet& nodes,
-                            bool record_fit_errors) {
+                            bool record_fit_errors, const std::vector<uint8_t>** room) {
   const ResourceFitCache::Result r =
       resource_fit_cache_.Check(task, nodes, job->tasks().size() > 1, record_fit_errors);
+  if (room != nullptr) *room = r.room;
   if (!r.none_fits) return false;
   if (record_fit_errors && r.errors != nullptr) {
     job->task_fit_errors[task.uid()].AddNodeErrors(r.errors);

@@ -177,7 +177,11 @@ class Session {
     std::vector<ScoredNode> heap_;
     size_t size_;
   };
-  NodeOrder LazyOrderedNodesByTask(const NodeSet& nodes, const PodInfo& task) const;
+  // With `room` (aligned with `nodes`, see NoNodeHasRoom), only the nodes marked 1 are scored and
+  // ordered; the pre-order still sees every node, so their scores and relative order are
+  // unchanged. Exact for callers that skip nodes without room without recording anything.
+  NodeOrder LazyOrderedNodesByTask(const NodeSet& nodes, const PodInfo& task,
+                                   const std::vector<uint8_t>* room = nullptr) const;
   // Resource fit on Idle+Releasing, then all predicates; failures are recorded on the job when
   // `record_fit_errors`.
   bool FittingNode(const PodInfo& task, const NodeInfo& node, bool record_fit_errors);
@@ -186,8 +190,9 @@ class Session {
   // on `job`, when `record_fit_errors`, exactly the errors FittingNode would have recorded node by
   // node. Callers skip scoring and ordering the nodes. Memoized per resource shape until a node's
   // accounting changes (ResourceFitCache).
+  // `room`, when given, receives the per-node answer (1 = room), valid until the next call.
   bool NoNodeHasRoom(const PodInfo& task, PodGroupInfo* job, const NodeSet& nodes,
-                     bool record_fit_errors);
+                     bool record_fit_errors, const std::vector<uint8_t>** room = nullptr);
   const ResourceFitCache& resource_fit_cache() const { return resource_fit_cache_; }
   // Candidate GPU groups on a node for a fractional task, best first ("" = a whole free GPU).
   std::vector<std::string> FittingGpus(const NodeInfo& node, const PodInfo& task) const;

@@ -291,8 +291,14 @@ class JobAllocator {
       return false;
     }
     // Nothing to order when no node has room (a full cluster): the same errors are recorded.
-    if (ssn_->NoNodeHasRoom(*task, real_job, nodes, !pipeline_only_)) return false;
-    Session::NodeOrder ordered = ssn_->LazyOrderedNodesByTask(nodes, *task);
+    // Simulations record no fit errors, so FittingNode skips a node without room with no trace:
+    // they order only the nodes with room (often a few victims' nodes out of thousands).
+    const std::vector<uint8_t>* room = nullptr;
+    if (ssn_->NoNodeHasRoom(*task, real_job, nodes, !pipeline_only_,
+                            pipeline_only_ ? &room : nullptr)) {
+      return false;
+    }
+    Session::NodeOrder ordered = ssn_->LazyOrderedNodesByTask(nodes, *task, room);
     for (NodeInfo* node = ordered.Next(); node != nullptr; node = ordered.Next()) {
       if (!ssn_->FittingNode(*task, *node, !pipeline_only_)) continue;
       if (AllocateTaskToNode(task, node)) return true;
