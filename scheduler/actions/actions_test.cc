@@ -100,6 +100,33 @@ TEST(ReclaimActionTest, TakesBackTheFairShareWithQueueNumbersInTheMessage) {
             std::string::npos)
       << msg;
   EXPECT_EQ(s.Task("reclaimer-0")->status, PodStatus::kPipelined);
+  const auto& counts = s.ssn().scenario_counts();
+  ASSERT_EQ(counts.count("reclaim"), 1u);
+  // The scenario without victims is filtered (no idle GPU), the one with b-0 simulated.
+  EXPECT_EQ(counts.at("reclaim").simulated, 1);
+  EXPECT_EQ(counts.at("reclaim").filtered, 1);
+}
+
+// A scenario whose victims cannot free enough GPUs is dropped before simulating (and counted as
+// filtered): the reclaimer needs 3 GPUs on one node, there is 1 idle, each victim frees 1. No
+// victim and one victim are filtered; two victims are simulated.
+TEST(ReclaimActionTest, ScenariosWithTooFewGpusAreFilteredBeforeSimulating) {
+  TestCluster c;
+  c.AddNode({.name = "n", .gpus = 4});
+  c.AddQueue({.name = "q0", .gpu_quota = 1, .gpu_weight = 0});
+  c.AddQueue({.name = "q1", .gpu_quota = 3, .gpu_weight = 0});
+  c.AddJob(RunningJob("a", "q0", 1, "n"));
+  c.AddJob(RunningJob("b", "q0", 1, "n"));
+  c.AddJob(RunningJob("c", "q0", 1, "n"));
+  c.AddJob(PendingJob("reclaimer", "q1", 3));
+  TestSession s(c);
+  s.Run({"reclaim"});
+  EXPECT_EQ(s.sink().evictions.size(), 2u);
+  EXPECT_EQ(s.Task("reclaimer-0")->status, PodStatus::kPipelined);
+  const auto& counts = s.ssn().scenario_counts();
+  ASSERT_EQ(counts.count("reclaim"), 1u);
+  EXPECT_EQ(counts.at("reclaim").filtered, 2);
+  EXPECT_EQ(counts.at("reclaim").simulated, 1);
 }
 
 TEST(ReclaimActionTest, NothingToReclaimWithinTheFairShare) {

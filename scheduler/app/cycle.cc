@@ -73,6 +73,7 @@ CycleResult SchedulingCycle::Run(std::unique_ptr<ClusterInfo> snapshot) {
 
   MonoTime close_start = clock_->NowMonotonic();
   ssn.Close();
+  r.scenarios = ssn.scenario_counts();
   sink_->RecordJobStatuses(ssn.cluster());
   sink_->BeginSession(nullptr);
   r.used_snapshot = ssn.TakeCluster();

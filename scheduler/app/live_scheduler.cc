@@ -38,6 +38,8 @@ struct LiveScheduler::Metrics {
   metrics::Gauge* open = nullptr;
   metrics::Gauge* close = nullptr;
   metrics::GaugeFamily* action = nullptr;
+  metrics::CounterFamily* scenarios_simulated = nullptr;
+  metrics::CounterFamily* scenarios_filtered = nullptr;
 };
 
 LiveScheduler::LiveScheduler(kube::Client* client, LiveSchedulerOptions options)
@@ -98,6 +100,10 @@ LiveScheduler::LiveScheduler(kube::Client* client, LiveSchedulerOptions options)
         &r->RegisterGauge(name(kCloseSessionLatency), help(kCloseSessionLatency)).Get();
     metrics_->action = &r->RegisterGauge(name(kActionSchedulingLatency),
                                          help(kActionSchedulingLatency), {"action"});
+    metrics_->scenarios_simulated = &r->RegisterCounter(
+        name(kScenariosSimulationByAction), help(kScenariosSimulationByAction), {"action"});
+    metrics_->scenarios_filtered = &r->RegisterCounter(
+        name(kScenariosFilteredByAction), help(kScenariosFilteredByAction), {"action"});
   }
 }
 
@@ -217,6 +223,11 @@ CycleResult LiveScheduler::RunOnce() {
     metrics_->close->Set(r.timings.close_session_ms);
     for (const auto& [action, ms] : r.timings.action_ms) {
       metrics_->action->WithLabelValues({action}).Set(ms);
+    }
+    for (const auto& [action, n] : r.scenarios) {
+      metrics_->scenarios_simulated->WithLabelValues({action}).Inc(
+          static_cast<double>(n.simulated));
+      metrics_->scenarios_filtered->WithLabelValues({action}).Inc(static_cast<double>(n.filtered));
     }
   }
   std::set<std::string> current(warnings.begin(), warnings.end());

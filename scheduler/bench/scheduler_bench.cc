@@ -192,7 +192,20 @@ struct CycleResult {
   std::vector<double> actions_cpu;
   int binds = 0, evictions = 0, pipelined = 0, unschedulable_jobs = 0;
   std::vector<std::string> decision_lines;
+  // Victim-search scenarios per action: the work the evicting actions' times scale with.
+  std::map<std::string, Session::ScenarioCounts, std::less<>> scenarios;
 };
+
+// {"reclaim": {"simulated": N, "filtered": M}, ...} of the first repetition.
+std::string ScenariosJson(const std::map<std::string, Session::ScenarioCounts, std::less<>>& m) {
+  std::string out;
+  for (const auto& [action, n] : m) {
+    if (!out.empty()) out += ", ";
+    out += "\"" + action + "\": {\"simulated\": " + std::to_string(n.simulated) +
+           ", \"filtered\": " + std::to_string(n.filtered) + "}";
+  }
+  return out;
+}
 
 CycleResult RunCycle(const ClusterModel& model, const SchedulerConfiguration& conf,
                      const SchedulerParams& params, const PluginRegistry& plugins,
@@ -224,13 +237,19 @@ CycleResult RunCycle(const ClusterModel& model, const SchedulerConfiguration& co
     (*b)()->Execute(&ssn);
     r.actions.emplace_back(name, MsSince(t));
     r.actions_cpu.push_back(CpuMs() - cpu);
-    std::cerr << "  action " << name << ": " << r.actions_cpu.back() << " ms CPU\n";
+    std::cerr << "  action " << name << ": " << r.actions_cpu.back() << " ms CPU";
+    if (auto it = ssn.scenario_counts().find(name); it != ssn.scenario_counts().end()) {
+      std::cerr << ", scenarios simulated " << it->second.simulated << ", filtered "
+                << it->second.filtered;
+    }
+    std::cerr << "\n";
   }
   t = BenchClock::now();
   ssn.Close();
   r.close_ms = MsSince(t);
   r.total_ms = MsSince(start);
   r.total_cpu_ms = CpuMs() - cpu_start;
+  r.scenarios = ssn.scenario_counts();
   r.binds = sink.binds;
   r.evictions = sink.evictions;
   r.pipelined = sink.pipelined;
@@ -416,9 +435,11 @@ int Main(int argc, char** argv) {
            ",\n        \"next_snapshot_cpu_ms\": " + after_cycle_cpu.Json() + "\n      },\n";
     std::snprintf(buf, sizeof(buf),
                   "      \"decisions\": {\"binds\": %d, \"evictions\": %d, \"pipelined\": %d, "
-                  "\"unschedulable_jobs\": %d},\n      \"peak_rss_mib\": %.1f\n    }",
-                  first.binds, first.evictions, first.pipelined, first.unschedulable_jobs,
-                  PeakRssKib() / 1024.0);
+                  "\"unschedulable_jobs\": %d},\n",
+                  first.binds, first.evictions, first.pipelined, first.unschedulable_jobs);
+    out += buf;
+    out += "      \"scenarios\": {" + ScenariosJson(first.scenarios) + "},\n";
+    std::snprintf(buf, sizeof(buf), "      \"peak_rss_mib\": %.1f\n    }", PeakRssKib() / 1024.0);
     out += buf;
     std::cerr << "size " << size << " done\n";
   }

@@ -241,6 +241,12 @@ bool Session::ReclaimScenarioValid(const ScenarioInfo& s) const {
   return true;
 }
 
+void Session::CountScenario(std::string_view action, bool simulated) {
+  auto it = scenario_counts_.find(action);
+  if (it == scenario_counts_.end()) it = scenario_counts_.emplace(action, ScenarioCounts{}).first;
+  ++(simulated ? it->second.simulated : it->second.filtered);
+}
+
 bool Session::PreemptScenarioValid(const ScenarioInfo& s) const {
   for (const auto& f : preempt_validator_fns_) {
     if (!f(s)) return false;

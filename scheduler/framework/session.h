@@ -52,6 +52,17 @@ class Session {
   // Max jobs per leaf queue for an action (-1 = unlimited).
   int JobsDepth(std::string_view action) const;
 
+  // Victim-search scenarios per action (KAI's scenarios_simulation_by_action and
+  // scenarios_filtered_by_action): simulated, or dropped by a cheap filter before simulating.
+  struct ScenarioCounts {
+    int64_t simulated = 0;
+    int64_t filtered = 0;
+  };
+  void CountScenario(std::string_view action, bool simulated);
+  const std::map<std::string, ScenarioCounts, std::less<>>& scenario_counts() const {
+    return scenario_counts_;
+  }
+
   std::unique_ptr<Statement> NewStatement();
 
   // Hook registration.
@@ -230,6 +241,7 @@ class Session {
   Random* random_;
   std::vector<std::unique_ptr<Plugin>> plugins_;
   ResourceFitCache resource_fit_cache_;
+  std::map<std::string, ScenarioCounts, std::less<>> scenario_counts_;
 
   std::vector<JobCompareFn> job_order_fns_;
   std::vector<JobRankFn> job_rank_fns_;  // parallel to job_order_fns_

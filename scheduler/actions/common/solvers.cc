@@ -6,6 +6,7 @@
 #include <deque>
 #include <map>
 #include <set>
+#include <unordered_set>
 
 #include "scheduler/actions/common/allocation.h"
 #include "scheduler/actions/common/victims.h"
@@ -149,8 +150,10 @@ class IdleGpusFilter {
     required_.clear();
     for (const PodInfo* t : scenario.PendingTasks()) required_.push_back(t->res_req.gpu());
     std::sort(required_.begin(), required_.end(), std::greater<>());
-    AddVictims(scenario.RecordedVictimsTasks());
-    AddVictims(scenario.PotentialVictimsTasks());
+    // Both lists only grow while the builder extends its one scenario: each victim task is
+    // added once, and only the new ones are looked at (every scenario used to walk them all).
+    AddVictims(scenario.RecordedVictimsTasks(), &recorded_done_);
+    AddVictims(scenario.PotentialVictimsTasks(), &potential_done_);
     std::map<std::string, double> allocated;
     for (double req : required_) {
       if (req == 0) continue;
@@ -170,9 +173,10 @@ class IdleGpusFilter {
   }
 
  private:
-  void AddVictims(const std::vector<PodInfo*>& tasks) {
-    for (const PodInfo* t : tasks) {
-      if (t->node_name.empty() || !seen_.insert(t->uid()).second) continue;
+  void AddVictims(const std::vector<PodInfo*>& tasks, size_t* done) {
+    for (; *done < tasks.size(); ++*done) {
+      const PodInfo* t = tasks[*done];
+      if (t->node_name.empty() || !seen_.insert(t).second) continue;
       auto it = capacity_.find(t->node_name);
       if (it == capacity_.end()) continue;
       it->second += t->accepted.gpu();
@@ -197,7 +201,9 @@ class IdleGpusFilter {
   std::vector<std::string> top_;
   int relevant_ = 0;
   std::vector<double> required_;
-  std::set<std::string> seen_;
+  std::unordered_set<const PodInfo*> seen_;  // membership only; one PodInfo per pod
+  size_t recorded_done_ = 0;
+  size_t potential_done_ = 0;
 };
 
 // PodAccumulatedScenarioBuilder.
@@ -205,8 +211,9 @@ class ScenarioBuilder {
  public:
   ScenarioBuilder(Session* ssn, PodGroupInfo* pending_job,
                   const std::vector<const PodGroupInfo*>& recorded_jobs,
-                  std::unique_ptr<JobsOrderByQueues> victims_queue, Arena* arena)
-      : ssn_(ssn), victims_queue_(std::move(victims_queue)), arena_(arena) {
+                  std::unique_ptr<JobsOrderByQueues> victims_queue, Arena* arena,
+                  std::string_view action)
+      : ssn_(ssn), victims_queue_(std::move(victims_queue)), arena_(arena), action_(action) {
     if (!GetTasksToAllocate(*ssn, *pending_job, false).empty()) {
       scenario_ = std::make_unique<ByNodeScenario>(ssn, pending_job, recorded_jobs, arena);
       for (const PodGroupInfo* j : recorded_jobs) {
@@ -264,13 +271,17 @@ class ScenarioBuilder {
   }
 
   bool IsValid() {
-    if (idle_gpus_ && !idle_gpus_->Filter(*scenario_)) return false;
+    if (idle_gpus_ && !idle_gpus_->Filter(*scenario_)) {
+      ssn_->CountScenario(action_, /*simulated=*/false);
+      return false;
+    }
     return true;
   }
 
   Session* ssn_;
   std::unique_ptr<JobsOrderByQueues> victims_queue_;
   Arena* arena_;
+  std::string_view action_;
   std::unique_ptr<ByNodeScenario> scenario_;
   std::set<std::string> recorded_;
   std::unique_ptr<IdleGpusFilter> idle_gpus_;
@@ -420,10 +431,11 @@ JobSolution JobSolver::Solve(Session* ssn, PodGroupInfo* pending_job) {
     for (const PodInfo* t : recorded_tasks) {
       if (NodeInfo* n = ssn->cluster().FindNode(t->node_name)) feasible[n->name()] = n;
     }
-    ScenarioBuilder builder(ssn, partial, recorded_jobs, victims_queue_(), &arena);
+    ScenarioBuilder builder(ssn, partial, recorded_jobs, victims_queue_(), &arena, action_);
     std::optional<SolveResult> result;
     for (ByNodeScenario* scenario = builder.GetValidScenario(); scenario != nullptr;
          scenario = builder.GetNextScenario()) {
+      ssn->CountScenario(action_, /*simulated=*/true);
       ByPodSolver solver(&feasible, validator_, ssn->params().allow_consolidating_reclaim, action_);
       std::optional<SolveResult> r = solver.Solve(ssn, scenario);
       if (r && r->solved) {
