@@ -6,8 +6,6 @@ namespace kai::scheduler {
 
 namespace {
 
-constexpr uint64_t kNeverChecked = ~uint64_t{0};
-
 template <typename T>
 void AppendBytes(std::string* key, const T& v) {
   key->append(reinterpret_cast<const char*>(&v), sizeof(v));
@@ -72,10 +70,8 @@ int ResourceFitCache::InternNodeSet(const NodeSet& nodes) {
   return id;
 }
 
-void ResourceFitCache::ShapeKey(const PodInfo& task, bool gang, int set, std::string* key) {
+void ResourceFitCache::ShapeKey(const PodInfo& task, std::string* key) {
   key->clear();
-  AppendBytes(key, set);
-  AppendBytes(key, gang);
   AppendBytes(key, task.request_type);
   const GpuRequirement& g = task.gpu_req;
   AppendBytes(key, g.NumDevices());
@@ -93,7 +89,7 @@ void ResourceFitCache::ShapeKey(const PodInfo& task, bool gang, int set, std::st
   key->append(reinterpret_cast<const char*>(v.data()), v.size() * sizeof(double));
 }
 
-void ResourceFitCache::SetNodeErrors(Entry* e, const NodeInfo& node,
+void ResourceFitCache::SetNodeErrors(Errors* e, const NodeInfo& node,
                                      std::optional<std::vector<std::string>> reasons) {
   const NodeFitErrors::Map& current = e->errors->nodes();
   auto it = current.find(node.name());
@@ -108,60 +104,80 @@ void ResourceFitCache::SetNodeErrors(Entry* e, const NodeInfo& node,
   }
 }
 
-ResourceFitCache::Result ResourceFitCache::Check(const PodInfo& task, const NodeSet& nodes,
-                                                 bool gang, bool want_errors) {
-  const uint64_t gen = NodeInfo::AccountingGeneration();
+std::shared_ptr<const NodeFitErrors> ResourceFitCache::ErrorsFor(const std::string& shape_key,
+                                                                 const PodInfo& task,
+                                                                 const NodeSet& nodes, bool gang) {
   thread_local std::string key;
-  const int set = InternNodeSet(nodes);
-  ShapeKey(task, gang, set, &key);
-  auto it = entries_.find(key);
-  bool fresh = false;
-  if (it == entries_.end()) {
-    it = entries_.emplace(key, Entry{}).first;
-    it->second.versions.assign(nodes.size(), kNeverChecked);
-    it->second.room.assign(nodes.size(), 0);
-    fresh = true;
-  }
-  Entry& e = it->second;
-  if (fresh || e.generation != gen) {
-    // Check again only the nodes whose accounting changed since the entry last looked.
+  key = shape_key;
+  AppendBytes(&key, gang);
+  AppendBytes(&key, InternNodeSet(nodes));
+  auto [it, fresh] = errors_.try_emplace(key);
+  Errors& e = it->second;
+  if (fresh) {
+    NodeFitErrors::Map errors;
+    e.versions.resize(nodes.size());
+    for (size_t i = 0; i < nodes.size(); ++i) {
+      e.versions[i] = nodes[i]->accounting_version();
+      if (auto reasons = NodeErrors(task, *nodes[i], gang)) {
+        errors[nodes[i]->name()] = std::move(*reasons);
+      }
+    }
+    e.errors = std::make_shared<NodeFitErrors>(std::move(errors));
+  } else {
+    // Only the nodes whose accounting changed since the errors were last brought up to date.
     for (size_t i = 0; i < nodes.size(); ++i) {
       const NodeInfo& n = *nodes[i];
       if (n.accounting_version() == e.versions[i]) continue;
       e.versions[i] = n.accounting_version();
-      ++node_rechecks_;
-      const uint8_t room = n.IsTaskAllocatableOnReleasingOrIdle(task) ? 1 : 0;
-      e.num_room += room - e.room[i];
-      e.room[i] = room;
-      if (e.has_errors) SetNodeErrors(&e, n, NodeErrors(task, n, gang));
+      SetNodeErrors(&e, n, NodeErrors(task, n, gang));
     }
-    e.generation = gen;
   }
-  if (fresh) {
+  if (e.errors->nodes().empty()) return nullptr;
+  return e.errors;
+}
+
+ResourceFitCache::Result ResourceFitCache::Check(const PodInfo& task, const NodeSet& nodes,
+                                                 bool gang, bool want_errors) {
+  thread_local std::string key;
+  ShapeKey(task, &key);
+  auto it = shapes_.find(key);
+  if (it == shapes_.end()) {
+    it = shapes_.emplace(key, Shape{}).first;
     ++misses_;
   } else {
     ++hits_;
   }
-  Result r;
-  r.none_fits = e.num_room == 0;
-  r.room = &e.room;
-  if (r.none_fits && want_errors) {
-    if (!e.has_errors) {
-      NodeFitErrors::Map errors;
-      for (const NodeInfo* n : nodes) {
-        if (auto reasons = NodeErrors(task, *n, gang)) errors[n->name()] = std::move(*reasons);
-      }
-      e.errors = std::make_shared<NodeFitErrors>(std::move(errors));
-      e.has_errors = true;
+  Shape& shape = it->second;
+  room_.resize(nodes.size());
+  int num_room = 0;
+  for (size_t i = 0; i < nodes.size(); ++i) {
+    const NodeInfo& n = *nodes[i];
+    const int rank = n.name_rank();
+    NodeRoom* memo = nullptr;
+    if (rank > 0) {
+      if (static_cast<size_t>(rank) >= shape.by_rank.size()) shape.by_rank.resize(rank + 1);
+      memo = &shape.by_rank[rank];
     }
-    if (!e.errors->nodes().empty()) r.errors = e.errors;
+    if (memo == nullptr || memo->version != n.accounting_version()) {
+      ++node_rechecks_;
+      const uint8_t room = n.IsTaskAllocatableOnReleasingOrIdle(task) ? 1 : 0;
+      if (memo != nullptr) *memo = NodeRoom{n.accounting_version(), room};
+      room_[i] = room;
+    } else {
+      room_[i] = memo->room;
+    }
+    num_room += room_[i];
   }
+  Result r;
+  r.none_fits = num_room == 0;
+  r.room = &room_;
+  if (r.none_fits && want_errors) r.errors = ErrorsFor(key, task, nodes, gang);
 #ifndef NDEBUG
   // Debug builds (the sanitizer build runs every test with them) prove each answer exact.
   CHECK(SameResult(r, Compute(task, nodes, gang), want_errors))
       << "stale ResourceFitCache entry for " << task.key();
   for (size_t i = 0; i < nodes.size(); ++i) {
-    CHECK_EQ(e.room[i], nodes[i]->IsTaskAllocatableOnReleasingOrIdle(task) ? 1 : 0)
+    CHECK_EQ(room_[i], nodes[i]->IsTaskAllocatableOnReleasingOrIdle(task) ? 1 : 0)
         << "stale ResourceFitCache room of " << nodes[i]->name() << " for " << task.key();
   }
 #endif

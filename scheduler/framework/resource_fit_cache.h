@@ -6,9 +6,10 @@
 // order them and try each one, only to record one "didn't have enough resources" error per node;
 // at 4,000 nodes and ~1,600 such jobs that was most of a cycle. The resource check and the
 // fit-error texts depend only on the nodes' accounting and on the task's requests, so tasks of
-// the same shape share the answer. When nodes change (NodeInfo::AccountingGeneration), only the
-// nodes whose accounting_version moved are checked again, and the shared errors are copied only
-// when one of those nodes' reasons actually changed. Pod-level predicates are never consulted
+// the same shape share the answer, per node, across node sets (a victim simulation's feasible set
+// is the action's plus its victims' nodes). When nodes change (NodeInfo::accounting_version), only
+// those nodes are checked again, and the shared errors are copied only when one of those nodes'
+// reasons actually changed. Pod-level predicates are never consulted
 // here: they only run on nodes where the resources fit, and a task that has such a node takes
 // the ordinary path.
 #pragma once
@@ -37,7 +38,7 @@ class ResourceFitCache {
     // (what Session::FittingNode records), keyed by node name; nullptr when there are none.
     std::shared_ptr<const NodeFitErrors> errors;
     // Per node of the set, in its order: 1 where the task has room
-    // (IsTaskAllocatableOnReleasingOrIdle). Points into the memo: valid until the next Check.
+    // (IsTaskAllocatableOnReleasingOrIdle). Valid until the next Check.
     const std::vector<uint8_t>* room = nullptr;
   };
 
@@ -49,34 +50,47 @@ class ResourceFitCache {
   // What the memo would hold for the task, computed from scratch (tests and debug checks).
   static Result Compute(const PodInfo& task, const NodeSet& nodes, bool gang);
 
+  // Checks of a shape seen before / of a new shape (node sets share a shape's answers).
   int64_t hits() const { return hits_; }
   int64_t misses() const { return misses_; }
   // Nodes checked again because their accounting changed after the entry was made.
   int64_t node_rechecks() const { return node_rechecks_; }
 
  private:
-  struct Entry {
-    uint64_t generation = 0;
-    std::vector<uint64_t> versions;  // per node of the set; ~0 = never checked
-    std::vector<uint8_t> room;       // per node: IsTaskAllocatableOnReleasingOrIdle
-    int num_room = 0;
-    bool has_errors = false;  // `errors` match `versions`
+  // Per task shape: each node's room answer and the accounting version it was computed at,
+  // indexed by the node's name rank (shared by every node set, so a simulation's feasible set
+  // with one more node reuses every other node's answer).
+  struct NodeRoom {
+    uint64_t version = ~uint64_t{0};  // never checked
+    uint8_t room = 0;
+  };
+  struct Shape {
+    std::vector<NodeRoom> by_rank;
+  };
+  // Per shape, gang flag and node set: the fit errors, kept up to date node by node.
+  struct Errors {
+    std::vector<uint64_t> versions;  // per node of the set, when its reasons were computed
     std::shared_ptr<NodeFitErrors> errors;
   };
 
   // Index of an equal node set seen before (or a new one).
   int InternNodeSet(const NodeSet& nodes);
-  // What the resource checks and FittingError read of a task.
-  static void ShapeKey(const PodInfo& task, bool gang, int set, std::string* key);
+  // What the resource check reads of a task.
+  static void ShapeKey(const PodInfo& task, std::string* key);
   // The reasons FittingNode records for the node (nullopt: none).
   static std::optional<std::vector<std::string>> NodeErrors(const PodInfo& task,
                                                             const NodeInfo& node, bool gang);
-  void SetNodeErrors(Entry* e, const NodeInfo& node,
+  void SetNodeErrors(Errors* e, const NodeInfo& node,
                      std::optional<std::vector<std::string>> reasons);
+  // The errors of every node of the set, brought up to date.
+  std::shared_ptr<const NodeFitErrors> ErrorsFor(const std::string& shape_key, const PodInfo& task,
+                                                 const NodeSet& nodes, bool gang);
 
   std::vector<NodeSet> sets_;
   std::unordered_multimap<uint64_t, int> set_by_hash_;
-  std::map<std::string, Entry, std::less<>> entries_;
+  std::map<std::string, Shape, std::less<>> shapes_;
+  std::map<std::string, Errors, std::less<>> errors_;
+  std::vector<uint8_t> room_;  // the last answer's per-node room (Result::room)
   int64_t hits_ = 0;
   int64_t misses_ = 0;
   int64_t node_rechecks_ = 0;

@@ -72,16 +72,21 @@ TEST(ResourceFitCacheTest, TasksOfOneShapeShareTheAnswerAndTheErrors) {
   EXPECT_EQ(b.errors, first);  // the very same errors, shared
   EXPECT_EQ(cache.hits(), 1);
   EXPECT_EQ(cache.misses(), 1);
-  // Another shape, another node set: computed anew.
+  // Another shape: computed anew.
   cache.Check(*s.Task("one-0"), nodes, false, true);
+  EXPECT_EQ(cache.misses(), 2);
+  // Another node set of a known shape reuses the per-node answers (no node is checked again) and
+  // has its own errors.
+  const int64_t rechecks = cache.node_rechecks();
   NodeSet only_node1{s.Node("node1")};
   const ResourceFitCache::Result sub = cache.Check(*s.Task("a-0"), only_node1, false, true);
-  EXPECT_EQ(cache.misses(), 3);
+  EXPECT_EQ(cache.misses(), 2);
+  EXPECT_EQ(cache.node_rechecks(), rechecks);
   EXPECT_EQ(Nodes(sub).size(), 1u);
-  // An equal node set built separately is the same set.
+  // An equal node set built separately is the same set: the same shared errors.
   NodeSet copy(nodes.begin(), nodes.end());
-  cache.Check(*s.Task("b-0"), copy, false, true);
-  EXPECT_EQ(cache.hits(), 2);
+  EXPECT_EQ(cache.Check(*s.Task("b-0"), copy, false, true).errors, first);
+  EXPECT_EQ(cache.hits(), 3);
 }
 
 TEST(ResourceFitCacheTest, EvictionRollbackAndDiscardInvalidate) {
