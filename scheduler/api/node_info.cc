@@ -274,6 +274,7 @@ void NodeInfo::AddSharedPerGroup(const Entry& e, const std::string& g) {
       }
       break;
   }
+  DropGroupIfUnused(g);
 }
 
 void NodeInfo::RemoveSharedPerGroup(const Entry& e, const std::string& g) {
@@ -318,6 +319,23 @@ void NodeInfo::RemoveSharedPerGroup(const Entry& e, const std::string& g) {
       }
       break;
   }
+  DropGroupIfUnused(g);
+}
+
+void NodeInfo::DropGroupIfUnused(const std::string& g) {
+  // A group with nothing used, allocated or releasing reads exactly like an absent one everywhere
+  // (every reader treats a missing entry as 0 or skips unused groups). Dropping it keeps the maps
+  // from growing by one entry per simulated placement on a new group (a fresh UUID each time,
+  // rolled back): victim searches left thousands of them on a node for every walk to step over.
+  auto used = used_shared_gpus_memory.find(g);
+  if (used != used_shared_gpus_memory.end() && used->second != 0) return;
+  auto alloc = allocated_shared_gpus_memory.find(g);
+  if (alloc != allocated_shared_gpus_memory.end() && alloc->second != 0) return;
+  auto rel = releasing_shared_gpus_memory.find(g);
+  if (rel != releasing_shared_gpus_memory.end() && rel->second != 0) return;
+  if (used != used_shared_gpus_memory.end()) used_shared_gpus_memory.erase(used);
+  if (alloc != allocated_shared_gpus_memory.end()) allocated_shared_gpus_memory.erase(alloc);
+  if (rel != releasing_shared_gpus_memory.end()) releasing_shared_gpus_memory.erase(rel);
 }
 
 void NodeInfo::AddEntryResources(const Entry& e) {

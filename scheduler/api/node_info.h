@@ -162,6 +162,7 @@ class NodeInfo {
   void RemoveEntryResources(const Entry& e);
   void AddSharedPerGroup(const Entry& e, const std::string& group);
   void RemoveSharedPerGroup(const Entry& e, const std::string& group);
+  void DropGroupIfUnused(const std::string& group);
   bool IsTaskAllocatableOn(const PodInfo& task, const ResourceVector& vec) const;
   bool LessEqualTaskToNodeResources(const PodInfo& task, const ResourceVector& vec) const;
   int64_t FractionTaskGpusAllocatableDeviceCount(const PodInfo& task) const;
