@@ -311,6 +311,38 @@ TEST(ResourceFitCacheTest, FittingGroupCountFollowsTheSharedAccounting) {
   expect_fresh("after discard");
 }
 
+// A simulated placement on a new GPU group, rolled back, leaves the node's per-group maps as they
+// were: no empty group stays behind for every later walk to step over.
+TEST(ResourceFitCacheTest, RolledBackNewGpuGroupLeavesNoEmptyEntry) {
+  TestCluster c;
+  c.AddNode(NodeSpec{.name = "node0", .gpus = 2});
+  c.AddQueue({.name = "q0", .gpu_quota = 8});
+  c.AddJob(RunningJob("half", "q0", 0.5, "node0"));
+  c.AddJob(PendingJob("frac", "q0", 0.5));
+  TestSession s(c);
+  NodeInfo* n = s.Node("node0");
+  const auto used = n->used_shared_gpus_memory;
+  const auto allocated = n->allocated_shared_gpus_memory;
+  const auto releasing = n->releasing_shared_gpus_memory;
+  ASSERT_EQ(used.size(), 1u);
+  for (int i = 0; i < 3; ++i) {
+    auto stmt = s.ssn().NewStatement();
+    std::vector<std::string> groups{"new-group-" + std::to_string(i)};
+    ASSERT_TRUE(stmt->Pipeline(s.Task("frac-0"), "node0", false, &groups).ok());
+    EXPECT_EQ(n->used_shared_gpus_memory.size(), 2u);
+    stmt->Discard();
+    EXPECT_EQ(n->used_shared_gpus_memory, used);
+    EXPECT_EQ(n->allocated_shared_gpus_memory, allocated);
+    EXPECT_EQ(n->releasing_shared_gpus_memory, releasing);
+  }
+  // Evicting the running pod and undoing it keeps its group: it is still used.
+  auto stmt = s.ssn().NewStatement();
+  ASSERT_TRUE(stmt->Evict(s.Task("half-0"), "msg", {}).ok());
+  stmt->Discard();
+  EXPECT_EQ(n->used_shared_gpus_memory, used);
+  EXPECT_EQ(n->allocated_shared_gpus_memory, allocated);
+}
+
 // Allocate on a full cluster records the same per-task errors whether or not the memo answered:
 // the gang's explanation names both nodes, and the memo was used for the second job of a shape.
 TEST(ResourceFitCacheTest, AllocateRecordsEveryNodesErrorThroughTheMemo) {
