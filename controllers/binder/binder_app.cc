@@ -157,48 +157,40 @@ void BinderApp::Enqueue(const kube::ObjectPtr& obj) {
 Status BinderApp::Start() {
   Status s = reconciler_.SyncAll();
   if (!s.ok()) LOG(WARNING) << "initial reservation sync: " << s;
-  kube::SharedInformer* brs = factory_.InformerFor<api::BindRequest>(/*keep_json=*/false);
-  registrations_.push_back(
-      brs->AddEventHandler({[this](const kube::ObjectPtr& o, bool) { Enqueue(o); },
-                            [this](const kube::ObjectPtr& old_obj, const kube::ObjectPtr& o) {
-                              // Only spec changes are new work (KAI: generation changed), not our
-                              // status writes.
-                              const api::BindRequest* before = old_obj->As<api::BindRequest>();
-                              const api::BindRequest* after = o->As<api::BindRequest>();
-                              if (before == nullptr || after == nullptr ||
-                                  before->metadata.generation != after->metadata.generation) {
-                                Enqueue(o);
-                              }
-                            },
-                            [this](const kube::ObjectPtr& o, bool) {
-                              if (const api::BindRequest* br = o->As<api::BindRequest>()) {
-                                reconciler_.OnBindRequestDeleted(*br);
-                              }
-                            }}));
-  kube::SharedInformer* pods = factory_.InformerFor<api::Pod>(/*keep_json=*/false);
+  // BindRequests and pods are decoded only when a handler or a read needs them typed
+  // (rest_binder_client.h): the handlers below look at scanned fields first.
+  kube::SharedInformer* brs = BindRequestCacheInformer(&factory_);
+  registrations_.push_back(brs->AddEventHandler(
+      {[this](const kube::ObjectPtr& o, bool) { Enqueue(o); },
+       [this](const kube::ObjectPtr& old_obj, const kube::ObjectPtr& o) {
+         // Only spec changes are new work (KAI: generation changed), not our
+         // status writes.
+         if (old_obj->field(kBindRequestCacheGeneration) != o->field(kBindRequestCacheGeneration)) {
+           Enqueue(o);
+         }
+       },
+       [this](const kube::ObjectPtr& o, bool) {
+         if (const api::BindRequest* br = o->As<api::BindRequest>()) {
+           reconciler_.OnBindRequestDeleted(*br);
+         }
+       }}));
+  KAI_ASSIGN_OR_RETURN(kube::SharedInformer * pods, PodCacheInformer(&factory_));
   const std::string scheduler = options_.binder.scheduler_name;
   registrations_.push_back(pods->AddEventHandler(
       {nullptr,
        [this, scheduler](const kube::ObjectPtr& old_obj, const kube::ObjectPtr& o) {
-         const api::Pod* before = old_obj->As<api::Pod>();
-         const api::Pod* after = o->As<api::Pod>();
-         if (before == nullptr || after == nullptr || after->spec.scheduler_name != scheduler) {
+         if (o->field(kPodCacheSchedulerName) != scheduler) return;
+         const std::string_view phase = o->field(kPodCachePhase);
+         if (old_obj->field(kPodCachePhase) == phase ||
+             (phase != "Succeeded" && phase != "Failed")) {
            return;
          }
-         const std::string& phase = after->status.phase;
-         if (before->status.phase != phase && (phase == "Succeeded" || phase == "Failed")) {
-           reconciler_.OnPodCompletedOrDeleted(*after);
-         }
+         if (const api::Pod* after = o->As<api::Pod>()) reconciler_.OnPodCompletedOrDeleted(*after);
        },
-       [this](const kube::ObjectPtr& o, bool) {
+       [this, scheduler](const kube::ObjectPtr& o, bool) {
+         if (o->field(kPodCacheSchedulerName) != scheduler) return;
          if (const api::Pod* pod = o->As<api::Pod>()) reconciler_.OnPodCompletedOrDeleted(*pod);
        }}));
-  KAI_RETURN_IF_ERROR(pods->AddIndex(kPodNodeNameIndex, [](const kube::Object& o) {
-    const api::Pod* pod = o.As<api::Pod>();
-    return pod != nullptr && !pod->spec.node_name.empty()
-               ? std::vector<std::string>{pod->spec.node_name}
-               : std::vector<std::string>{};
-  }));
   kube::SharedInformer* nodes = factory_.InformerFor<api::Node>(/*keep_json=*/false);
   registrations_.push_back(nodes->AddEventHandler({}));
   // Reads come from these stores once synced (KAI's binder reads its controller-runtime cache):
