@@ -160,9 +160,9 @@ class SharedInformer::Sink final : public ReflectorSink {
  private:
   void Upsert(ObjectPtr obj) {
     std::lock_guard<std::mutex> l(s_->mu_);
-    ObjectPtr current = s_->store_.Get(obj->key());
-    if (current != nullptr && current->resource_version() == obj->resource_version()) return;
-    s_->store_.Upsert(obj);
+    bool stored = false;
+    ObjectPtr current = s_->store_.UpsertIfChanged(obj, &stored);
+    if (!stored) return;  // a duplicate (the cache holds this resourceVersion)
     if (current == nullptr) {
       Fan({kAdd, nullptr, std::move(obj), false});
     } else {

@@ -186,5 +186,53 @@ TEST(IndexerTest, NamespaceAndCustomIndexes) {
   EXPECT_EQ(store.Get("c/none"), nullptr);
 }
 
+// The informer's per-event path: a duplicate resourceVersion changes nothing; updates that keep
+// their index values keep the indexes exact (the old objects are gone: a stale pointer left in an
+// index would be read after free, which the sanitizer build reports).
+TEST(IndexerTest, UpsertIfChangedKeepsIndexesExact) {
+  Indexer store;
+  ASSERT_TRUE(store
+                  .AddIndex("node",
+                            [](const Object& o) -> std::vector<std::string> {
+                              if (o.uid().empty()) return {};
+                              return {o.uid()};
+                            })
+                  .ok());
+  auto on = [](std::string_view ns, std::string_view name, std::string node, std::string rv) {
+    return std::make_shared<const Object>(ns, name, rv, node, nullptr, nullptr, nullptr);
+  };
+  bool stored = false;
+  EXPECT_EQ(store.UpsertIfChanged(on("a", "p2", "n1", "1"), &stored), nullptr);
+  EXPECT_TRUE(stored);
+  store.Upsert(on("a", "p1", "n1", "1"));
+  store.Upsert(on("a", "p3", "n1", "1"));
+  ObjectPtr dup = on("a", "p2", "n1", "1");
+  ObjectPtr current = store.UpsertIfChanged(dup, &stored);
+  EXPECT_FALSE(stored);
+  ASSERT_NE(current, nullptr);
+  EXPECT_NE(current, dup);
+  EXPECT_EQ(store.Get("a/p2"), current);
+
+  for (int rv = 2; rv < 6; ++rv) {
+    ObjectPtr old = store.UpsertIfChanged(on("a", "p2", "n1", std::to_string(rv)), &stored);
+    EXPECT_TRUE(stored);
+    EXPECT_EQ(old->resource_version(), std::to_string(rv - 1));
+  }
+  current.reset();
+  EXPECT_EQ(Keys(store.ByIndex("node", "n1")), (std::vector<std::string>{"a/p1", "a/p2", "a/p3"}));
+  EXPECT_EQ(store.ByIndex("node", "n1")[1]->resource_version(), "5");
+  EXPECT_EQ(store.ByIndex(kNamespaceIndex, "a")[1]->resource_version(), "5");
+  // Neighbours come and go around the swapped entry; a move and a removal still find it.
+  store.Upsert(on("a", "p25", "n1", "1"));
+  EXPECT_NE(store.Remove("a/p1"), nullptr);
+  store.Upsert(on("a", "p2", "n2", "6"));
+  EXPECT_EQ(Keys(store.ByIndex("node", "n1")), (std::vector<std::string>{"a/p25", "a/p3"}));
+  EXPECT_EQ(Keys(store.ByIndex("node", "n2")), (std::vector<std::string>{"a/p2"}));
+  store.Upsert(on("a", "p2", "", "7"));  // no longer indexed
+  EXPECT_EQ(store.IndexValues("node"), (std::vector<std::string>{"n1"}));
+  EXPECT_NE(store.Remove("a/p2"), nullptr);
+  EXPECT_EQ(Keys(store.ByIndex(kNamespaceIndex, "a")), (std::vector<std::string>{"a/p25", "a/p3"}));
+}
+
 }  // namespace
 }  // namespace kai::kube
