@@ -47,6 +47,11 @@ class SharedInformer::Listener final : public HandlerRegistration {
     cv_.notify_one();
   }
 
+  // False for an update the handler's wants_update filter declines.
+  bool Wants(const Notification& n) const {
+    return n.kind != kUpdate || !handler_.wants_update || handler_.wants_update(n.old_obj, n.obj);
+  }
+
   bool HasSynced() const override {
     std::lock_guard<std::mutex> l(mu_);
     return synced_;
@@ -171,7 +176,9 @@ class SharedInformer::Sink final : public ReflectorSink {
   }
 
   void Fan(const Notification& n) {
-    for (const auto& listener : s_->listeners_) listener->Push(n);
+    for (const auto& listener : s_->listeners_) {
+      if (listener->Wants(n)) listener->Push(n);
+    }
   }
 
   SharedInformer* s_;

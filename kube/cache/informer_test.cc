@@ -384,6 +384,52 @@ TEST(InformerTest, SlowHandlerNeverBlocksTheReflectorOrOtherHandlers) {
   informer.Stop();
 }
 
+// A wants_update filter keeps declined updates out of that handler's queue; adds, deletes and
+// the other handlers are untouched, and the accepted updates arrive in order.
+TEST(InformerTest, WantsUpdateFiltersOnlyThatHandlersUpdates) {
+  FakeClock clock;
+  FakeClient fake;
+  ASSERT_TRUE(fake.Seed(kPods, Pod("a", "n1")).ok());
+  SharedInformer informer(
+      &fake, kPods,
+      Options(&clock, LazyTypedDecoder<api::Pod>({{"spec", "nodeName"}}, /*labels=*/true)));
+  Recorder all;
+  informer.AddEventHandler(all.Handler());
+  Recorder filtered;
+  ResourceEventHandler h = filtered.Handler();
+  std::atomic<int> asked{0};
+  h.wants_update = [&](const ObjectPtr& old_obj, const ObjectPtr& o) {
+    ++asked;
+    const std::string* before = old_obj->label("x");
+    const std::string* after = o->label("x");
+    return after != nullptr && (before == nullptr || *before != *after);
+  };
+  informer.AddEventHandler(h);
+  informer.Start();
+  ASSERT_TRUE(informer.WaitForCacheSync(std::chrono::hours(1)));
+  auto label = [&](const std::string& k, const std::string& v) {
+    ASSERT_TRUE(fake.Patch(kPods, "ns", "a", PatchType::kMerge,
+                           R"({"metadata":{"labels":{")" + k + R"(":")" + v + R"("}}})")
+                    .ok());
+  };
+  label("y", "1");  // declined
+  label("x", "1");  // accepted
+  label("y", "2");  // declined
+  label("x", "2");  // accepted
+  ASSERT_TRUE(fake.Create(kPods, "ns", Pod("b")).ok());
+  ASSERT_TRUE(fake.Delete(kPods, "ns", "b").ok());
+  const std::vector<std::string> want_all = {"ADD ns/a initial", "UPDATE ns/a", "UPDATE ns/a",
+                                             "UPDATE ns/a",      "UPDATE ns/a", "ADD ns/b",
+                                             "DELETE ns/b"};
+  EXPECT_EQ(all.WaitFor(want_all.size()), want_all);
+  const std::vector<std::string> want_filtered = {"ADD ns/a initial", "UPDATE ns/a", "UPDATE ns/a",
+                                                  "ADD ns/b", "DELETE ns/b"};
+  EXPECT_EQ(filtered.WaitFor(want_filtered.size()), want_filtered);
+  EXPECT_EQ(asked.load(), 4);
+  informer.Stop();
+  EXPECT_EQ(filtered.events(), want_filtered);
+}
+
 TEST(InformerTest, ResyncAndLateHandlers) {
   FakeClock clock;
   FakeClient fake;
