@@ -157,50 +157,54 @@ void BinderApp::Enqueue(const kube::ObjectPtr& obj) {
 Status BinderApp::Start() {
   Status s = reconciler_.SyncAll();
   if (!s.ok()) LOG(WARNING) << "initial reservation sync: " << s;
-  kube::SharedInformer* brs = factory_.InformerFor<api::BindRequest>(/*keep_json=*/false);
-  registrations_.push_back(
-      brs->AddEventHandler({[this](const kube::ObjectPtr& o, bool) { Enqueue(o); },
-                            [this](const kube::ObjectPtr& old_obj, const kube::ObjectPtr& o) {
-                              // Only spec changes are new work (KAI: generation changed), not our
-                              // status writes.
-                              const api::BindRequest* before = old_obj->As<api::BindRequest>();
-                              const api::BindRequest* after = o->As<api::BindRequest>();
-                              if (before == nullptr || after == nullptr ||
-                                  before->metadata.generation != after->metadata.generation) {
-                                Enqueue(o);
-                              }
-                            },
-                            [this](const kube::ObjectPtr& o, bool) {
-                              if (const api::BindRequest* br = o->As<api::BindRequest>()) {
-                                reconciler_.OnBindRequestDeleted(*br);
-                              }
-                            }}));
-  kube::SharedInformer* pods = factory_.InformerFor<api::Pod>(/*keep_json=*/false);
+  // BindRequests and pods are decoded only when a handler or a read needs them typed
+  // (rest_binder_client.h): the handlers below look at scanned fields first.
+  kube::SharedInformer* brs = BindRequestCacheInformer(&factory_);
+  // Only spec changes are new work (KAI: generation changed), not our status writes. As a
+  // wants_update filter it keeps the other updates out of the handler's queue altogether.
+  auto spec_changed = [](const kube::ObjectPtr& old_obj, const kube::ObjectPtr& o) {
+    return old_obj->field(kBindRequestCacheGeneration) != o->field(kBindRequestCacheGeneration);
+  };
+  registrations_.push_back(brs->AddEventHandler(
+      {.on_add = [this](const kube::ObjectPtr& o, bool) { Enqueue(o); },
+       .on_update =
+           [this, spec_changed](const kube::ObjectPtr& old_obj, const kube::ObjectPtr& o) {
+             if (spec_changed(old_obj, o)) Enqueue(o);
+           },
+       .on_delete =
+           [this](const kube::ObjectPtr& o, bool) {
+             if (const api::BindRequest* br = o->As<api::BindRequest>()) {
+               reconciler_.OnBindRequestDeleted(*br);
+             }
+           },
+       .wants_update = spec_changed}));
+  KAI_ASSIGN_OR_RETURN(kube::SharedInformer * pods, PodCacheInformer(&factory_));
   const std::string scheduler = options_.binder.scheduler_name;
+  // A pod of our scheduler that just finished: its GPU groups may be released. Every other pod
+  // update (about 5 per bound pod) stays out of the handler's queue.
+  auto completed = [scheduler](const kube::ObjectPtr& old_obj, const kube::ObjectPtr& o) {
+    if (o->field(kPodCacheSchedulerName) != scheduler) return false;
+    const std::string_view phase = o->field(kPodCachePhase);
+    return old_obj->field(kPodCachePhase) != phase && (phase == "Succeeded" || phase == "Failed");
+  };
   registrations_.push_back(pods->AddEventHandler(
-      {nullptr,
-       [this, scheduler](const kube::ObjectPtr& old_obj, const kube::ObjectPtr& o) {
-         const api::Pod* before = old_obj->As<api::Pod>();
-         const api::Pod* after = o->As<api::Pod>();
-         if (before == nullptr || after == nullptr || after->spec.scheduler_name != scheduler) {
-           return;
-         }
-         const std::string& phase = after->status.phase;
-         if (before->status.phase != phase && (phase == "Succeeded" || phase == "Failed")) {
-           reconciler_.OnPodCompletedOrDeleted(*after);
-         }
-       },
-       [this](const kube::ObjectPtr& o, bool) {
-         if (const api::Pod* pod = o->As<api::Pod>()) reconciler_.OnPodCompletedOrDeleted(*pod);
-       }}));
-  KAI_RETURN_IF_ERROR(pods->AddIndex(kPodNodeNameIndex, [](const kube::Object& o) {
-    const api::Pod* pod = o.As<api::Pod>();
-    return pod != nullptr && !pod->spec.node_name.empty()
-               ? std::vector<std::string>{pod->spec.node_name}
-               : std::vector<std::string>{};
-  }));
+      {.on_update =
+           [this, completed](const kube::ObjectPtr& old_obj, const kube::ObjectPtr& o) {
+             if (!completed(old_obj, o)) return;
+             if (const api::Pod* after = o->As<api::Pod>()) {
+               reconciler_.OnPodCompletedOrDeleted(*after);
+             }
+           },
+       .on_delete =
+           [this, scheduler](const kube::ObjectPtr& o, bool) {
+             if (o->field(kPodCacheSchedulerName) != scheduler) return;
+             if (const api::Pod* pod = o->As<api::Pod>()) reconciler_.OnPodCompletedOrDeleted(*pod);
+           },
+       .wants_update = completed}));
   kube::SharedInformer* nodes = factory_.InformerFor<api::Node>(/*keep_json=*/false);
-  registrations_.push_back(nodes->AddEventHandler({}));
+  // Registered for HasSynced only (the reconciler reads the store).
+  registrations_.push_back(nodes->AddEventHandler(
+      {.wants_update = [](const kube::ObjectPtr&, const kube::ObjectPtr&) { return false; }}));
   // Reads come from these stores once synced (KAI's binder reads its controller-runtime cache):
   // no GET per BindRequest, pod and node, so the client's QPS goes to writes.
   binder_client_.UseCaches({.bind_requests = brs, .pods = pods, .nodes = nodes});

@@ -2,7 +2,9 @@
 
 #include <optional>
 
+#include "kube/cache/factory.h"
 #include "kube/cache/informer.h"
+#include "kube/cache/typed.h"
 #include "kube/rest/resource.h"
 
 namespace kai::binder {
@@ -46,20 +48,38 @@ std::optional<T> CachedGet(const kube::SharedInformer* informer, std::string_vie
   return *typed;
 }
 
-bool Matches(const api::Pod& p, const PodQuery& q) {
-  if (!q.namespace_.empty() && p.metadata.namespace_ != q.namespace_) return false;
-  if (!q.node_name.empty() && p.spec.node_name != q.node_name) return false;
+// On the pod cache's scanned fields: no decode of the pods that do not match.
+bool Matches(const kube::Object& p, const PodQuery& q) {
+  if (!q.namespace_.empty() && p.namespace_() != q.namespace_) return false;
+  if (!q.node_name.empty() && p.field(kPodCacheNodeName) != q.node_name) return false;
   for (const auto& [k, v] : q.labels) {
-    auto it = p.metadata.labels.find(k);
-    if (it == p.metadata.labels.end() || it->second != v) return false;
+    const std::string* value = p.label(k);
+    if (value == nullptr || *value != v) return false;
   }
   for (const auto& k : q.has_labels) {
-    if (p.metadata.labels.count(k) == 0) return false;
+    if (p.label(k) == nullptr) return false;
   }
   return true;
 }
 
 }  // namespace
+
+StatusOr<kube::SharedInformer*> PodCacheInformer(kube::SharedInformerFactory* factory) {
+  kube::SharedInformer* pods = factory->InformerFor(
+      Pods(), kube::LazyTypedDecoder<api::Pod>(
+                  {{"spec", "nodeName"}, {"spec", "schedulerName"}, {"status", "phase"}},
+                  /*labels=*/true));
+  KAI_RETURN_IF_ERROR(pods->AddIndex(kPodNodeNameIndex, [](const kube::Object& o) {
+    std::string_view node = o.field(kPodCacheNodeName);
+    return node.empty() ? std::vector<std::string>{} : std::vector<std::string>{std::string(node)};
+  }));
+  return pods;
+}
+
+kube::SharedInformer* BindRequestCacheInformer(kube::SharedInformerFactory* factory) {
+  return factory->InformerFor(
+      BindRequests(), kube::LazyTypedDecoder<api::BindRequest>({{"metadata", "generation"}}));
+}
 
 std::string LabelSelectorOf(const PodQuery& q) {
   std::string out;
@@ -113,8 +133,8 @@ StatusOr<std::vector<api::Pod>> RestBinderClient::ListPods(const PodQuery& q) {
                                 : store->List();
     std::vector<api::Pod> out;
     for (const kube::ObjectPtr& obj : candidates) {
-      const auto* pod = obj->As<api::Pod>();
-      if (pod != nullptr && Matches(*pod, q)) out.push_back(*pod);
+      if (!Matches(*obj, q)) continue;
+      if (const auto* pod = obj->As<api::Pod>()) out.push_back(*pod);
     }
     return out;
   }

@@ -12,12 +12,14 @@
 
 namespace kai::kube {
 class SharedInformer;
-}
+class SharedInformerFactory;
+}  // namespace kai::kube
 
 namespace kai::binder {
 
 // Informers whose stores serve the non-fresh reads (each may be null: that kind is read from the
-// API server). The pod informer must carry the kPodNodeNameIndex index.
+// API server). The pod and BindRequest informers are the ones PodCacheInformer and
+// BindRequestCacheInformer make.
 struct BinderCaches {
   const kube::SharedInformer* bind_requests = nullptr;
   const kube::SharedInformer* pods = nullptr;
@@ -26,6 +28,20 @@ struct BinderCaches {
 
 // Index of pods by spec.nodeName (the pod informer's, for PodQuery::node_name).
 inline constexpr char kPodNodeNameIndex[] = "spec.nodeName";
+
+// The pod cache decodes a pod into api::Pod only when a read needs it typed (the BindRequest's
+// pod, the pods a query matches): the binder sees every pod event of the cluster and needs few of
+// them. These fields and the labels are read from every event with its metadata
+// (kube::Object::field / label), so the event handlers, the node index and the query filters
+// never decode.
+enum PodCacheField : size_t { kPodCacheNodeName = 0, kPodCacheSchedulerName, kPodCachePhase };
+// The pod informer of `factory` with that decoder and kPodNodeNameIndex (call before Start()).
+StatusOr<kube::SharedInformer*> PodCacheInformer(kube::SharedInformerFactory* factory);
+
+// The BindRequest cache decodes lazily as well; metadata.generation is read from every event
+// (the binder's own status writes change nothing else it looks at on an update).
+enum BindRequestCacheField : size_t { kBindRequestCacheGeneration = 0 };
+kube::SharedInformer* BindRequestCacheInformer(kube::SharedInformerFactory* factory);
 
 // "a=b,c" (label equality, label existence) and "spec.nodeName=n" for a PodQuery.
 std::string LabelSelectorOf(const PodQuery& q);

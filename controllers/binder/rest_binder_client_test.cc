@@ -124,16 +124,10 @@ TEST_F(RestBinderTest, SyncedCachesServeTheReads) {
 
   // Before the caches sync, reads go to the server.
   kube::SharedInformerFactory factory(&fake_);
-  kube::SharedInformer* brs = factory.InformerFor<api::BindRequest>(/*keep_json=*/false);
-  kube::SharedInformer* pods = factory.InformerFor<api::Pod>(/*keep_json=*/false);
-  ASSERT_TRUE(pods->AddIndex(kPodNodeNameIndex,
-                             [](const kube::Object& o) {
-                               const api::Pod* pod = o.As<api::Pod>();
-                               return pod != nullptr && !pod->spec.node_name.empty()
-                                          ? std::vector<std::string>{pod->spec.node_name}
-                                          : std::vector<std::string>{};
-                             })
-                  .ok());
+  kube::SharedInformer* brs = BindRequestCacheInformer(&factory);
+  auto pods_or = PodCacheInformer(&factory);
+  ASSERT_TRUE(pods_or.ok()) << pods_or.status();
+  kube::SharedInformer* pods = *pods_or;
   kube::SharedInformer* nodes = factory.InformerFor<api::Node>(/*keep_json=*/false);
   client_.UseCaches({.bind_requests = brs, .pods = pods, .nodes = nodes});
   fake_.ClearActions();
@@ -158,6 +152,10 @@ TEST_F(RestBinderTest, SyncedCachesServeTheReads) {
   PodQuery by_label;
   by_label.labels["runai-gpu-group"] = "g2";
   EXPECT_TRUE(client_.ListPods(by_label)->empty());
+  // The queries decoded only the pods they matched (the filters read the scanned fields).
+  EXPECT_TRUE(pods->store().Get("ns/g")->decoded());
+  EXPECT_TRUE(pods->store().Get("other/o")->decoded());
+  EXPECT_FALSE(pods->store().Get("ns/p")->decoded());
   ASSERT_EQ(client_.ListBindRequests()->size(), 1u);
 
   ReconcileResult res = r_.Reconcile("ns", "p");

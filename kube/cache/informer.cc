@@ -47,6 +47,11 @@ class SharedInformer::Listener final : public HandlerRegistration {
     cv_.notify_one();
   }
 
+  // False for an update the handler's wants_update filter declines.
+  bool Wants(const Notification& n) const {
+    return n.kind != kUpdate || !handler_.wants_update || handler_.wants_update(n.old_obj, n.obj);
+  }
+
   bool HasSynced() const override {
     std::lock_guard<std::mutex> l(mu_);
     return synced_;
@@ -160,9 +165,9 @@ class SharedInformer::Sink final : public ReflectorSink {
  private:
   void Upsert(ObjectPtr obj) {
     std::lock_guard<std::mutex> l(s_->mu_);
-    ObjectPtr current = s_->store_.Get(obj->key());
-    if (current != nullptr && current->resource_version() == obj->resource_version()) return;
-    s_->store_.Upsert(obj);
+    bool stored = false;
+    ObjectPtr current = s_->store_.UpsertIfChanged(obj, &stored);
+    if (!stored) return;  // a duplicate (the cache holds this resourceVersion)
     if (current == nullptr) {
       Fan({kAdd, nullptr, std::move(obj), false});
     } else {
@@ -171,7 +176,9 @@ class SharedInformer::Sink final : public ReflectorSink {
   }
 
   void Fan(const Notification& n) {
-    for (const auto& listener : s_->listeners_) listener->Push(n);
+    for (const auto& listener : s_->listeners_) {
+      if (listener->Wants(n)) listener->Push(n);
+    }
   }
 
   SharedInformer* s_;

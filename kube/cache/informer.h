@@ -39,6 +39,11 @@ struct ResourceEventHandler {
   std::function<void(const ObjectPtr& obj, bool in_initial_list)> on_add;
   std::function<void(const ObjectPtr& old_obj, const ObjectPtr& new_obj)> on_update;
   std::function<void(const ObjectPtr& obj, bool final_state_unknown)> on_delete;
+  // Optional: an update (watch or relist, not resync) for which this returns false is not queued
+  // for on_update at all: no copy into the handler's queue, no wake-up of its thread. Runs on the
+  // reflector's thread under the informer's lock: it must be cheap and must not block (read the
+  // objects' scanned fields, not typed views that would decode there).
+  std::function<bool(const ObjectPtr& old_obj, const ObjectPtr& new_obj)> wants_update;
 };
 
 // What AddEventHandler returns.

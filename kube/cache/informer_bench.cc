@@ -37,7 +37,7 @@
 DEFINE_int32(pods, 100000, "pods to create and cache");
 DEFINE_int32(events, 20000, "watch events in the event stream phase");
 DEFINE_int32(writers, 4, "client threads creating and patching pods");
-DEFINE_string(modes, "raw,typed,lean", "informer decoder modes to measure");
+DEFINE_string(modes, "raw,typed,lean,lazy", "informer decoder modes to measure");
 DEFINE_string(localkube_args, "--watch-history=50000", "extra localkube flags (space separated)");
 
 namespace kai::kube {
@@ -107,6 +107,11 @@ std::string PodJson(int i) {
 Decoder DecoderFor(const std::string& mode) {
   if (mode == "typed") return TypedDecoder<api::Pod>(true);
   if (mode == "lean") return TypedDecoder<api::Pod>(false);
+  // kai-binder's pod cache: scanned fields and labels, typed view on first use (never here).
+  if (mode == "lazy") {
+    return LazyTypedDecoder<api::Pod>(
+        {{"spec", "nodeName"}, {"spec", "schedulerName"}, {"status", "phase"}}, true);
+  }
   return RawDecoder();
 }
 

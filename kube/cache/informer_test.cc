@@ -227,6 +227,96 @@ TEST(InformerTest, DropsAndCompactionNeverLoseOrDuplicateEvents) {
   informer.Stop();
 }
 
+// A lazily decoding informer goes through the same list, watch, 410 relist and tombstone paths:
+// nothing is lost or duplicated, and every delivered object decodes to what the server holds.
+TEST(InformerTest, LazyDecoderThroughARelistDeliversEverything) {
+  FakeClock clock;
+  ClockDriver driver(&clock, std::chrono::milliseconds(100));
+  FakeClient fake;
+  for (int i = 0; i < 5; ++i)
+    ASSERT_TRUE(fake.Seed(kPods, Pod("p" + std::to_string(i), "n1")).ok());
+  SharedInformer informer(
+      &fake, kPods,
+      Options(&clock, LazyTypedDecoder<api::Pod>({{"spec", "nodeName"}}, /*labels=*/true)));
+  Recorder rec;
+  std::mutex mu;
+  std::vector<ObjectPtr> delivered;
+  ResourceEventHandler h = rec.Handler();
+  informer.AddEventHandler({
+      .on_add =
+          [&](const ObjectPtr& o, bool initial) {
+            {
+              std::lock_guard<std::mutex> l(mu);
+              delivered.push_back(o);
+            }
+            h.on_add(o, initial);
+          },
+      .on_update =
+          [&](const ObjectPtr& old_obj, const ObjectPtr& o) {
+            {
+              std::lock_guard<std::mutex> l(mu);
+              delivered.push_back(o);
+            }
+            h.on_update(old_obj, o);
+          },
+      .on_delete =
+          [&](const ObjectPtr& o, bool unknown) {
+            {
+              std::lock_guard<std::mutex> l(mu);
+              delivered.push_back(o);
+            }
+            h.on_delete(o, unknown);
+          },
+  });
+  std::atomic<int> watches{0};
+  fake.PrependReactor("watch", "pods",
+                      [&](const FakeAction&) -> std::optional<StatusOr<std::string>> {
+                        if (watches.fetch_add(1) == 1) {
+                          EXPECT_TRUE(fake.Delete(kPods, "ns", "p0").ok());
+                          EXPECT_TRUE(fake.Patch(kPods, "ns", "p1", PatchType::kMerge,
+                                                 R"({"metadata":{"labels":{"x":"1"}}})")
+                                          .ok());
+                          EXPECT_TRUE(fake.Create(kPods, "ns", Pod("q", "n2")).ok());
+                          fake.CompactHistory();
+                        }
+                        return std::nullopt;
+                      });
+  informer.Start();
+  ASSERT_TRUE(informer.WaitForCacheSync(std::chrono::hours(1)));
+  rec.WaitFor(5);
+  ASSERT_TRUE(fake.Create(kPods, "ns", Pod("r", "n3")).ok());
+  rec.WaitFor(6);
+  fake.DropWatches();
+  const std::vector<std::string> want = {
+      "ADD ns/p0 initial", "ADD ns/p1 initial", "ADD ns/p2 initial",
+      "ADD ns/p3 initial", "ADD ns/p4 initial", "ADD ns/r",
+      "UPDATE ns/p1",      "ADD ns/q",          "DELETE ns/p0 tombstone"};
+  EXPECT_EQ(rec.WaitFor(want.size()), want);
+  EXPECT_GE(informer.reflector_stats().expired, 1);
+  informer.Stop();
+
+  std::lock_guard<std::mutex> l(mu);
+  ASSERT_EQ(delivered.size(), want.size());
+  // Nobody asked for a typed view yet.
+  for (const ObjectPtr& o : delivered) EXPECT_FALSE(o->decoded()) << o->key();
+  for (const ObjectPtr& o : delivered) {
+    const api::Pod* pod = o->As<api::Pod>();
+    ASSERT_NE(pod, nullptr) << o->key();
+    EXPECT_EQ(pod->metadata.resource_version, o->resource_version());
+    EXPECT_EQ(pod->spec.node_name, o->field(0));
+    if (o->key() == "ns/p0") continue;  // deleted: the last state the cache knew
+    auto live = fake.Get(kPods, std::string(o->namespace_()), std::string(o->name()));
+    ASSERT_TRUE(live.ok()) << o->key();
+    auto want_pod = api::Decode<api::Pod>(*live);
+    ASSERT_TRUE(want_pod.ok());
+    if (o->key() == "ns/p1" && pod->metadata.labels.count("x") == 0) continue;  // its first add
+    EXPECT_EQ(api::EncodeJson(*pod), api::EncodeJson(*want_pod)) << o->key();
+  }
+  EXPECT_EQ(*delivered[6]->label("x"), "1");                      // the relist's update
+  EXPECT_EQ(delivered[7]->As<api::Pod>()->spec.node_name, "n2");  // the relist's add
+  EXPECT_EQ(delivered[8]->As<api::Pod>()->spec.node_name, "n1");  // the tombstone
+}
+
 TEST(InformerTest, VeryShortWatchBacksOffAndRelists) {
   FakeClock clock;
   ClockDriver driver(&clock, std::chrono::milliseconds(100));
@@ -292,6 +382,52 @@ TEST(InformerTest, SlowHandlerNeverBlocksTheReflectorOrOtherHandlers) {
   gate.unlock();
   EXPECT_TRUE(Eventually([&] { return slow_seen.load() == 50; }));
   informer.Stop();
+}
+
+// A wants_update filter keeps declined updates out of that handler's queue; adds, deletes and
+// the other handlers are untouched, and the accepted updates arrive in order.
+TEST(InformerTest, WantsUpdateFiltersOnlyThatHandlersUpdates) {
+  FakeClock clock;
+  FakeClient fake;
+  ASSERT_TRUE(fake.Seed(kPods, Pod("a", "n1")).ok());
+  SharedInformer informer(
+      &fake, kPods,
+      Options(&clock, LazyTypedDecoder<api::Pod>({{"spec", "nodeName"}}, /*labels=*/true)));
+  Recorder all;
+  informer.AddEventHandler(all.Handler());
+  Recorder filtered;
+  ResourceEventHandler h = filtered.Handler();
+  std::atomic<int> asked{0};
+  h.wants_update = [&](const ObjectPtr& old_obj, const ObjectPtr& o) {
+    ++asked;
+    const std::string* before = old_obj->label("x");
+    const std::string* after = o->label("x");
+    return after != nullptr && (before == nullptr || *before != *after);
+  };
+  informer.AddEventHandler(h);
+  informer.Start();
+  ASSERT_TRUE(informer.WaitForCacheSync(std::chrono::hours(1)));
+  auto label = [&](const std::string& k, const std::string& v) {
+    ASSERT_TRUE(fake.Patch(kPods, "ns", "a", PatchType::kMerge,
+                           R"({"metadata":{"labels":{")" + k + R"(":")" + v + R"("}}})")
+                    .ok());
+  };
+  label("y", "1");  // declined
+  label("x", "1");  // accepted
+  label("y", "2");  // declined
+  label("x", "2");  // accepted
+  ASSERT_TRUE(fake.Create(kPods, "ns", Pod("b")).ok());
+  ASSERT_TRUE(fake.Delete(kPods, "ns", "b").ok());
+  const std::vector<std::string> want_all = {"ADD ns/a initial", "UPDATE ns/a", "UPDATE ns/a",
+                                             "UPDATE ns/a",      "UPDATE ns/a", "ADD ns/b",
+                                             "DELETE ns/b"};
+  EXPECT_EQ(all.WaitFor(want_all.size()), want_all);
+  const std::vector<std::string> want_filtered = {"ADD ns/a initial", "UPDATE ns/a", "UPDATE ns/a",
+                                                  "ADD ns/b", "DELETE ns/b"};
+  EXPECT_EQ(filtered.WaitFor(want_filtered.size()), want_filtered);
+  EXPECT_EQ(asked.load(), 4);
+  informer.Stop();
+  EXPECT_EQ(filtered.events(), want_filtered);
 }
 
 TEST(InformerTest, ResyncAndLateHandlers) {

@@ -1,5 +1,8 @@
 #include "kube/cache/store.h"
 
+#include <iterator>
+#include <utility>
+
 namespace kai::kube {
 
 Indexer::Indexer() {
@@ -39,14 +42,71 @@ void Indexer::UnindexLocked(const Object* obj) {
   }
 }
 
+void Indexer::ReindexLocked(const Object* old, const Object* now) {
+  for (auto& [name, fn] : funcs_) {
+    Index& idx = indexes_[name];
+    std::vector<std::string> before = fn(*old);
+    std::vector<std::string> after = fn(*now);
+    if (before != after) {
+      for (const std::string& v : before) {
+        auto it = idx.find(v);
+        if (it == idx.end()) continue;
+        it->second.erase(old);
+        if (it->second.empty()) idx.erase(it);
+      }
+      for (std::string& v : after) idx[std::move(v)].insert(now);
+      continue;
+    }
+    // Same values (a pod's namespace, usually its node): swap the pointer in place; the sets
+    // are ordered by key, which is the same.
+    for (const std::string& v : after) {
+      auto it = idx.find(v);
+      if (it == idx.end()) {
+        idx[v].insert(now);
+        continue;
+      }
+      auto& members = it->second;
+      auto pos = members.find(old);
+      if (pos == members.end()) {
+        members.insert(now);
+        continue;
+      }
+      auto next = std::next(pos);
+      auto node = members.extract(pos);
+      node.value() = now;
+      members.insert(next, std::move(node));
+    }
+  }
+}
+
+ObjectPtr Indexer::ReplaceLocked(std::map<std::string, ObjectPtr, std::less<>>::iterator it,
+                                 ObjectPtr obj) {
+  ObjectPtr old = std::move(it->second);
+  it->second = std::move(obj);
+  if (old != nullptr) {
+    ReindexLocked(old.get(), it->second.get());
+  } else {
+    IndexLocked(it->second.get());
+  }
+  return old;
+}
+
 ObjectPtr Indexer::Upsert(ObjectPtr obj) {
   std::unique_lock<std::shared_mutex> l(mu_);
   auto [it, inserted] = items_.try_emplace(obj->key(), nullptr);
-  ObjectPtr old = std::move(it->second);
-  if (old != nullptr) UnindexLocked(old.get());
-  it->second = std::move(obj);
-  IndexLocked(it->second.get());
-  return old;
+  return ReplaceLocked(it, std::move(obj));
+}
+
+ObjectPtr Indexer::UpsertIfChanged(ObjectPtr obj, bool* stored) {
+  std::unique_lock<std::shared_mutex> l(mu_);
+  auto [it, inserted] = items_.try_emplace(obj->key(), nullptr);
+  if (!inserted && it->second != nullptr &&
+      it->second->resource_version() == obj->resource_version()) {
+    *stored = false;
+    return it->second;
+  }
+  *stored = true;
+  return ReplaceLocked(it, std::move(obj));
 }
 
 ObjectPtr Indexer::Remove(const std::string& key) {

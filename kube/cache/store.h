@@ -31,6 +31,10 @@ class Indexer {
 
   // Inserts or replaces by key; returns the previous object (null if none).
   ObjectPtr Upsert(ObjectPtr obj);
+  // Upsert, unless the store holds the key at the same resourceVersion already (a duplicate
+  // watch event): then nothing changes and `stored` is false. One lookup for the informer's
+  // per-event "get, compare, upsert". Returns the previous (or, not stored, the current) object.
+  ObjectPtr UpsertIfChanged(ObjectPtr obj, bool* stored);
   // Removes by key; returns the removed object (null if none).
   ObjectPtr Remove(const std::string& key);
   // Replaces the whole contents; returns the previous contents.
@@ -52,6 +56,10 @@ class Indexer {
   using Index = std::map<std::string, std::set<const Object*, ByKey>, std::less<>>;
   void IndexLocked(const Object* obj);
   void UnindexLocked(const Object* obj);
+  // `now` replaces `old` (same key): entries whose index values did not change keep their place.
+  void ReindexLocked(const Object* old, const Object* now);
+  ObjectPtr ReplaceLocked(std::map<std::string, ObjectPtr, std::less<>>::iterator it,
+                          ObjectPtr obj);
 
   mutable std::shared_mutex mu_;
   std::map<std::string, ObjectPtr, std::less<>> items_;

@@ -2,6 +2,9 @@
 
 #include <gtest/gtest.h>
 
+#include <thread>
+
+#include "api/node.h"
 #include "api/pod.h"
 #include "kube/cache/typed.h"
 
@@ -53,6 +56,79 @@ TEST(ObjectTest, KeysAndDecoders) {
   EXPECT_FALSE(TypedDecoder<api::Pod>()(
                    R"({"kind":"Pod","metadata":{"name":"p"},"spec":{"priority":"high"}})")
                    .ok());
+}
+
+// A lazy object decodes on first use to exactly what the eager decoder builds; its scanned
+// fields and labels are there before any decode.
+TEST(ObjectTest, LazyTypedDecoderEqualsEagerDecode) {
+  const std::string json =
+      R"({"kind":"Pod","apiVersion":"v1","metadata":{"name":"p","namespace":"ns","uid":"u1",)"
+      R"("resourceVersion":"7","generation":3,"labels":{"runai-gpu-group":"g1","q\"x":"a\u0062",)"
+      R"("n":"1"},"annotations":{"a":"b"}},"spec":{"nodeName":"node-\u0031","schedulerName":)"
+      R"("kai-scheduler","containers":[{"name":"c","resources":{"limits":{"nvidia.com/gpu":"1"}}}],)"
+      R"("priority":5},"status":{"phase":"Running","conditions":[{"type":"Ready","status":"True"}]}})";
+  const std::vector<FieldPath> paths = {{"spec", "nodeName"},   {"spec", "schedulerName"},
+                                        {"status", "phase"},    {"metadata", "generation"},
+                                        {"spec", "priority"},   {"spec", "containers"},
+                                        {"status", "nominated"}};
+  auto lazy = LazyTypedDecoder<api::Pod>(paths, /*labels=*/true)(json);
+  ASSERT_TRUE(lazy.ok()) << lazy.status();
+  const Object& o = **lazy;
+  EXPECT_EQ(o.key(), "ns/p");
+  EXPECT_EQ(o.resource_version(), "7");
+  EXPECT_EQ(o.uid(), "u1");
+  EXPECT_EQ(*o.json(), json);
+  EXPECT_FALSE(o.decoded());
+  EXPECT_EQ(o.field(0), "node-1");  // unescaped
+  EXPECT_EQ(o.field(1), "kai-scheduler");
+  EXPECT_EQ(o.field(2), "Running");
+  EXPECT_EQ(o.field(3), "3");  // a number's text
+  EXPECT_EQ(o.field(4), "5");
+  EXPECT_EQ(o.field(5), "");   // not a scalar
+  EXPECT_EQ(o.field(6), "");   // absent
+  EXPECT_EQ(o.field(99), "");  // no such path
+  const ObjectLabels want_labels = {{"runai-gpu-group", "g1"}, {"q\"x", "ab"}, {"n", "1"}};
+  EXPECT_EQ(o.labels(), want_labels);
+  ASSERT_NE(o.label("q\"x"), nullptr);
+  EXPECT_EQ(*o.label("q\"x"), "ab");
+  EXPECT_EQ(o.label("missing"), nullptr);
+  EXPECT_FALSE(o.decoded());
+  EXPECT_EQ(o.As<api::Node>(), nullptr);  // another type: no decode
+  EXPECT_FALSE(o.decoded());
+
+  auto eager = TypedDecoder<api::Pod>()(json);
+  ASSERT_TRUE(eager.ok()) << eager.status();
+  const api::Pod* pod = o.As<api::Pod>();
+  ASSERT_NE(pod, nullptr);
+  EXPECT_TRUE(o.decoded());
+  EXPECT_EQ(*pod, *(*eager)->As<api::Pod>());
+  EXPECT_EQ(api::EncodeJson(*pod), api::EncodeJson(*(*eager)->As<api::Pod>()));
+  EXPECT_EQ(pod->spec.node_name, "node-1");
+  EXPECT_EQ(pod->raw.json.get(), o.json().get());  // the object's buffer, not a copy
+  EXPECT_EQ(o.As<api::Pod>(), pod);                // decoded once
+
+  // Decoded once even when several threads ask at the same time.
+  auto shared = LazyTypedDecoder<api::Pod>()(json);
+  ASSERT_TRUE(shared.ok());
+  std::vector<const api::Pod*> seen(4, nullptr);
+  std::vector<std::thread> threads;
+  for (size_t i = 0; i < seen.size(); ++i) {
+    threads.emplace_back([&, i] { seen[i] = (*shared)->As<api::Pod>(); });
+  }
+  for (auto& t : threads) t.join();
+  ASSERT_NE(seen[0], nullptr);
+  for (const api::Pod* p : seen) EXPECT_EQ(p, seen[0]);
+  EXPECT_TRUE((*shared)->labels().empty());  // labels only when asked for
+
+  // Structure and identity are checked at once; a value the type rejects is found on use.
+  EXPECT_FALSE(LazyTypedDecoder<api::Pod>()(R"({"metadata":{}})").ok());
+  EXPECT_FALSE(LazyTypedDecoder<api::Pod>()(R"({"metadata":{"name":"p"},"spec":{)").ok());
+  auto bad = LazyTypedDecoder<api::Pod>({{"spec", "priority"}})(
+      R"({"kind":"Pod","metadata":{"name":"p"},"spec":{"priority":"high"}})");
+  ASSERT_TRUE(bad.ok()) << bad.status();
+  EXPECT_EQ((*bad)->field(0), "high");
+  EXPECT_EQ((*bad)->As<api::Pod>(), nullptr);
+  EXPECT_TRUE((*bad)->decoded());
 }
 
 TEST(IndexerTest, NamespaceAndCustomIndexes) {
@@ -108,6 +184,54 @@ TEST(IndexerTest, NamespaceAndCustomIndexes) {
   EXPECT_EQ(Keys(store.ByIndex("rv", "5")), (std::vector<std::string>{"c/q"}));
   EXPECT_EQ(store.Get("c/q")->resource_version(), "5");
   EXPECT_EQ(store.Get("c/none"), nullptr);
+}
+
+// The informer's per-event path: a duplicate resourceVersion changes nothing; updates that keep
+// their index values keep the indexes exact (the old objects are gone: a stale pointer left in an
+// index would be read after free, which the sanitizer build reports).
+TEST(IndexerTest, UpsertIfChangedKeepsIndexesExact) {
+  Indexer store;
+  ASSERT_TRUE(store
+                  .AddIndex("node",
+                            [](const Object& o) -> std::vector<std::string> {
+                              if (o.uid().empty()) return {};
+                              return {o.uid()};
+                            })
+                  .ok());
+  auto on = [](std::string_view ns, std::string_view name, std::string node, std::string rv) {
+    return std::make_shared<const Object>(ns, name, rv, node, nullptr, nullptr, nullptr);
+  };
+  bool stored = false;
+  EXPECT_EQ(store.UpsertIfChanged(on("a", "p2", "n1", "1"), &stored), nullptr);
+  EXPECT_TRUE(stored);
+  store.Upsert(on("a", "p1", "n1", "1"));
+  store.Upsert(on("a", "p3", "n1", "1"));
+  ObjectPtr dup = on("a", "p2", "n1", "1");
+  ObjectPtr current = store.UpsertIfChanged(dup, &stored);
+  EXPECT_FALSE(stored);
+  ASSERT_NE(current, nullptr);
+  EXPECT_NE(current, dup);
+  EXPECT_EQ(store.Get("a/p2"), current);
+
+  for (int rv = 2; rv < 6; ++rv) {
+    ObjectPtr old = store.UpsertIfChanged(on("a", "p2", "n1", std::to_string(rv)), &stored);
+    EXPECT_TRUE(stored);
+    EXPECT_EQ(old->resource_version(), std::to_string(rv - 1));
+  }
+  current.reset();
+  EXPECT_EQ(Keys(store.ByIndex("node", "n1")), (std::vector<std::string>{"a/p1", "a/p2", "a/p3"}));
+  EXPECT_EQ(store.ByIndex("node", "n1")[1]->resource_version(), "5");
+  EXPECT_EQ(store.ByIndex(kNamespaceIndex, "a")[1]->resource_version(), "5");
+  // Neighbours come and go around the swapped entry; a move and a removal still find it.
+  store.Upsert(on("a", "p25", "n1", "1"));
+  EXPECT_NE(store.Remove("a/p1"), nullptr);
+  store.Upsert(on("a", "p2", "n2", "6"));
+  EXPECT_EQ(Keys(store.ByIndex("node", "n1")), (std::vector<std::string>{"a/p25", "a/p3"}));
+  EXPECT_EQ(Keys(store.ByIndex("node", "n2")), (std::vector<std::string>{"a/p2"}));
+  store.Upsert(on("a", "p2", "", "7"));  // no longer indexed
+  EXPECT_EQ(store.IndexValues("node"), (std::vector<std::string>{"n1"}));
+  EXPECT_NE(store.Remove("a/p2"), nullptr);
+  EXPECT_EQ(Keys(store.ByIndex(kNamespaceIndex, "a")), (std::vector<std::string>{"a/p25", "a/p3"}));
 }
 
 }  // namespace
