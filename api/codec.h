@@ -25,11 +25,12 @@
 
 #include "kube/base/statusor.h"
 
-// Declares the codec pair of a top-level type.
-// NOLINTNEXTLINE(bugprone-macro-parentheses): T is a type name.
+// Declares the codec pair of a top-level type. T is a type name: it cannot be parenthesised.
+// NOLINTBEGIN(bugprone-macro-parentheses)
 #define KAI_API_DECLARE_CODEC(T)                           \
   ::kai::Status DecodeJson(std::string_view json, T* out); \
   std::string EncodeJson(const T& obj)
+// NOLINTEND(bugprone-macro-parentheses)
 
 namespace kai::api {
 

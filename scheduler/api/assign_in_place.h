@@ -45,9 +45,11 @@ class InPlaceMapWriter {
 template <typename DstMap, typename SrcMap, typename Assign, typename Make>
 void AssignMapInPlace(DstMap* dst, const SrcMap& src, Assign&& assign, Make&& make) {
   InPlaceMapWriter<DstMap> w(dst);
-  for (const auto& [key, value] : src) {
+  // An entry, not a structured binding: lambdas may not capture bindings before C++20 (clang 14).
+  for (const auto& entry : src) {
+    const auto& value = entry.second;
     w.Put(
-        key, [&](typename DstMap::mapped_type& d) { assign(d, value); },
+        entry.first, [&](typename DstMap::mapped_type& d) { assign(d, value); },
         [&] { return make(value); });
   }
   w.Finish();
