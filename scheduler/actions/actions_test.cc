@@ -31,6 +31,24 @@ TEST(AllocateActionTest, BindsPipelinesAndStampsTheStartTime) {
   // The start time is set for a job that starts running now, not for a pipelined one (§7.3).
   EXPECT_EQ(s.Job("fits")->last_start_timestamp, testing::TestNow());
   EXPECT_FALSE(s.Job("waits")->last_start_timestamp.has_value());
+  // Both jobs were tried and placed (one pipelined): podgroups_{acted_on,scheduled}_by_action.
+  const Session::ActionCounts& counts = s.ssn().action_counts().at("allocate");
+  EXPECT_EQ(counts.acted_on, 2);
+  EXPECT_EQ(counts.scheduled, 2);
+}
+
+TEST(AllocateActionTest, AJobThatFitsNowhereIsCountedAsTriedNotScheduled) {
+  TestCluster c;
+  c.AddNode({.name = "n", .gpus = 2});
+  c.AddQueue({.name = "q"});
+  c.AddJob(PendingJob("fits", "q", 1));
+  c.AddJob(PendingJob("too-big", "q", 4));
+  TestSession s(c);
+  s.Run({"allocate"});
+  const Session::ActionCounts& counts = s.ssn().action_counts().at("allocate");
+  EXPECT_EQ(counts.acted_on, 2);
+  EXPECT_EQ(counts.scheduled, 1);
+  EXPECT_EQ(counts.simulated, 0);
 }
 
 TEST(AllocateActionTest, GangPartlyOnReleasingResourcesIsPipelinedWhole) {
@@ -100,11 +118,13 @@ TEST(ReclaimActionTest, TakesBackTheFairShareWithQueueNumbersInTheMessage) {
             std::string::npos)
       << msg;
   EXPECT_EQ(s.Task("reclaimer-0")->status, PodStatus::kPipelined);
-  const auto& counts = s.ssn().scenario_counts();
+  const auto& counts = s.ssn().action_counts();
   ASSERT_EQ(counts.count("reclaim"), 1u);
   // The scenario without victims is filtered (no idle GPU), the one with b-0 simulated.
   EXPECT_EQ(counts.at("reclaim").simulated, 1);
   EXPECT_EQ(counts.at("reclaim").filtered, 1);
+  EXPECT_EQ(counts.at("reclaim").acted_on, 1);
+  EXPECT_EQ(counts.at("reclaim").scheduled, 1);
 }
 
 // A scenario whose victims cannot free enough GPUs is dropped before simulating (and counted as
@@ -123,7 +143,7 @@ TEST(ReclaimActionTest, ScenariosWithTooFewGpusAreFilteredBeforeSimulating) {
   s.Run({"reclaim"});
   EXPECT_EQ(s.sink().evictions.size(), 2u);
   EXPECT_EQ(s.Task("reclaimer-0")->status, PodStatus::kPipelined);
-  const auto& counts = s.ssn().scenario_counts();
+  const auto& counts = s.ssn().action_counts();
   ASSERT_EQ(counts.count("reclaim"), 1u);
   EXPECT_EQ(counts.at("reclaim").filtered, 2);
   EXPECT_EQ(counts.at("reclaim").simulated, 1);

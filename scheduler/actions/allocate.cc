@@ -31,9 +31,11 @@ class AllocateAction : public Action {
       bool pipelined = false;
       if (Attempt(ssn, stmt.get(), job, &pipelined)) {
         Status s = stmt->Commit();
+        ssn->CountPodGroup(kActionAllocate, s.ok());
         if (s.ok() && !pipelined && !already_allocated) job->last_start_timestamp = ssn->now();
         if (s.ok() && HasTasksToAllocate(*job, true)) queue.PushJob(job);
       } else {
+        ssn->CountPodGroup(kActionAllocate, false);
         stmt->Discard();
       }
     }

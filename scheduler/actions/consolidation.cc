@@ -40,7 +40,9 @@ class ConsolidationAction : public Action {
           !smallest_failed.IsEasierToSchedule(*job, nullptr)) {
         continue;
       }
-      if (!Attempt(ssn, job)) smallest_failed.UpdateRepresentative(job);
+      const bool scheduled = Attempt(ssn, job);
+      ssn->CountPodGroup(kActionConsolidation, scheduled);
+      if (!scheduled) smallest_failed.UpdateRepresentative(job);
     }
   }
 

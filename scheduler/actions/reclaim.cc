@@ -30,7 +30,9 @@ class ReclaimAction : public Action {
       if (ssn->params().use_scheduling_signatures && !reps.IsEasierToSchedule(*job, nullptr)) {
         continue;
       }
-      if (!Attempt(ssn, job)) reps.UpdateRepresentative(job);
+      const bool scheduled = Attempt(ssn, job);
+      ssn->CountPodGroup(kActionReclaim, scheduled);
+      if (!scheduled) reps.UpdateRepresentative(job);
     }
   }
 

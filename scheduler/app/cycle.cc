@@ -73,7 +73,10 @@ CycleResult SchedulingCycle::Run(std::unique_ptr<ClusterInfo> snapshot) {
 
   MonoTime close_start = clock_->NowMonotonic();
   ssn.Close();
-  r.scenarios = ssn.scenario_counts();
+  r.action_counts = ssn.action_counts();
+  if (const auto* p = dynamic_cast<const ProportionPlugin*>(ssn.FindPlugin("proportion"))) {
+    r.queues = p->Metrics();
+  }
   sink_->RecordJobStatuses(ssn.cluster());
   sink_->BeginSession(nullptr);
   r.used_snapshot = ssn.TakeCluster();

@@ -17,6 +17,7 @@
 #include "scheduler/conf/scheduler_conf.h"
 #include "scheduler/framework/session.h"
 #include "scheduler/outputs/output_sink.h"
+#include "scheduler/plugins/proportion/proportion.h"
 
 namespace kai::scheduler {
 
@@ -35,8 +36,12 @@ struct CycleResult {
   std::vector<std::string> warnings;
   // Actions not run because a BindRequest could not be written earlier in the cycle.
   std::vector<std::string> skipped_actions;
-  // Victim-search scenarios simulated and filtered, per action (the scenarios_* counters).
-  std::map<std::string, Session::ScenarioCounts, std::less<>> scenarios;
+  // Per action: scenarios simulated and filtered, pod groups tried and scheduled (the
+  // scenarios_* and podgroups_* counters).
+  std::map<std::string, Session::ActionCounts, std::less<>> action_counts;
+  // Each queue's fair share and usage as the proportion plugin computed them (the queue_*
+  // gauges); empty without the plugin.
+  std::vector<ProportionPlugin::QueueMetrics> queues;
   // The session's snapshot once nothing points into it, for ClusterModel::Recycle: the next
   // snapshot is copied into its objects instead of allocating a new one (and freeing this one,
   // ~0.4 s of CPU at 137,000 pods).

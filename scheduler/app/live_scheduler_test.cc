@@ -10,6 +10,7 @@
 #include "api/yaml_json.h"
 #include "kube/base/fake_clock.h"
 #include "kube/base/zip_reader.h"
+#include "kube/metrics/registry.h"
 #include "kube/rest/fake_client.h"
 #include "scheduler/app/debug_snapshot_load.h"
 #include "scheduler/app/simulate.h"
@@ -96,6 +97,32 @@ TEST(LiveScheduler, BindsWhatItListedAndWhatItWatches) {
     auto pg = fake.Get(GvrOfKind("PodGroup"), "ns", "pg");
     return pg.ok() && pg->find("last-start-timestamp") != std::string::npos;
   }));
+  s.Stop();
+}
+
+// KAI's per-cycle metrics (reference §22.1) on the registry: per-action pod-group counters and
+// the queues' fair-share gauges, with the metrics namespace prefix.
+TEST(LiveScheduler, ExportsActionCountersAndQueueFairShares) {
+  kube::FakeClient fake;
+  Seed(&fake, NodeYaml("n1", 2) + QueueYaml("q") + PodGroupYaml("ns", "pg", "q", 1) +
+                  PodYaml("ns", "p1", "pg", 1) + PodGroupYaml("ns", "big", "q", 1) +
+                  PodYaml("ns", "b1", "big", 4));
+  metrics::Registry registry;
+  LiveSchedulerOptions o = Options();
+  o.registry = &registry;
+  LiveScheduler s(&fake, o);
+  s.Start();
+  ASSERT_TRUE(Eventually([&] { return s.HasSynced(); }));
+  s.RunOnce();
+  const std::string text = registry.Expose();
+  EXPECT_NE(text.find("kai_podgroups_acted_on_by_action{action=\"allocate\"} 2"), std::string::npos)
+      << text;
+  EXPECT_NE(text.find("kai_podgroups_scheduled_by_action{action=\"allocate\"} 1"),
+            std::string::npos)
+      << text;
+  // The only queue gets the cluster's 2 GPUs as its fair share.
+  EXPECT_NE(text.find("kai_queue_fair_share_gpu{queue_name=\"q\"} 2"), std::string::npos) << text;
+  EXPECT_NE(text.find("kai_total_preemption_attempts 0"), std::string::npos) << text;
   s.Stop();
 }
 

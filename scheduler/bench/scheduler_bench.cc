@@ -192,17 +192,21 @@ struct CycleResult {
   std::vector<double> actions_cpu;
   int binds = 0, evictions = 0, pipelined = 0, unschedulable_jobs = 0;
   std::vector<std::string> decision_lines;
-  // Victim-search scenarios per action: the work the evicting actions' times scale with.
-  std::map<std::string, Session::ScenarioCounts, std::less<>> scenarios;
+  // Per action: victim-search scenarios (the work the evicting actions' times scale with) and
+  // pod groups tried / scheduled.
+  std::map<std::string, Session::ActionCounts, std::less<>> action_counts;
 };
 
-// {"reclaim": {"simulated": N, "filtered": M}, ...} of the first repetition.
-std::string ScenariosJson(const std::map<std::string, Session::ScenarioCounts, std::less<>>& m) {
+// {"reclaim": {"scenarios_simulated": N, "scenarios_filtered": M, "podgroups_acted_on": K,
+// "podgroups_scheduled": J}, ...} of the first repetition.
+std::string ActionCountsJson(const std::map<std::string, Session::ActionCounts, std::less<>>& m) {
   std::string out;
   for (const auto& [action, n] : m) {
     if (!out.empty()) out += ", ";
-    out += "\"" + action + "\": {\"simulated\": " + std::to_string(n.simulated) +
-           ", \"filtered\": " + std::to_string(n.filtered) + "}";
+    out += "\"" + action + "\": {\"scenarios_simulated\": " + std::to_string(n.simulated) +
+           ", \"scenarios_filtered\": " + std::to_string(n.filtered) +
+           ", \"podgroups_acted_on\": " + std::to_string(n.acted_on) +
+           ", \"podgroups_scheduled\": " + std::to_string(n.scheduled) + "}";
   }
   return out;
 }
@@ -238,7 +242,7 @@ CycleResult RunCycle(const ClusterModel& model, const SchedulerConfiguration& co
     r.actions.emplace_back(name, MsSince(t));
     r.actions_cpu.push_back(CpuMs() - cpu);
     std::cerr << "  action " << name << ": " << r.actions_cpu.back() << " ms CPU";
-    if (auto it = ssn.scenario_counts().find(name); it != ssn.scenario_counts().end()) {
+    if (auto it = ssn.action_counts().find(name); it != ssn.action_counts().end()) {
       std::cerr << ", scenarios simulated " << it->second.simulated << ", filtered "
                 << it->second.filtered;
     }
@@ -249,7 +253,7 @@ CycleResult RunCycle(const ClusterModel& model, const SchedulerConfiguration& co
   r.close_ms = MsSince(t);
   r.total_ms = MsSince(start);
   r.total_cpu_ms = CpuMs() - cpu_start;
-  r.scenarios = ssn.scenario_counts();
+  r.action_counts = ssn.action_counts();
   r.binds = sink.binds;
   r.evictions = sink.evictions;
   r.pipelined = sink.pipelined;
@@ -438,7 +442,7 @@ int Main(int argc, char** argv) {
                   "\"unschedulable_jobs\": %d},\n",
                   first.binds, first.evictions, first.pipelined, first.unschedulable_jobs);
     out += buf;
-    out += "      \"scenarios\": {" + ScenariosJson(first.scenarios) + "},\n";
+    out += "      \"action_counts\": {" + ActionCountsJson(first.action_counts) + "},\n";
     std::snprintf(buf, sizeof(buf), "      \"peak_rss_mib\": %.1f\n    }", PeakRssKib() / 1024.0);
     out += buf;
     std::cerr << "size " << size << " done\n";

@@ -241,10 +241,21 @@ bool Session::ReclaimScenarioValid(const ScenarioInfo& s) const {
   return true;
 }
 
+Session::ActionCounts& Session::CountsOf(std::string_view action) {
+  auto it = action_counts_.find(action);
+  if (it == action_counts_.end()) it = action_counts_.emplace(action, ActionCounts{}).first;
+  return it->second;
+}
+
 void Session::CountScenario(std::string_view action, bool simulated) {
-  auto it = scenario_counts_.find(action);
-  if (it == scenario_counts_.end()) it = scenario_counts_.emplace(action, ScenarioCounts{}).first;
-  ++(simulated ? it->second.simulated : it->second.filtered);
+  ActionCounts& c = CountsOf(action);
+  ++(simulated ? c.simulated : c.filtered);
+}
+
+void Session::CountPodGroup(std::string_view action, bool scheduled) {
+  ActionCounts& c = CountsOf(action);
+  ++c.acted_on;
+  if (scheduled) ++c.scheduled;
 }
 
 bool Session::PreemptScenarioValid(const ScenarioInfo& s) const {

@@ -52,15 +52,21 @@ class Session {
   // Max jobs per leaf queue for an action (-1 = unlimited).
   int JobsDepth(std::string_view action) const;
 
-  // Victim-search scenarios per action (KAI's scenarios_simulation_by_action and
-  // scenarios_filtered_by_action): simulated, or dropped by a cheap filter before simulating.
-  struct ScenarioCounts {
+  // Per action, what KAI's per-action counters count: victim-search scenarios simulated, or
+  // dropped by a cheap filter before simulating (scenarios_simulation_by_action,
+  // scenarios_filtered_by_action); pod groups the action tried and those it scheduled
+  // (podgroups_acted_on_by_action, podgroups_scheduled_by_action).
+  struct ActionCounts {
     int64_t simulated = 0;
     int64_t filtered = 0;
+    int64_t acted_on = 0;
+    int64_t scheduled = 0;
   };
   void CountScenario(std::string_view action, bool simulated);
-  const std::map<std::string, ScenarioCounts, std::less<>>& scenario_counts() const {
-    return scenario_counts_;
+  // A pod group the action tried; `scheduled` when the attempt was committed.
+  void CountPodGroup(std::string_view action, bool scheduled);
+  const std::map<std::string, ActionCounts, std::less<>>& action_counts() const {
+    return action_counts_;
   }
 
   std::unique_ptr<Statement> NewStatement();
@@ -241,7 +247,8 @@ class Session {
   Random* random_;
   std::vector<std::unique_ptr<Plugin>> plugins_;
   ResourceFitCache resource_fit_cache_;
-  std::map<std::string, ScenarioCounts, std::less<>> scenario_counts_;
+  ActionCounts& CountsOf(std::string_view action);
+  std::map<std::string, ActionCounts, std::less<>> action_counts_;
 
   std::vector<JobCompareFn> job_order_fns_;
   std::vector<JobRankFn> job_rank_fns_;  // parallel to job_order_fns_

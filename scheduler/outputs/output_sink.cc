@@ -212,7 +212,6 @@ Status OutputSink::Evict(const EvictDecision& d) {
     // A job of one without a PodGroup object (implicit): the event goes to its pod.
     EventTarget target = job->implicit ? PodTarget(pod) : PodGroupTarget(job->podgroup());
     writer_->RecordEvent(EventRecord{target, "Normal", "Evict", d.message, std::move(annotations)});
-    counters_.evicted_pods_metric += d.metadata.gang_size;
   }
   if (params_.update_pod_eviction_condition) {
     api::PodCondition c;
@@ -234,6 +233,7 @@ Status OutputSink::Evict(const EvictDecision& d) {
     return s;
   }
   ++counters_.pods_evicted;
+  if (on_pod_evicted_ && job != nullptr) on_pod_evicted_(*job, d.metadata);
   return Status::OK();
 }
 

@@ -61,6 +61,11 @@ class OutputSink : public DecisionSink {
   void set_on_bind_request_dropped(std::function<void(const std::string&)> f) {
     on_bind_request_dropped_ = std::move(f);
   }
+  // Every pod evicted (deleted, or already gone), with its job and the eviction's metadata
+  // (pod_group_evicted_pods_total).
+  void set_on_pod_evicted(std::function<void(const PodGroupInfo&, const EvictionMetadata&)> f) {
+    on_pod_evicted_ = std::move(f);
+  }
   // Reads back every BindRequest in doubt (before a cycle's decisions). Returns how many remain
   // in doubt (the API server still does not answer).
   int ResolveInDoubtBindRequests();
@@ -96,8 +101,6 @@ class OutputSink : public DecisionSink {
     int bind_requests_in_doubt = 0;
     int pods_evicted = 0;
     int stale_bind_requests_deleted = 0;
-    // pod_group_evicted_pods_total increments (gang size per evicted pod, as KAI).
-    int64_t evicted_pods_metric = 0;
   };
   const Counters& counters() const { return counters_; }
 
@@ -124,6 +127,7 @@ class OutputSink : public DecisionSink {
   const ClusterInfo* cluster_ = nullptr;
   std::function<void(const api::BindRequest&)> on_bind_request_created_;
   std::function<void(const std::string&)> on_bind_request_dropped_;
+  std::function<void(const PodGroupInfo&, const EvictionMetadata&)> on_pod_evicted_;
   std::map<std::string, api::BindRequest> in_doubt_;  // namespace/name -> what was sent
   Counters counters_;
 

@@ -192,7 +192,12 @@ TEST_P(EvictionTest, PreemptedPodIsDeletedAfterAnAnnotatedEvent) {
          PodYaml("ns", "low-0", "pg-low", 1, PodOptions{.node = "n1", .phase = "Running"}) +
          PodGroupYaml("ns", "pg-high", "q", 1, "  priorityClassName: high\n") +
          PodYaml("ns", "high-0", "pg-high", 1));
+  std::vector<std::string> evicted;  // pod_group_evicted_pods_total, one per pod
+  h.sink().set_on_pod_evicted([&](const PodGroupInfo& job, const EvictionMetadata& meta) {
+    evicted.push_back(job.namespace_() + "/" + job.name() + " " + meta.action);
+  });
   h.Cycle();
+  EXPECT_EQ(evicted, std::vector<std::string>{"ns/pg-low preempt"});
 
   std::vector<FakeSchedulerWriter::Call> relevant;
   for (const auto& c : h.writer().calls) {
