@@ -2,6 +2,8 @@
 
 #include <glog/logging.h>
 
+#include <utility>
+
 #include "api/json_quote.h"
 #include "api/pod_condition.h"
 #include "api/well_known.h"
@@ -33,10 +35,11 @@ std::string_view OutcomeName(ReconcileResult::Outcome o) {
 BindRequestReconciler::BindRequestReconciler(BinderClient* client, BinderOptions options,
                                              Clock* clock)
     : client_(client),
-      options_(options),
+      options_(std::move(options)),
       clock_(clock),
-      reservation_(client, options, clock),
-      gpu_sharing_(client, options.cdi_enabled) {}
+      // options_ is declared (so initialised) before these two; `options` was moved from.
+      reservation_(client, options_, clock),
+      gpu_sharing_(client, options_.cdi_enabled) {}
 
 bool BindRequestReconciler::IsActionable(const api::BindRequest& br) {
   if (br.metadata.deletion_timestamp) return false;
@@ -133,8 +136,9 @@ BindRequestReconciler::BindOutcome BindRequestReconciler::Bind(const api::Pod& p
     for (const auto& group : br.spec.selected_gpu_groups) {
       auto r = reservation_.ReserveGpuDevice(pod, node, group);
       if (!r.ok()) {
-        out.error = r.status().WithPrefix("failed to reserve GPUs for pod <" + pod_key +
-                                          "> in gpu group <" + group + ">");
+        std::string prefix = "failed to reserve GPUs for pod <";
+        prefix.append(pod_key).append("> in gpu group <").append(group).append(">");
+        out.error = r.status().WithPrefix(prefix);
         return out;
       }
       if (!r->ready) {

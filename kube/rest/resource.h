@@ -15,6 +15,7 @@ struct GroupVersionResource {
   std::string version;   // "v1", "v2alpha2"
   std::string resource;  // plural, lower case: "pods", "podgroups"
 
+  // NOLINTNEXTLINE(modernize-use-nullptr): clang-tidy 14 misreads a defaulted <=>.
   auto operator<=>(const GroupVersionResource&) const = default;
 
   // "v1" for core, "<group>/<version>" otherwise.
