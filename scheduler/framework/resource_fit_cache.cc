@@ -114,23 +114,16 @@ std::shared_ptr<const NodeFitErrors> ResourceFitCache::ErrorsFor(const std::stri
   auto [it, fresh] = errors_.try_emplace(key);
   Errors& e = it->second;
   if (fresh) {
-    NodeFitErrors::Map errors;
-    e.versions.resize(nodes.size());
-    for (size_t i = 0; i < nodes.size(); ++i) {
-      e.versions[i] = nodes[i]->accounting_version();
-      if (auto reasons = NodeErrors(task, *nodes[i], gang)) {
-        errors[nodes[i]->name()] = std::move(*reasons);
-      }
-    }
-    e.errors = std::make_shared<NodeFitErrors>(std::move(errors));
-  } else {
-    // Only the nodes whose accounting changed since the errors were last brought up to date.
-    for (size_t i = 0; i < nodes.size(); ++i) {
-      const NodeInfo& n = *nodes[i];
-      if (n.accounting_version() == e.versions[i]) continue;
-      e.versions[i] = n.accounting_version();
-      SetNodeErrors(&e, n, NodeErrors(task, n, gang));
-    }
+    e.versions.assign(nodes.size(), kNeverChecked);
+    e.errors = std::make_shared<NodeFitErrors>();
+  }
+  // Only the nodes whose accounting changed since the errors were last brought up to date
+  // (every node of a new entry).
+  for (size_t i = 0; i < nodes.size(); ++i) {
+    const NodeInfo& n = *nodes[i];
+    if (n.accounting_version() == e.versions[i]) continue;
+    e.versions[i] = n.accounting_version();
+    SetNodeErrors(&e, n, NodeErrors(task, n, gang));
   }
   if (e.errors->nodes().empty()) return nullptr;
   return e.errors;

@@ -57,11 +57,12 @@ class ResourceFitCache {
   int64_t node_rechecks() const { return node_rechecks_; }
 
  private:
+  static constexpr uint64_t kNeverChecked = ~uint64_t{0};
   // Per task shape: each node's room answer and the accounting version it was computed at,
   // indexed by the node's name rank (shared by every node set, so a simulation's feasible set
   // with one more node reuses every other node's answer).
   struct NodeRoom {
-    uint64_t version = ~uint64_t{0};  // never checked
+    uint64_t version = kNeverChecked;
     uint8_t room = 0;
   };
   struct Shape {
