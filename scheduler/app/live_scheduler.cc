@@ -259,6 +259,9 @@ CycleResult LiveScheduler::RunOnce() {
       metrics_->podgroups_scheduled->WithLabelValues({action}).Inc(
           static_cast<double>(n.scheduled));
       metrics_->podgroups_acted_on->WithLabelValues({action}).Inc(static_cast<double>(n.acted_on));
+      metrics_->scenarios_simulated->WithLabelValues({action}).Inc(
+          static_cast<double>(n.simulated));
+      metrics_->scenarios_filtered->WithLabelValues({action}).Inc(static_cast<double>(n.filtered));
       // KAI counts each successful preempt-action solution.
       if (action == kActionPreempt)
         metrics_->preemption_attempts->Inc(static_cast<double>(n.scheduled));
@@ -270,11 +273,6 @@ CycleResult LiveScheduler::RunOnce() {
       for (int i = 0; i < 6; ++i) {
         metrics_->queue_gauges[i]->WithLabelValues({q.queue_name}).Set(values[i]);
       }
-    }
-    for (const auto& [action, n] : r.action_counts) {
-      metrics_->scenarios_simulated->WithLabelValues({action}).Inc(
-          static_cast<double>(n.simulated));
-      metrics_->scenarios_filtered->WithLabelValues({action}).Inc(static_cast<double>(n.filtered));
     }
   }
   std::set<std::string> current(warnings.begin(), warnings.end());

@@ -235,6 +235,7 @@ class Session {
  private:
   // `rank` (nullptr: none) agrees with `f`.
   void AddJobOrder(JobCompareFn f, JobRankFn rank);
+  ActionCounts& CountsOf(std::string_view action);
   // The job's memoized ranks when every job-order function has one (nullptr otherwise).
   const int64_t* JobOrderRanks(const PodGroupInfo& job) const;
 
@@ -247,7 +248,6 @@ class Session {
   Random* random_;
   std::vector<std::unique_ptr<Plugin>> plugins_;
   ResourceFitCache resource_fit_cache_;
-  ActionCounts& CountsOf(std::string_view action);
   std::map<std::string, ActionCounts, std::less<>> action_counts_;
 
   std::vector<JobCompareFn> job_order_fns_;
