@@ -17,29 +17,30 @@ Status Indexer::AddIndex(const std::string& name, IndexFunc fn) {
   if (funcs_.count(name) > 0) return AlreadyExistsError("index \"" + name + "\" already exists");
   funcs_[name] = std::move(fn);
   Index& idx = indexes_[name];
-  for (const auto& [key, obj] : items_) {
-    for (std::string& v : funcs_[name](*obj)) idx[std::move(v)].insert(obj.get());
-  }
+  for (const auto& [key, obj] : items_) AddToIndex(&idx, funcs_[name](*obj), obj.get());
   return Status::OK();
 }
 
-void Indexer::IndexLocked(const Object* obj) {
-  for (auto& [name, fn] : funcs_) {
-    Index& idx = indexes_[name];
-    for (std::string& v : fn(*obj)) idx[std::move(v)].insert(obj);
+void Indexer::AddToIndex(Index* idx, std::vector<std::string> values, const Object* obj) {
+  for (std::string& v : values) (*idx)[std::move(v)].insert(obj);
+}
+
+void Indexer::RemoveFromIndex(Index* idx, const std::vector<std::string>& values,
+                              const Object* obj) {
+  for (const std::string& v : values) {
+    auto it = idx->find(v);
+    if (it == idx->end()) continue;
+    it->second.erase(obj);
+    if (it->second.empty()) idx->erase(it);
   }
 }
 
+void Indexer::IndexLocked(const Object* obj) {
+  for (auto& [name, fn] : funcs_) AddToIndex(&indexes_[name], fn(*obj), obj);
+}
+
 void Indexer::UnindexLocked(const Object* obj) {
-  for (auto& [name, fn] : funcs_) {
-    Index& idx = indexes_[name];
-    for (const std::string& v : fn(*obj)) {
-      auto it = idx.find(v);
-      if (it == idx.end()) continue;
-      it->second.erase(obj);
-      if (it->second.empty()) idx.erase(it);
-    }
-  }
+  for (auto& [name, fn] : funcs_) RemoveFromIndex(&indexes_[name], fn(*obj), obj);
 }
 
 void Indexer::ReindexLocked(const Object* old, const Object* now) {
@@ -48,13 +49,8 @@ void Indexer::ReindexLocked(const Object* old, const Object* now) {
     std::vector<std::string> before = fn(*old);
     std::vector<std::string> after = fn(*now);
     if (before != after) {
-      for (const std::string& v : before) {
-        auto it = idx.find(v);
-        if (it == idx.end()) continue;
-        it->second.erase(old);
-        if (it->second.empty()) idx.erase(it);
-      }
-      for (std::string& v : after) idx[std::move(v)].insert(now);
+      RemoveFromIndex(&idx, before, old);
+      AddToIndex(&idx, std::move(after), now);
       continue;
     }
     // Same values (a pod's namespace, usually its node): swap the pointer in place; the sets

@@ -54,6 +54,10 @@ class Indexer {
     bool operator()(const Object* a, const Object* b) const { return a->key() < b->key(); }
   };
   using Index = std::map<std::string, std::set<const Object*, ByKey>, std::less<>>;
+  // One index's entries for `obj` under `values` (an IndexFunc's answer).
+  static void AddToIndex(Index* idx, std::vector<std::string> values, const Object* obj);
+  static void RemoveFromIndex(Index* idx, const std::vector<std::string>& values,
+                              const Object* obj);
   void IndexLocked(const Object* obj);
   void UnindexLocked(const Object* obj);
   // `now` replaces `old` (same key): entries whose index values did not change keep their place.
