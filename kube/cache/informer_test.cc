@@ -106,6 +106,41 @@ InformerOptions Options(FakeClock* clock, Decoder decoder = nullptr) {
   return o;
 }
 
+// The first re-watch after the initial list of p0..p4 finds the history compacted behind changes
+// it never saw (p0 deleted, p1 labelled x=1, pod `q` created): the watch gets 410 Expired, the
+// reflector relists with RV "" and the relist reports them (the delete as a tombstone). Starts
+// the informer, ends its first watch cleanly after creating pod `r`, and checks what `rec` saw.
+void ExpectRelistAfterCompaction(FakeClient* fake, SharedInformer* informer, Recorder* rec,
+                                 const std::string& q, const std::string& r) {
+  auto watches = std::make_shared<std::atomic<int>>(0);
+  fake->PrependReactor(
+      "watch", "pods",
+      [fake, watches, q](const FakeAction&) -> std::optional<StatusOr<std::string>> {
+        if (watches->fetch_add(1) == 1) {
+          EXPECT_TRUE(fake->Delete(kPods, "ns", "p0").ok());
+          EXPECT_TRUE(fake->Patch(kPods, "ns", "p1", PatchType::kMerge,
+                                  R"({"metadata":{"labels":{"x":"1"}}})")
+                          .ok());
+          EXPECT_TRUE(fake->Create(kPods, "ns", q).ok());
+          fake->CompactHistory();
+        }
+        return std::nullopt;
+      });
+  informer->Start();
+  ASSERT_TRUE(informer->WaitForCacheSync(std::chrono::hours(1)));
+  rec->WaitFor(5);
+  // End the first watch cleanly after one event, so the reflector re-watches from its RV.
+  ASSERT_TRUE(fake->Create(kPods, "ns", r).ok());
+  rec->WaitFor(6);
+  fake->DropWatches();
+  const std::vector<std::string> want = {
+      "ADD ns/p0 initial", "ADD ns/p1 initial", "ADD ns/p2 initial",
+      "ADD ns/p3 initial", "ADD ns/p4 initial", "ADD ns/r",
+      "UPDATE ns/p1",      "ADD ns/q",          "DELETE ns/p0 tombstone"};
+  EXPECT_EQ(rec->WaitFor(want.size()), want);
+  EXPECT_GE(informer->reflector_stats().expired, 1);
+}
+
 TEST(InformerTest, ListThenWatchWithTypedObjects) {
   FakeClock clock;
   FakeClient fake;
@@ -162,35 +197,7 @@ TEST(InformerTest, DropsAndCompactionNeverLoseOrDuplicateEvents) {
   SharedInformer informer(&fake, kPods, Options(&clock));
   Recorder rec;
   informer.AddEventHandler(rec.Handler());
-  // The first re-watch after the initial list finds the history compacted behind changes it
-  // never saw: the watch gets 410 Expired, the reflector relists with RV "" and the relist
-  // reports them (the delete as a tombstone).
-  std::atomic<int> watches{0};
-  fake.PrependReactor("watch", "pods",
-                      [&](const FakeAction&) -> std::optional<StatusOr<std::string>> {
-                        if (watches.fetch_add(1) == 1) {
-                          EXPECT_TRUE(fake.Delete(kPods, "ns", "p0").ok());
-                          EXPECT_TRUE(fake.Patch(kPods, "ns", "p1", PatchType::kMerge,
-                                                 R"({"metadata":{"labels":{"x":"1"}}})")
-                                          .ok());
-                          EXPECT_TRUE(fake.Create(kPods, "ns", Pod("q")).ok());
-                          fake.CompactHistory();
-                        }
-                        return std::nullopt;
-                      });
-  informer.Start();
-  ASSERT_TRUE(informer.WaitForCacheSync(std::chrono::hours(1)));
-  rec.WaitFor(5);
-  // End the first watch cleanly after one event, so the reflector re-watches from its RV.
-  ASSERT_TRUE(fake.Create(kPods, "ns", Pod("r")).ok());
-  rec.WaitFor(6);
-  fake.DropWatches();
-  const std::vector<std::string> want = {
-      "ADD ns/p0 initial", "ADD ns/p1 initial", "ADD ns/p2 initial",
-      "ADD ns/p3 initial", "ADD ns/p4 initial", "ADD ns/r",
-      "UPDATE ns/p1",      "ADD ns/q",          "DELETE ns/p0 tombstone"};
-  EXPECT_EQ(rec.WaitFor(want.size()), want);
-  EXPECT_GE(informer.reflector_stats().expired, 1);
+  ASSERT_NO_FATAL_FAILURE(ExpectRelistAfterCompaction(&fake, &informer, &rec, Pod("q"), Pod("r")));
 
   // Many drops while a writer runs: every change arrives at most once, in order, and the last
   // one is seen.
@@ -268,35 +275,12 @@ TEST(InformerTest, LazyDecoderThroughARelistDeliversEverything) {
             h.on_delete(o, unknown);
           },
   });
-  std::atomic<int> watches{0};
-  fake.PrependReactor("watch", "pods",
-                      [&](const FakeAction&) -> std::optional<StatusOr<std::string>> {
-                        if (watches.fetch_add(1) == 1) {
-                          EXPECT_TRUE(fake.Delete(kPods, "ns", "p0").ok());
-                          EXPECT_TRUE(fake.Patch(kPods, "ns", "p1", PatchType::kMerge,
-                                                 R"({"metadata":{"labels":{"x":"1"}}})")
-                                          .ok());
-                          EXPECT_TRUE(fake.Create(kPods, "ns", Pod("q", "n2")).ok());
-                          fake.CompactHistory();
-                        }
-                        return std::nullopt;
-                      });
-  informer.Start();
-  ASSERT_TRUE(informer.WaitForCacheSync(std::chrono::hours(1)));
-  rec.WaitFor(5);
-  ASSERT_TRUE(fake.Create(kPods, "ns", Pod("r", "n3")).ok());
-  rec.WaitFor(6);
-  fake.DropWatches();
-  const std::vector<std::string> want = {
-      "ADD ns/p0 initial", "ADD ns/p1 initial", "ADD ns/p2 initial",
-      "ADD ns/p3 initial", "ADD ns/p4 initial", "ADD ns/r",
-      "UPDATE ns/p1",      "ADD ns/q",          "DELETE ns/p0 tombstone"};
-  EXPECT_EQ(rec.WaitFor(want.size()), want);
-  EXPECT_GE(informer.reflector_stats().expired, 1);
+  ASSERT_NO_FATAL_FAILURE(
+      ExpectRelistAfterCompaction(&fake, &informer, &rec, Pod("q", "n2"), Pod("r", "n3")));
   informer.Stop();
 
   std::lock_guard<std::mutex> l(mu);
-  ASSERT_EQ(delivered.size(), want.size());
+  ASSERT_EQ(delivered.size(), 9u);  // the nine events ExpectRelistAfterCompaction checks
   // Nobody asked for a typed view yet.
   for (const ObjectPtr& o : delivered) EXPECT_FALSE(o->decoded()) << o->key();
   for (const ObjectPtr& o : delivered) {

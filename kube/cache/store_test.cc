@@ -15,6 +15,19 @@ ObjectPtr Obj(std::string_view ns, std::string_view name, std::string rv = "1") 
   return std::make_shared<const Object>(ns, name, std::move(rv), "", nullptr, nullptr, nullptr);
 }
 
+// The index tests encode a pod's node in its uid: an index "node" over it, and objects on a node.
+Status AddNodeIndex(Indexer* store) {
+  return store->AddIndex("node", [](const Object& o) -> std::vector<std::string> {
+    if (o.uid().empty()) return {};
+    return {o.uid()};
+  });
+}
+
+ObjectPtr On(std::string_view ns, std::string_view name, std::string node, std::string rv) {
+  return std::make_shared<const Object>(ns, name, std::move(rv), std::move(node), nullptr, nullptr,
+                                        nullptr);
+}
+
 std::vector<std::string> Keys(const std::vector<ObjectPtr>& objs) {
   std::vector<std::string> out;
   for (const auto& o : objs) out.push_back(o->key());
@@ -133,22 +146,12 @@ TEST(ObjectTest, LazyTypedDecoderEqualsEagerDecode) {
 
 TEST(IndexerTest, NamespaceAndCustomIndexes) {
   Indexer store;
-  ASSERT_TRUE(store
-                  .AddIndex("node",
-                            [](const Object& o) -> std::vector<std::string> {
-                              // Encode the node in the uid for the test.
-                              if (o.uid().empty()) return {};
-                              return {o.uid()};
-                            })
-                  .ok());
+  ASSERT_TRUE(AddNodeIndex(&store).ok());
   EXPECT_FALSE(store.AddIndex("node", nullptr).ok());
-  auto on = [](std::string_view ns, std::string_view name, std::string node, std::string rv) {
-    return std::make_shared<const Object>(ns, name, rv, node, nullptr, nullptr, nullptr);
-  };
-  EXPECT_EQ(store.Upsert(on("b", "p2", "n1", "1")), nullptr);
-  store.Upsert(on("a", "p1", "n1", "1"));
-  store.Upsert(on("a", "p3", "n2", "1"));
-  store.Upsert(on("a", "p4", "", "1"));
+  EXPECT_EQ(store.Upsert(On("b", "p2", "n1", "1")), nullptr);
+  store.Upsert(On("a", "p1", "n1", "1"));
+  store.Upsert(On("a", "p3", "n2", "1"));
+  store.Upsert(On("a", "p4", "", "1"));
   EXPECT_EQ(store.size(), 4u);
   EXPECT_EQ(Keys(store.List()), (std::vector<std::string>{"a/p1", "a/p3", "a/p4", "b/p2"}));
   EXPECT_EQ(Keys(store.ByIndex(kNamespaceIndex, "a")),
@@ -157,7 +160,7 @@ TEST(IndexerTest, NamespaceAndCustomIndexes) {
   EXPECT_EQ(store.IndexValues("node"), (std::vector<std::string>{"n1", "n2"}));
 
   // Moving p1 to n2 re-indexes it.
-  ObjectPtr old = store.Upsert(on("a", "p1", "n2", "2"));
+  ObjectPtr old = store.Upsert(On("a", "p1", "n2", "2"));
   ASSERT_NE(old, nullptr);
   EXPECT_EQ(old->resource_version(), "1");
   EXPECT_EQ(Keys(store.ByIndex("node", "n1")), (std::vector<std::string>{"b/p2"}));
@@ -168,7 +171,7 @@ TEST(IndexerTest, NamespaceAndCustomIndexes) {
   EXPECT_TRUE(store.ByIndex("nope", "x").empty());
 
   // Replace returns the previous contents and rebuilds the indexes.
-  auto prev = store.Replace({on("c", "q", "n9", "5")});
+  auto prev = store.Replace({On("c", "q", "n9", "5")});
   EXPECT_EQ(prev.size(), 3u);
   EXPECT_EQ(Keys(store.List()), (std::vector<std::string>{"c/q"}));
   EXPECT_EQ(store.IndexValues("node"), (std::vector<std::string>{"n9"}));
@@ -191,22 +194,13 @@ TEST(IndexerTest, NamespaceAndCustomIndexes) {
 // index would be read after free, which the sanitizer build reports).
 TEST(IndexerTest, UpsertIfChangedKeepsIndexesExact) {
   Indexer store;
-  ASSERT_TRUE(store
-                  .AddIndex("node",
-                            [](const Object& o) -> std::vector<std::string> {
-                              if (o.uid().empty()) return {};
-                              return {o.uid()};
-                            })
-                  .ok());
-  auto on = [](std::string_view ns, std::string_view name, std::string node, std::string rv) {
-    return std::make_shared<const Object>(ns, name, rv, node, nullptr, nullptr, nullptr);
-  };
+  ASSERT_TRUE(AddNodeIndex(&store).ok());
   bool stored = false;
-  EXPECT_EQ(store.UpsertIfChanged(on("a", "p2", "n1", "1"), &stored), nullptr);
+  EXPECT_EQ(store.UpsertIfChanged(On("a", "p2", "n1", "1"), &stored), nullptr);
   EXPECT_TRUE(stored);
-  store.Upsert(on("a", "p1", "n1", "1"));
-  store.Upsert(on("a", "p3", "n1", "1"));
-  ObjectPtr dup = on("a", "p2", "n1", "1");
+  store.Upsert(On("a", "p1", "n1", "1"));
+  store.Upsert(On("a", "p3", "n1", "1"));
+  ObjectPtr dup = On("a", "p2", "n1", "1");
   ObjectPtr current = store.UpsertIfChanged(dup, &stored);
   EXPECT_FALSE(stored);
   ASSERT_NE(current, nullptr);
@@ -214,7 +208,7 @@ TEST(IndexerTest, UpsertIfChangedKeepsIndexesExact) {
   EXPECT_EQ(store.Get("a/p2"), current);
 
   for (int rv = 2; rv < 6; ++rv) {
-    ObjectPtr old = store.UpsertIfChanged(on("a", "p2", "n1", std::to_string(rv)), &stored);
+    ObjectPtr old = store.UpsertIfChanged(On("a", "p2", "n1", std::to_string(rv)), &stored);
     EXPECT_TRUE(stored);
     EXPECT_EQ(old->resource_version(), std::to_string(rv - 1));
   }
@@ -223,12 +217,12 @@ TEST(IndexerTest, UpsertIfChangedKeepsIndexesExact) {
   EXPECT_EQ(store.ByIndex("node", "n1")[1]->resource_version(), "5");
   EXPECT_EQ(store.ByIndex(kNamespaceIndex, "a")[1]->resource_version(), "5");
   // Neighbours come and go around the swapped entry; a move and a removal still find it.
-  store.Upsert(on("a", "p25", "n1", "1"));
+  store.Upsert(On("a", "p25", "n1", "1"));
   EXPECT_NE(store.Remove("a/p1"), nullptr);
-  store.Upsert(on("a", "p2", "n2", "6"));
+  store.Upsert(On("a", "p2", "n2", "6"));
   EXPECT_EQ(Keys(store.ByIndex("node", "n1")), (std::vector<std::string>{"a/p25", "a/p3"}));
   EXPECT_EQ(Keys(store.ByIndex("node", "n2")), (std::vector<std::string>{"a/p2"}));
-  store.Upsert(on("a", "p2", "", "7"));  // no longer indexed
+  store.Upsert(On("a", "p2", "", "7"));  // no longer indexed
   EXPECT_EQ(store.IndexValues("node"), (std::vector<std::string>{"n1"}));
   EXPECT_NE(store.Remove("a/p2"), nullptr);
   EXPECT_EQ(Keys(store.ByIndex(kNamespaceIndex, "a")), (std::vector<std::string>{"a/p25", "a/p3"}));
