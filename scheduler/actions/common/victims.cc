@@ -62,8 +62,22 @@ std::string QueueDetailsMessage(const Session& ssn, const QueueInfo& q) {
 
 }  // namespace
 
+namespace {
+
+// Queue details per queue, formatted once per batch of evictions: the numbers cannot change
+// between the messages of one batch (they are all computed before its first eviction), and a
+// reclaim batch names the same two queues for every task of a victim gang.
+using QueueDetailsMemo = std::map<const QueueInfo*, std::string>;
+
+const std::string& MemoizedQueueDetails(const Session& ssn, const QueueInfo& q,
+                                        QueueDetailsMemo* memo) {
+  auto [it, inserted] = memo->try_emplace(&q);
+  if (inserted) it->second = QueueDetailsMessage(ssn, q);
+  return it->second;
+}
+
 std::string EvictionMessage(const Session& ssn, std::string_view action, const PodInfo& victim,
-                            const PodGroupInfo& preemptor) {
+                            const PodGroupInfo& preemptor, QueueDetailsMemo* memo) {
   if (action == kActionPreempt) {
     return "Pod " + victim.key() + " was preempted by higher priority workload " +
            preemptor.namespace_() + "/" + preemptor.name();
@@ -89,16 +103,31 @@ std::string EvictionMessage(const Session& ssn, std::string_view action, const P
       l = lp;
       r = rp;
     }
-    return msg + "\n" + QueueDetailsMessage(ssn, *l) + "\n" + QueueDetailsMessage(ssn, *r);
+    msg += '\n';
+    msg += MemoizedQueueDetails(ssn, *l, memo);
+    msg += '\n';
+    msg += MemoizedQueueDetails(ssn, *r, memo);
+    return msg;
   }
   return "";
+}
+
+}  // namespace
+
+std::string EvictionMessage(const Session& ssn, std::string_view action, const PodInfo& victim,
+                            const PodGroupInfo& preemptor) {
+  QueueDetailsMemo memo;
+  return EvictionMessage(ssn, action, victim, preemptor, &memo);
 }
 
 Status EvictAllPreemptees(Session* ssn, const std::vector<PodInfo*>& tasks,
                           const PodGroupInfo& preemptor, Statement* stmt, std::string_view action) {
   std::vector<std::string> messages;
   messages.reserve(tasks.size());
-  for (const PodInfo* t : tasks) messages.push_back(EvictionMessage(*ssn, action, *t, preemptor));
+  QueueDetailsMemo memo;
+  for (const PodInfo* t : tasks) {
+    messages.push_back(EvictionMessage(*ssn, action, *t, preemptor, &memo));
+  }
   EvictionMetadata meta;
   meta.action = std::string(action);
   meta.gang_size = static_cast<int>(tasks.size());
