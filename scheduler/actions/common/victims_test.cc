@@ -1,0 +1,100 @@
+// Victim scenarios (reference §7.6): the simulation that re-places the preemptor after its
+// victims were evicted, and the eviction messages of a batch of victims (§21.3).
+#include "scheduler/actions/common/victims.h"
+
+#include <gtest/gtest.h>
+
+#include "scheduler/framework/statement.h"
+#include "scheduler/testing/test_cluster.h"
+
+namespace kai::scheduler {
+namespace {
+
+using testing::PendingJob;
+using testing::RunningJob;
+using testing::TestCluster;
+using testing::TestSession;
+
+// Two 8-GPU nodes, full: queue "b" runs a 4-GPU victim and 12 GPUs of others; queue "a" waits.
+TestCluster FullCluster(const testing::JobSpec& preemptor) {
+  TestCluster c;
+  c.AddNode({.name = "n1", .gpus = 8});
+  c.AddNode({.name = "n2", .gpus = 8});
+  c.AddQueue({.name = "a", .gpu_quota = 8});
+  c.AddQueue({.name = "b", .gpu_quota = 8});
+  c.AddJob(RunningJob("victim", "b", 4, "n1"));
+  c.AddJob(RunningJob("other", "b", 4, "n1"));
+  c.AddJob(RunningJob("rest", "b", 8, "n2"));
+  c.AddJob(preemptor);
+  return c;
+}
+
+TestCluster FullCluster(double preemptor_gpus) {
+  return FullCluster(PendingJob("preemptor", "a", preemptor_gpus));
+}
+
+bool Simulate(TestSession* s) {
+  Session& ssn = s->ssn();
+  PodGroupInfo* preemptor = s->Job("preemptor");
+  std::vector<PodInfo*> victims = {s->Task("victim-0")};
+  std::unique_ptr<Statement> stmt = ssn.NewStatement();
+  EXPECT_TRUE(EvictAllPreemptees(&ssn, victims, *preemptor, stmt.get(), kActionReclaim).ok());
+  const bool placed =
+      TryToVirtuallyAllocatePreemptor(&ssn, stmt.get(), s->cluster().node_list, preemptor, victims);
+  stmt->Discard();
+  return placed;
+}
+
+TEST(VictimSimulationTest, PreemptorIsPlacedOnTheRoomItsVictimsFree) {
+  TestSession s(FullCluster(4));
+  EXPECT_TRUE(Simulate(&s));
+}
+
+TEST(VictimSimulationTest, PreemptorWithAPodThatFitsNowhereIsNotPlaced) {
+  // 6 GPUs: the victim frees 4 on n1, and no node has 6 idle or releasing.
+  TestSession s(FullCluster(6));
+  EXPECT_FALSE(Simulate(&s));
+  // Nothing the simulation did outlives its statement.
+  EXPECT_EQ(s.Task("victim-0")->status, PodStatus::kRunning);
+  EXPECT_EQ(s.Node("n1")->idle.gpu(), 0);
+}
+
+TEST(VictimSimulationTest, SharedGpuPreemptorsTakeTheWholeSimulation) {
+  // A shared-GPU pod may draw GPU group UUIDs on the way: no shortcut, same answers.
+  TestSession fits(FullCluster(0.5));
+  EXPECT_TRUE(Simulate(&fits));
+  testing::JobSpec big = PendingJob("preemptor", "a", 0.5);
+  big.cpu = "30";  // no node has 30 CPU cores
+  TestSession fits_nowhere(FullCluster(big));
+  EXPECT_FALSE(Simulate(&fits_nowhere));
+}
+
+TEST(EvictionMessageTest, EveryPodOfAVictimGangGetsItsOwnMessageWithBothQueues) {
+  TestCluster c;
+  c.AddNode({.name = "n1", .gpus = 8});
+  c.AddQueue({.name = "a", .gpu_quota = 4});
+  c.AddQueue({.name = "b", .gpu_quota = 4});
+  c.AddJob(RunningJob("gang", "b", 4, "n1", 2));
+  c.AddJob(PendingJob("preemptor", "a", 4));
+  TestSession s(c);
+  Session& ssn = s.ssn();
+  const PodGroupInfo& preemptor = *s.Job("preemptor");
+  std::vector<PodInfo*> victims = {s.Task("gang-0"), s.Task("gang-1")};
+  const std::string first = EvictionMessage(ssn, kActionReclaim, *victims[0], preemptor);
+  const std::string second = EvictionMessage(ssn, kActionReclaim, *victims[1], preemptor);
+  EXPECT_NE(first.find("Pod default/gang-0 was preempted by workload default/preemptor."),
+            std::string::npos)
+      << first;
+  EXPECT_NE(first.find("b uses <GPU: 8"), std::string::npos) << first;
+  EXPECT_NE(first.find("a uses <GPU: 0"), std::string::npos) << first;
+
+  std::unique_ptr<Statement> stmt = ssn.NewStatement();
+  ASSERT_TRUE(EvictAllPreemptees(&ssn, victims, preemptor, stmt.get(), kActionReclaim).ok());
+  ASSERT_TRUE(stmt->Commit().ok());
+  ASSERT_EQ(s.sink().evictions.size(), 2u);
+  EXPECT_EQ(s.sink().evictions[0].message, first);
+  EXPECT_EQ(s.sink().evictions[1].message, second);
+}
+
+}  // namespace
+}  // namespace kai::scheduler
