@@ -85,6 +85,51 @@ TEST(RegistryTest, UnlabelledHistogramAndExponentialBuckets) {
             "lat_count 1\n");
 }
 
+// KAI's latency histograms: prometheus.ExponentialBuckets(5, 2, 10) in milliseconds. Bounds print
+// as integers, buckets are cumulative, values on a bound count in it, above the last in +Inf only.
+TEST(RegistryTest, MillisecondLatencyHistogramExposition) {
+  Registry r;
+  auto& h = r.RegisterHistogram("kai_task_bind_latency_milliseconds",
+                                "Task bind latency histogram in milliseconds", {},
+                                ExponentialBuckets(5, 2, 10))
+                .Get();
+  EXPECT_EQ(
+      r.Expose(),
+      "# HELP kai_task_bind_latency_milliseconds Task bind latency histogram in milliseconds\n"
+      "# TYPE kai_task_bind_latency_milliseconds histogram\n"
+      "kai_task_bind_latency_milliseconds_bucket{le=\"5\"} 0\n"
+      "kai_task_bind_latency_milliseconds_bucket{le=\"10\"} 0\n"
+      "kai_task_bind_latency_milliseconds_bucket{le=\"20\"} 0\n"
+      "kai_task_bind_latency_milliseconds_bucket{le=\"40\"} 0\n"
+      "kai_task_bind_latency_milliseconds_bucket{le=\"80\"} 0\n"
+      "kai_task_bind_latency_milliseconds_bucket{le=\"160\"} 0\n"
+      "kai_task_bind_latency_milliseconds_bucket{le=\"320\"} 0\n"
+      "kai_task_bind_latency_milliseconds_bucket{le=\"640\"} 0\n"
+      "kai_task_bind_latency_milliseconds_bucket{le=\"1280\"} 0\n"
+      "kai_task_bind_latency_milliseconds_bucket{le=\"2560\"} 0\n"
+      "kai_task_bind_latency_milliseconds_bucket{le=\"+Inf\"} 0\n"
+      "kai_task_bind_latency_milliseconds_sum 0\n"
+      "kai_task_bind_latency_milliseconds_count 0\n");
+  for (double v : {0.0, 5.0, 6.0, 40.0, 2560.0, 3000.0}) h.Observe(v);
+  EXPECT_EQ(
+      r.Expose(),
+      "# HELP kai_task_bind_latency_milliseconds Task bind latency histogram in milliseconds\n"
+      "# TYPE kai_task_bind_latency_milliseconds histogram\n"
+      "kai_task_bind_latency_milliseconds_bucket{le=\"5\"} 2\n"
+      "kai_task_bind_latency_milliseconds_bucket{le=\"10\"} 3\n"
+      "kai_task_bind_latency_milliseconds_bucket{le=\"20\"} 3\n"
+      "kai_task_bind_latency_milliseconds_bucket{le=\"40\"} 4\n"
+      "kai_task_bind_latency_milliseconds_bucket{le=\"80\"} 4\n"
+      "kai_task_bind_latency_milliseconds_bucket{le=\"160\"} 4\n"
+      "kai_task_bind_latency_milliseconds_bucket{le=\"320\"} 4\n"
+      "kai_task_bind_latency_milliseconds_bucket{le=\"640\"} 4\n"
+      "kai_task_bind_latency_milliseconds_bucket{le=\"1280\"} 4\n"
+      "kai_task_bind_latency_milliseconds_bucket{le=\"2560\"} 5\n"
+      "kai_task_bind_latency_milliseconds_bucket{le=\"+Inf\"} 6\n"
+      "kai_task_bind_latency_milliseconds_sum 5611\n"
+      "kai_task_bind_latency_milliseconds_count 6\n");
+}
+
 TEST(RegistryTest, EscapesHelpAndLabelValues) {
   Registry r;
   r.RegisterCounter("c_total", "line1\nline2 \\ \"q\"", {"v"})

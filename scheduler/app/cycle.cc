@@ -73,6 +73,10 @@ CycleResult SchedulingCycle::Run(std::unique_ptr<ClusterInfo> snapshot) {
 
   MonoTime close_start = clock_->NowMonotonic();
   ssn.Close();
+  for (const Session::PluginLatency& l : ssn.plugin_latencies()) {
+    r.timings.plugin_ms.push_back({l.plugin, std::string(l.on_session),
+                                   std::chrono::duration<double, std::milli>(l.took).count()});
+  }
   r.action_counts = ssn.action_counts();
   if (const auto* p = dynamic_cast<const ProportionPlugin*>(ssn.FindPlugin("proportion"))) {
     r.queues = p->Metrics();

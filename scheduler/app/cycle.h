@@ -27,6 +27,13 @@ struct CycleTimings {
   double open_session_ms = 0;
   double close_session_ms = 0;
   std::vector<std::pair<std::string, double>> action_ms;
+  // Each plugin's OnSessionOpen and OnSessionClose (the plugin latency gauge).
+  struct Plugin {
+    std::string plugin;
+    std::string on_session;  // "OnSessionOpen" or "OnSessionClose"
+    double ms = 0;
+  };
+  std::vector<Plugin> plugin_ms;
 };
 
 struct CycleResult {

@@ -9,8 +9,10 @@
 #include "api/rapidjson_util.h"
 #include "api/yaml_json.h"
 #include "kube/base/fake_clock.h"
+#include "kube/base/time.h"
 #include "kube/base/zip_reader.h"
 #include "kube/metrics/registry.h"
+#include "kube/metrics/text_format.h"
 #include "kube/rest/fake_client.h"
 #include "scheduler/app/debug_snapshot_load.h"
 #include "scheduler/app/simulate.h"
@@ -123,6 +125,62 @@ TEST(LiveScheduler, ExportsActionCountersAndQueueFairShares) {
   // The only queue gets the cluster's 2 GPUs as its fair share.
   EXPECT_NE(text.find("kai_queue_fair_share_gpu{queue_name=\"q\"} 2"), std::string::npos) << text;
   EXPECT_NE(text.find("kai_total_preemption_attempts 0"), std::string::npos) << text;
+  s.Stop();
+}
+
+// The latency metrics on the injected clock: every configured plugin's OnSessionOpen and
+// OnSessionClose gauge, and per BindRequest written the pod's time since creation and the bind
+// attempt's time (KAI's ExponentialBuckets(5, 2, 10), whole milliseconds).
+TEST(LiveScheduler, ExportsPluginAndTaskLatencies) {
+  FakeClock clock(ParseRfc3339("2025-01-01T12:00:00Z").value());
+  kube::FakeClient fake({.clock = &clock});  // stamps creationTimestamp from `clock`
+  Seed(&fake, NodeYaml("n1", 2) + QueueYaml("q") + PodGroupYaml("ns", "pg", "q", 1) +
+                  PodYaml("ns", "p1", "pg", 1));
+  clock.Advance(std::chrono::seconds(1));
+  // Each BindRequest creation takes 25 ms.
+  fake.PrependReactor("create", "bindrequests", [&](const kube::FakeAction&) {
+    clock.Advance(std::chrono::milliseconds(25));
+    return std::optional<StatusOr<std::string>>();
+  });
+  metrics::Registry registry;
+  LiveSchedulerOptions o = Options();
+  o.registry = &registry;
+  o.clock = &clock;
+  o.bind_request_workers = 1;
+  LiveScheduler s(&fake, o);
+  s.Start();
+  ASSERT_TRUE(Eventually([&] { return s.HasSynced(); }));
+  s.RunOnce();
+  ASSERT_TRUE(fake.Get(kBindRequests, "ns", "p1").ok());
+  const std::string text = registry.Expose();
+  for (const PluginOption& p : o.conf.plugins) {
+    for (const char* on_session : {"OnSessionOpen", "OnSessionClose"}) {
+      EXPECT_NE(text.find("kai_plugin_scheduling_latency_milliseconds{OnSession=\"" +
+                          std::string(on_session) + "\",plugin=\"" + p.name + "\"} 0\n"),
+                std::string::npos)
+          << p.name << " " << on_session << "\n"
+          << text;
+    }
+  }
+  auto histogram = [](const std::string& name, int first_bucket, double sum) {
+    std::string out = "# TYPE " + name + " histogram\n";
+    for (int b = 5; b <= 2560; b *= 2) {
+      out += name + "_bucket{le=\"" + std::to_string(b) + "\"} " + (b >= first_bucket ? "1" : "0") +
+             "\n";
+    }
+    return out + name + "_bucket{le=\"+Inf\"} 1\n" + name + "_sum " + metrics::FormatFloat(sum) +
+           "\n" + name + "_count 1\n";
+  };
+  // Created 1 s before the cycle, written 25 ms into it.
+  EXPECT_NE(text.find("# HELP kai_task_scheduling_latency_milliseconds Task scheduling latency "
+                      "in milliseconds\n" +
+                      histogram("kai_task_scheduling_latency_milliseconds", 1280, 1025)),
+            std::string::npos)
+      << text;
+  EXPECT_NE(text.find(histogram("kai_task_bind_latency_milliseconds", 40, 25)), std::string::npos)
+      << text;
+  // No usage database in the live scheduler: nothing registered under that name.
+  EXPECT_EQ(text.find("usage_query_latency"), std::string::npos);
   s.Stop();
 }
 

@@ -46,11 +46,21 @@ void Session::Open(const PluginRegistry& registry) {
     }
     plugins_.push_back((*b)(opt.arguments));
   }
-  for (auto& p : plugins_) p->OnSessionOpen(this);
+  for (auto& p : plugins_) {
+    const MonoTime start = clock_->NowMonotonic();
+    p->OnSessionOpen(this);
+    plugin_latencies_.push_back(
+        {std::string(p->Name()), kOnSessionOpen, clock_->NowMonotonic() - start});
+  }
 }
 
 void Session::Close() {
-  for (auto& p : plugins_) p->OnSessionClose(this);
+  for (auto& p : plugins_) {
+    const MonoTime start = clock_->NowMonotonic();
+    p->OnSessionClose(this);
+    plugin_latencies_.push_back(
+        {std::string(p->Name()), kOnSessionClose, clock_->NowMonotonic() - start});
+  }
 }
 
 Plugin* Session::FindPlugin(std::string_view name) const {

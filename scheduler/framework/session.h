@@ -8,6 +8,7 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "kube/base/clock.h"
@@ -21,6 +22,10 @@ namespace kai::scheduler {
 
 class Statement;
 class PluginRegistry;
+
+// The `OnSession` label values of KAI's plugin_scheduling_latency_milliseconds.
+inline constexpr std::string_view kOnSessionOpen = "OnSessionOpen";
+inline constexpr std::string_view kOnSessionClose = "OnSessionClose";
 
 class Session {
  public:
@@ -38,6 +43,15 @@ class Session {
   // Gives the snapshot back once the session is over (after Close() and after its results were
   // read), for ClusterModel::Recycle; the session may only be destroyed afterwards.
   std::unique_ptr<ClusterInfo> TakeCluster() { return std::move(cluster_); }
+
+  // How long each plugin's OnSessionOpen and OnSessionClose took, on the session's clock, in call
+  // order (KAI's plugin_scheduling_latency_milliseconds{plugin, OnSession}).
+  struct PluginLatency {
+    std::string plugin;
+    std::string_view on_session;  // kOnSessionOpen or kOnSessionClose
+    Duration took{};
+  };
+  const std::vector<PluginLatency>& plugin_latencies() const { return plugin_latencies_; }
 
   const std::string& id() const { return id_; }
   ClusterInfo& cluster() { return *cluster_; }
@@ -247,6 +261,7 @@ class Session {
   Clock* clock_;
   Random* random_;
   std::vector<std::unique_ptr<Plugin>> plugins_;
+  std::vector<PluginLatency> plugin_latencies_;
   ResourceFitCache resource_fit_cache_;
   std::map<std::string, ActionCounts, std::less<>> action_counts_;
 

@@ -2,6 +2,7 @@
 #pragma once
 
 #include <deque>
+#include <functional>
 #include <map>
 #include <string>
 #include <utility>
@@ -30,6 +31,9 @@ class FakeSchedulerWriter : public SchedulerWriter {
     sticky_[verb] = Sticky{successes, std::move(s)};
   }
   void FailNone() { sticky_.clear(); }
+  // Called with the verb at the start of every call but RecordEvent (e.g. to advance a fake
+  // clock by the call's round trip).
+  std::function<void(const std::string& verb)> on_call;
 
   StatusOr<api::BindRequest> CreateBindRequest(const api::BindRequest& br) override {
     std::string key = br.metadata.namespace_ + "/" + br.metadata.name;
@@ -125,6 +129,7 @@ class FakeSchedulerWriter : public SchedulerWriter {
     return Status::OK();
   }
   Status Fail(const std::string& verb) {
+    if (on_call) on_call(verb);
     auto it = failures_.find(verb);
     if (it != failures_.end() && !it->second.empty()) {
       Status s = std::move(it->second.front());

@@ -43,8 +43,12 @@ void OutputSink::CreateWorker() {
     queue_.pop_front();
     lock.unlock();
     StatusOr<api::BindRequest> result = writer_->CreateBindRequest(p->attempted);
+    const MonoTime answered = clock_->NowMonotonic();
+    const WallTime answered_wall = clock_->Now();
     lock.lock();
     p->result = std::move(result);
+    p->times.answered = answered;
+    p->times.answered_wall = answered_wall;
     ++answered_;
     done_cv_.notify_all();
   }
@@ -53,6 +57,8 @@ void OutputSink::CreateWorker() {
 Status OutputSink::Bind(const BindDecision& d) {
   const PodInfo* task = FindTask(d.pod_key, d.task);
   if (task == nullptr) return NotFoundError("bind: task " + d.pod_key + " is not in the session");
+  BindTimes times;
+  times.started = clock_->NowMonotonic();
   const api::Pod& pod = task->pod();
   updates_->PreBind(pod.metadata.namespace_, pod.metadata.name, pod.metadata.uid);
 
@@ -62,6 +68,7 @@ Status OutputSink::Bind(const BindDecision& d) {
     p->task = task;
     p->node = d.node;
     p->attempted = std::move(attempted);
+    p->times = times;
     {
       std::lock_guard<std::mutex> lock(mu_);
       queue_.push_back(p.get());
@@ -70,7 +77,10 @@ Status OutputSink::Bind(const BindDecision& d) {
     issued_.push_back(std::move(p));
     return Status::OK();
   }
-  return FinishBind(*task, d.node, attempted, writer_->CreateBindRequest(attempted));
+  StatusOr<api::BindRequest> created = writer_->CreateBindRequest(attempted);
+  times.answered = clock_->NowMonotonic();
+  times.answered_wall = clock_->Now();
+  return FinishBind(*task, d.node, attempted, std::move(created), times);
 }
 
 std::vector<std::string> OutputSink::JoinBinds() {
@@ -82,7 +92,7 @@ std::vector<std::string> OutputSink::JoinBinds() {
     answered_ = 0;
   }
   for (auto& p : issued_) {
-    if (!FinishBind(*p->task, p->node, p->attempted, std::move(p->result)).ok()) {
+    if (!FinishBind(*p->task, p->node, p->attempted, std::move(p->result), p->times).ok()) {
       refused.push_back(p->task->key());
     }
   }
@@ -91,8 +101,24 @@ std::vector<std::string> OutputSink::JoinBinds() {
 }
 
 Status OutputSink::FinishBind(const PodInfo& task, const std::string& node,
-                              const api::BindRequest& attempted,
-                              StatusOr<api::BindRequest> created) {
+                              const api::BindRequest& attempted, StatusOr<api::BindRequest> created,
+                              const BindTimes& times) {
+  const MonoTime handling = clock_->NowMonotonic();
+  const bool written = created.ok();
+  Status s = HandleBindAnswer(task, node, attempted, std::move(created));
+  if (on_bind_timed_) {
+    BindTiming t;
+    t.bind = (times.answered - times.started) + (clock_->NowMonotonic() - handling);
+    const std::optional<WallTime>& pod_created = task.pod().metadata.creation_timestamp;
+    if (written && pod_created) t.since_pod_creation = times.answered_wall - *pod_created;
+    on_bind_timed_(t);
+  }
+  return s;
+}
+
+Status OutputSink::HandleBindAnswer(const PodInfo& task, const std::string& node,
+                                    const api::BindRequest& attempted,
+                                    StatusOr<api::BindRequest> created) {
   const api::Pod& pod = task.pod();
   if (!created.ok() && OutcomeUnknown(created.status())) {
     // The server may have stored it: hold the decision (and the pod's resources) until the

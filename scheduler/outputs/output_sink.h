@@ -32,6 +32,7 @@
 #include <map>
 #include <memory>
 #include <mutex>
+#include <optional>
 #include <string>
 #include <thread>
 #include <vector>
@@ -65,6 +66,21 @@ class OutputSink : public DecisionSink {
   // (pod_group_evicted_pods_total).
   void set_on_pod_evicted(std::function<void(const PodGroupInfo&, const EvictionMetadata&)> f) {
     on_pod_evicted_ = std::move(f);
+  }
+  // The timing of one answered bind attempt (KAI's task latency histograms).
+  struct BindTiming {
+    // From Bind() to its answer handled: PreBind, the BindRequest's creation, then the label
+    // patch queued and the events recorded, or the failure recorded (KAI's Cache.Bind,
+    // task_bind_latency_milliseconds). A deferred bind's wait for JoinBinds is not counted.
+    Duration bind{};
+    // From the pod's creationTimestamp to the creation's answer, when the API server accepted the
+    // BindRequest (KAI's Session.BindPod, task_scheduling_latency_milliseconds); absent for a
+    // refused or in-doubt creation, or a pod without creationTimestamp.
+    std::optional<Duration> since_pod_creation;
+  };
+  // Called on the cycle's thread once per answered bind attempt, in issue order.
+  void set_on_bind_timed(std::function<void(const BindTiming&)> f) {
+    on_bind_timed_ = std::move(f);
   }
   // Reads back every BindRequest in doubt (before a cycle's decisions). Returns how many remain
   // in doubt (the API server still does not answer).
@@ -105,18 +121,28 @@ class OutputSink : public DecisionSink {
   const Counters& counters() const { return counters_; }
 
  private:
-  // A creation queued by a deferred Bind(); the worker fills `result`.
+  // When a bind attempt started and when its creation was answered (BindTiming).
+  struct BindTimes {
+    MonoTime started{};
+    MonoTime answered{};
+    WallTime answered_wall{};
+  };
+  // A creation queued by a deferred Bind(); the worker fills `result` and the answer times.
   struct PendingCreate {
     const PodInfo* task = nullptr;
     std::string node;
     api::BindRequest attempted;
     StatusOr<api::BindRequest> result = InternalError("not answered");
+    BindTimes times;
   };
 
   static bool OutcomeUnknown(const Status& s);
-  // Everything after the creation's answer (synchronous and deferred binds alike).
+  // Everything after the creation's answer (synchronous and deferred binds alike), then the
+  // attempt's timing to on_bind_timed_.
   Status FinishBind(const PodInfo& task, const std::string& node, const api::BindRequest& attempted,
-                    StatusOr<api::BindRequest> created);
+                    StatusOr<api::BindRequest> created, const BindTimes& times);
+  Status HandleBindAnswer(const PodInfo& task, const std::string& node,
+                          const api::BindRequest& attempted, StatusOr<api::BindRequest> created);
   void CreateWorker();
   const PodInfo* FindTask(const std::string& key, const PodInfo* hint) const;
 
@@ -128,6 +154,7 @@ class OutputSink : public DecisionSink {
   std::function<void(const api::BindRequest&)> on_bind_request_created_;
   std::function<void(const std::string&)> on_bind_request_dropped_;
   std::function<void(const PodGroupInfo&, const EvictionMetadata&)> on_pod_evicted_;
+  std::function<void(const BindTiming&)> on_bind_timed_;
   std::map<std::string, api::BindRequest> in_doubt_;  // namespace/name -> what was sent
   Counters counters_;
 

@@ -18,11 +18,13 @@ UsageLister::~UsageLister() { Stop(); }
 
 Status UsageLister::FetchOnce() {
   const WallTime now = clock_->Now();
+  const MonoTime start = clock_->NowMonotonic();
   StatusOr<ClusterUsage> usage = client_->GetResourceUsage();
   if (!usage.ok()) {
     LOG(ERROR) << "failed to fetch usage data: " << usage.status();
     return usage.status();
   }
+  if (on_query_latency_) on_query_latency_(clock_->NowMonotonic() - start);
   std::lock_guard<std::mutex> l(mu_);
   last_ = std::move(usage).value();
   last_time_ = now;

@@ -3,6 +3,7 @@
 #pragma once
 
 #include <condition_variable>
+#include <functional>
 #include <mutex>
 #include <optional>
 #include <thread>
@@ -20,6 +21,11 @@ class UsageLister {
   ~UsageLister();
   UsageLister(const UsageLister&) = delete;
   UsageLister& operator=(const UsageLister&) = delete;
+
+  // Called after each successful query with the time it took on the lister's clock (KAI's
+  // usage_query_latency_milliseconds; failed queries are not observed, as in KAI). Set before
+  // Start().
+  void set_on_query_latency(std::function<void(Duration)> f) { on_query_latency_ = std::move(f); }
 
   // One fetch now; on failure the previous data is kept. Returns the fetch status.
   Status FetchOnce();
@@ -50,6 +56,7 @@ class UsageLister {
   const Duration fetch_interval_;
   const Duration staleness_;
   const Duration wait_timeout_;
+  std::function<void(Duration)> on_query_latency_;
 
   mutable std::mutex mu_;
   std::condition_variable cv_;

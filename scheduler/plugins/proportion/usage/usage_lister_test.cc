@@ -5,6 +5,7 @@
 #include <atomic>
 #include <chrono>
 #include <thread>
+#include <vector>
 
 #include "kube/base/fake_clock.h"
 
@@ -44,6 +45,34 @@ TEST(UsageLister, KeepsLastGoodDataAndReportsStaleness) {
   ASSERT_TRUE(kept.has_value());
   EXPECT_DOUBLE_EQ(kept->usage.queues.at("q").gpu(), 0.1);  // previous data kept
   EXPECT_TRUE(kept->stale);
+}
+
+// A query that takes 30 ms on the fake clock.
+class SlowClient final : public UsageClient {
+ public:
+  explicit SlowClient(FakeClock* clock) : clock_(clock) {}
+  bool fail = false;
+  StatusOr<ClusterUsage> GetResourceUsage() override {
+    clock_->Advance(std::chrono::milliseconds(30));
+    if (fail) return UnavailableError("prometheus down");
+    return ClusterUsage{};
+  }
+
+ private:
+  FakeClock* clock_;
+};
+
+TEST(UsageLister, ReportsEachSuccessfulQuerysLatency) {
+  FakeClock clock;
+  SlowClient client(&clock);
+  UsageLister lister(&client, &clock, std::chrono::minutes(1), std::chrono::minutes(5),
+                     std::chrono::minutes(1));
+  std::vector<Duration> latencies;
+  lister.set_on_query_latency([&](Duration d) { latencies.push_back(d); });
+  ASSERT_TRUE(lister.FetchOnce().ok());
+  client.fail = true;
+  EXPECT_FALSE(lister.FetchOnce().ok());  // not observed (as KAI)
+  EXPECT_EQ(latencies, (std::vector<Duration>{std::chrono::milliseconds(30)}));
 }
 
 TEST(UsageLister, StalenessNeverBelowFetchInterval) {

@@ -1,0 +1,64 @@
+// Session open/close: each plugin's OnSessionOpen and OnSessionClose is timed on the injected
+// clock (KAI's plugin_scheduling_latency_milliseconds).
+#include "scheduler/framework/session.h"
+
+#include <gtest/gtest.h>
+
+#include "kube/base/fake_clock.h"
+
+namespace kai::scheduler {
+namespace {
+
+using std::chrono::milliseconds;
+
+// A plugin whose hooks take a known time: they advance the fake clock.
+class SlowPlugin final : public Plugin {
+ public:
+  SlowPlugin(std::string name, FakeClock* clock, milliseconds open, milliseconds close)
+      : name_(std::move(name)), clock_(clock), open_(open), close_(close) {}
+  std::string_view Name() const override { return name_; }
+  void OnSessionOpen(Session*) override { clock_->Advance(open_); }
+  void OnSessionClose(Session*) override { clock_->Advance(close_); }
+
+ private:
+  std::string name_;
+  FakeClock* clock_;
+  milliseconds open_;
+  milliseconds close_;
+};
+
+TEST(SessionTest, TimesEveryPluginsOpenAndCloseOnTheSessionClock) {
+  FakeClock clock;
+  SeededRandom random(1);
+  PluginRegistry registry;
+  registry.Register("a", [&](const PluginArguments&) {
+    return std::make_unique<SlowPlugin>("a", &clock, milliseconds(3), milliseconds(7));
+  });
+  registry.Register("b", [&](const PluginArguments&) {
+    return std::make_unique<SlowPlugin>("b", &clock, milliseconds(0), milliseconds(11));
+  });
+  SchedulerConfiguration conf;
+  conf.plugins = {{"a", {}}, {"unknown", {}}, {"b", {}}};
+  Session ssn("s1", std::make_unique<ClusterInfo>(), conf, SchedulerParams{}, nullptr, &clock,
+              &random);
+  EXPECT_TRUE(ssn.plugin_latencies().empty());
+  ssn.Open(registry);
+  clock.Advance(milliseconds(100));  // the actions: not attributed to any plugin
+  ssn.Close();
+
+  // Configured order, open then close; the unknown plugin is skipped and so not timed.
+  const auto& l = ssn.plugin_latencies();
+  ASSERT_EQ(l.size(), 4u);
+  auto expect = [&](size_t i, std::string_view plugin, std::string_view on_session, int ms) {
+    EXPECT_EQ(l[i].plugin, plugin) << i;
+    EXPECT_EQ(l[i].on_session, on_session) << i;
+    EXPECT_EQ(l[i].took, milliseconds(ms)) << i;
+  };
+  expect(0, "a", "OnSessionOpen", 3);
+  expect(1, "b", "OnSessionOpen", 0);
+  expect(2, "a", "OnSessionClose", 7);
+  expect(3, "b", "OnSessionClose", 11);
+}
+
+}  // namespace
+}  // namespace kai::scheduler
