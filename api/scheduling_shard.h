@@ -64,6 +64,24 @@ struct PlacementStrategy {
   }
 };
 
+// Time budgets of the victim searches (KAI v0.15, alpha): per action ("default" for the others),
+// per job, a minimum per job, per scenario generator. Go duration strings; 0 = unlimited.
+struct ScenarioSearchBudgets {
+  std::map<std::string, Duration> max_action_search_duration;
+  std::optional<Duration> max_job_search_duration;
+  std::optional<Duration> min_job_search_duration;
+  std::map<std::string, Duration> max_generator_search_duration;
+  bool operator==(const ScenarioSearchBudgets&) const = default;
+
+  template <class S, class V>
+  static void Fields(S& s, V& v) {
+    v("maxActionSearchDuration", s.max_action_search_duration);
+    v("maxJobSearchDuration", s.max_job_search_duration);
+    v("minJobSearchDuration", s.min_job_search_duration);
+    v("maxGeneratorSearchDuration", s.max_generator_search_duration);
+  }
+};
+
 struct SchedulingShardSpec {
   std::map<std::string, std::string> args;  // scheduler flags without "--"
   std::optional<PlacementStrategy> placement_strategy;
@@ -74,6 +92,7 @@ struct SchedulingShardSpec {
   std::optional<UsageDbConfig> usage_db_config;
   std::map<std::string, PluginConfig> plugins;
   std::map<std::string, ActionConfig> actions;
+  std::optional<ScenarioSearchBudgets> scenario_search_budgets;
   bool operator==(const SchedulingShardSpec&) const = default;
 
   template <class S, class V>
@@ -87,6 +106,7 @@ struct SchedulingShardSpec {
     v("usageDBConfig", s.usage_db_config);
     v("plugins", s.plugins);
     v("actions", s.actions);
+    v("scenarioSearchBudgets", s.scenario_search_budgets);
   }
 };
 

@@ -853,6 +853,27 @@ def schedulingshard_crd():
                            "name.",
             "additionalProperties": {"type": "integer"},
         },
+        "scenarioSearchBudgets": obj({
+            "maxActionSearchDuration": {
+                "type": "object",
+                "description": "Per action (reclaim, preempt, consolidation), with default for "
+                               "the others; once spent, the action tries no further job this "
+                               "cycle.",
+                "additionalProperties": {"type": "string"},
+            },
+            "maxJobSearchDuration": string("Limit of one pending job's victim search."),
+            "minJobSearchDuration": string("Search time every tried job gets even when the "
+                                           "action's budget is nearly spent; below "
+                                           "maxJobSearchDuration."),
+            "maxGeneratorSearchDuration": {
+                "type": "object",
+                "description": "Per scenario generator; default applies to the accumulated "
+                               "pod-scenario generator this scheduler runs.",
+                "additionalProperties": {"type": "string"},
+            },
+        }, "Time budgets of the victim searches of consolidation, reclaim and preempt (alpha, "
+           "as KAI v0.15). Go durations; 0s means unlimited. Defaults: 20s per action, 10s per "
+           "job, 0s minimum per job, 5s per scenario generator."),
         "usageDBConfig": obj({
             "clientType": string("prometheus (or fake / fake-with-history for tests)."),
             "connectionString": string("Prometheus URL; filled by the operator when unset."),

@@ -43,7 +43,14 @@ WallTime FakeClock::Now() const {
 
 MonoTime FakeClock::NowMonotonic() const {
   std::lock_guard<std::mutex> l(mu_);
-  return mono_;
+  const MonoTime now = mono_;
+  mono_ += std::chrono::duration_cast<MonoTime::duration>(monotonic_tick_);
+  return now;
+}
+
+void FakeClock::set_monotonic_tick(Duration d) {
+  std::lock_guard<std::mutex> l(mu_);
+  monotonic_tick_ = d;
 }
 
 bool FakeClock::WaitUntil(std::condition_variable& cv, std::unique_lock<std::mutex>& lock,

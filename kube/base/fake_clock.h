@@ -25,11 +25,16 @@ class FakeClock final : public Clock {
   void SetNow(WallTime t);
   // Number of threads currently blocked in WaitUntil; lets a test wait until workers are idle.
   int NumWaiters() const;
+  // Every NowMonotonic() read from now on moves the monotonic clock forward by `d` after
+  // answering, so code that measures its own progress (search budgets) sees time pass as it
+  // works. The wall clock does not move.
+  void set_monotonic_tick(Duration d);
 
  private:
   mutable std::mutex mu_;
   WallTime wall_;
-  MonoTime mono_;
+  mutable MonoTime mono_;
+  Duration monotonic_tick_{};
   std::multiset<std::condition_variable*> waiters_;
 };
 

@@ -3,6 +3,7 @@
 #include "scheduler/actions/actions.h"
 #include "scheduler/actions/common/job_order.h"
 #include "scheduler/actions/common/solvers.h"
+#include "scheduler/actions/common/victim_search.h"
 #include "scheduler/actions/common/victims.h"
 
 namespace kai::scheduler {
@@ -24,31 +25,21 @@ class ConsolidationAction : public Action {
 
   void Execute(Session* ssn) override {
     if (ssn->params().max_consolidation_preemptees == 0) return;
-    JobsOrderOptions opts;
-    opts.filter_non_pending = true;
-    opts.filter_unready = true;
-    opts.filter_non_preemptible = true;
-    opts.max_jobs_queue_depth = ssn->JobsDepth(kActionConsolidation);
-    JobsOrderByQueues queue(ssn, opts);
-    queue.InitializeWithJobs(AllJobs(*ssn));
-    MinimalJobRepresentatives smallest_failed;
-    while (!queue.empty()) {
-      PodGroupInfo* job = queue.PopNextJob();
-      if (job == nullptr) break;
-      if (!IsStillPendingAndReady(*job)) continue;
-      if (ssn->params().use_scheduling_signatures &&
-          !smallest_failed.IsEasierToSchedule(*job, nullptr)) {
-        continue;
-      }
-      const bool scheduled = Attempt(ssn, job);
-      ssn->CountPodGroup(kActionConsolidation, scheduled);
-      if (!scheduled) smallest_failed.UpdateRepresentative(job);
-    }
+    VictimSearchAction a;
+    a.action = kActionConsolidation;
+    a.order.filter_non_pending = true;
+    a.order.filter_unready = true;
+    a.order.filter_non_preemptible = true;
+    a.order.max_jobs_queue_depth = ssn->JobsDepth(kActionConsolidation);
+    a.attempt = [ssn](PodGroupInfo* job, const JobSearchBudget& budget) {
+      return Attempt(ssn, job, budget);
+    };
+    RunVictimSearch(ssn, a);
   }
 
  private:
-  static bool Attempt(Session* ssn, PodGroupInfo* preemptor) {
-    if (!IsEnoughGpusAllocatableForJob(*ssn, *preemptor, false)) return false;
+  static JobSolution Attempt(Session* ssn, PodGroupInfo* preemptor, const JobSearchBudget& budget) {
+    if (!IsEnoughGpusAllocatableForJob(*ssn, *preemptor, false)) return {};
     int max_preemptees = ssn->params().max_consolidation_preemptees;
     JobSolver solver(
         FeasibleNodesForJob(ssn->cluster().node_list, *preemptor), AllPodsReallocated,
@@ -65,12 +56,7 @@ class ConsolidationAction : public Action {
               });
         },
         std::string(kActionConsolidation));
-    JobSolution sol = solver.Solve(ssn, preemptor);
-    if (!sol.solved) {
-      if (sol.statement) sol.statement->Discard();
-      return false;
-    }
-    return sol.statement->Commit().ok();
+    return solver.Solve(ssn, preemptor, budget);
   }
 };
 

@@ -4,6 +4,7 @@
 #include "scheduler/actions/common/allocation.h"
 #include "scheduler/actions/common/job_order.h"
 #include "scheduler/actions/common/solvers.h"
+#include "scheduler/actions/common/victim_search.h"
 #include "scheduler/actions/common/victims.h"
 
 namespace kai::scheduler {
@@ -15,31 +16,22 @@ class PreemptAction : public Action {
   std::string_view Name() const override { return kActionPreempt; }
 
   void Execute(Session* ssn) override {
-    JobsOrderOptions opts;
-    opts.filter_non_pending = true;
-    opts.filter_unready = true;
-    opts.max_jobs_queue_depth = ssn->JobsDepth(kActionPreempt);
-    JobsOrderByQueues queue(ssn, opts);
-    queue.InitializeWithJobs(AllJobs(*ssn));
-    std::map<std::string, MinimalJobRepresentatives> smallest_failed;
-    while (!queue.empty()) {
-      PodGroupInfo* job = queue.PopNextJob();
-      if (job == nullptr) break;
-      if (!IsStillPendingAndReady(*job)) continue;
-      MinimalJobRepresentatives& reps = smallest_failed[job->queue()];
-      if (ssn->params().use_scheduling_signatures && !reps.IsEasierToSchedule(*job, nullptr)) {
-        continue;
-      }
-      const bool scheduled = Attempt(ssn, job);
-      ssn->CountPodGroup(kActionPreempt, scheduled);
-      if (!scheduled) reps.UpdateRepresentative(job);
-    }
+    VictimSearchAction a;
+    a.action = kActionPreempt;
+    a.order.filter_non_pending = true;
+    a.order.filter_unready = true;
+    a.order.max_jobs_queue_depth = ssn->JobsDepth(kActionPreempt);
+    a.signature_scope = [](const PodGroupInfo& job) { return job.queue(); };
+    a.attempt = [ssn](PodGroupInfo* job, const JobSearchBudget& budget) {
+      return Attempt(ssn, job, budget);
+    };
+    RunVictimSearch(ssn, a);
   }
 
  private:
-  static bool Attempt(Session* ssn, PodGroupInfo* preemptor) {
+  static JobSolution Attempt(Session* ssn, PodGroupInfo* preemptor, const JobSearchBudget& budget) {
     std::vector<PodInfo*> tasks = GetTasksToAllocate(*ssn, *preemptor, false);
-    if (!ssn->IsNonPreemptibleJobOverQueueQuota(*preemptor, tasks).schedulable) return false;
+    if (!ssn->IsNonPreemptibleJobOverQueueQuota(*preemptor, tasks).schedulable) return {};
     JobSolver solver(
         FeasibleNodesForJob(ssn->cluster().node_list, *preemptor),
         [ssn](const ScenarioInfo& s) { return ssn->PreemptScenarioValid(s); },
@@ -54,12 +46,7 @@ class PreemptAction : public Action {
           });
         },
         std::string(kActionPreempt));
-    JobSolution sol = solver.Solve(ssn, preemptor);
-    if (!sol.solved) {
-      if (sol.statement) sol.statement->Discard();
-      return false;
-    }
-    return sol.statement->Commit().ok();
+    return solver.Solve(ssn, preemptor, budget);
   }
 };
 

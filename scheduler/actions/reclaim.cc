@@ -3,6 +3,7 @@
 #include "scheduler/actions/actions.h"
 #include "scheduler/actions/common/job_order.h"
 #include "scheduler/actions/common/solvers.h"
+#include "scheduler/actions/common/victim_search.h"
 #include "scheduler/actions/common/victims.h"
 
 namespace kai::scheduler {
@@ -14,30 +15,21 @@ class ReclaimAction : public Action {
   std::string_view Name() const override { return kActionReclaim; }
 
   void Execute(Session* ssn) override {
-    JobsOrderOptions opts;
-    opts.filter_non_pending = true;
-    opts.filter_unready = true;
-    opts.max_jobs_queue_depth = ssn->JobsDepth(kActionReclaim);
-    JobsOrderByQueues queue(ssn, opts);
-    queue.InitializeWithJobs(AllJobs(*ssn));
-    std::map<std::string, MinimalJobRepresentatives> smallest_failed;
-    while (!queue.empty()) {
-      PodGroupInfo* job = queue.PopNextJob();
-      if (job == nullptr) break;
-      if (!IsStillPendingAndReady(*job)) continue;
-      if (!ssn->CanReclaimResources(*job)) continue;
-      MinimalJobRepresentatives& reps = smallest_failed[job->queue()];
-      if (ssn->params().use_scheduling_signatures && !reps.IsEasierToSchedule(*job, nullptr)) {
-        continue;
-      }
-      const bool scheduled = Attempt(ssn, job);
-      ssn->CountPodGroup(kActionReclaim, scheduled);
-      if (!scheduled) reps.UpdateRepresentative(job);
-    }
+    VictimSearchAction a;
+    a.action = kActionReclaim;
+    a.order.filter_non_pending = true;
+    a.order.filter_unready = true;
+    a.order.max_jobs_queue_depth = ssn->JobsDepth(kActionReclaim);
+    a.can_attempt = [ssn](const PodGroupInfo& job) { return ssn->CanReclaimResources(job); };
+    a.signature_scope = [](const PodGroupInfo& job) { return job.queue(); };
+    a.attempt = [ssn](PodGroupInfo* job, const JobSearchBudget& budget) {
+      return Attempt(ssn, job, budget);
+    };
+    RunVictimSearch(ssn, a);
   }
 
  private:
-  static bool Attempt(Session* ssn, PodGroupInfo* reclaimer) {
+  static JobSolution Attempt(Session* ssn, PodGroupInfo* reclaimer, const JobSearchBudget& budget) {
     ssn->OnJobSolutionStart();
     JobSolver solver(
         FeasibleNodesForJob(ssn->cluster().node_list, *reclaimer),
@@ -58,12 +50,7 @@ class ReclaimAction : public Action {
           return queue;
         },
         std::string(kActionReclaim));
-    JobSolution sol = solver.Solve(ssn, reclaimer);
-    if (!sol.solved) {
-      if (sol.statement) sol.statement->Discard();
-      return false;
-    }
-    return sol.statement->Commit().ok();
+    return solver.Solve(ssn, reclaimer, budget);
   }
 };
 

@@ -46,6 +46,7 @@ struct LiveScheduler::Metrics {
   metrics::Histogram* task_bind = nullptr;
   metrics::CounterFamily* scenarios_simulated = nullptr;
   metrics::CounterFamily* scenarios_filtered = nullptr;
+  metrics::CounterFamily* budget_exhausted = nullptr;
   metrics::CounterFamily* podgroups_scheduled = nullptr;
   metrics::CounterFamily* podgroups_acted_on = nullptr;
   metrics::Counter* preemption_attempts = nullptr;
@@ -125,6 +126,9 @@ LiveScheduler::LiveScheduler(kube::Client* client, LiveSchedulerOptions options)
         name(kScenariosSimulationByAction), help(kScenariosSimulationByAction), {"action"});
     metrics_->scenarios_filtered = &r->RegisterCounter(
         name(kScenariosFilteredByAction), help(kScenariosFilteredByAction), {"action"});
+    metrics_->budget_exhausted =
+        &r->RegisterCounter(name(kScenarioSearchBudgetExhausted),
+                            help(kScenarioSearchBudgetExhausted), {"action", "budget"});
     metrics_->podgroups_scheduled = &r->RegisterCounter(
         name(kPodgroupsScheduledByAction), help(kPodgroupsScheduledByAction), {"action"});
     metrics_->podgroups_acted_on = &r->RegisterCounter(name(kPodgroupsActedOnByAction),
@@ -289,6 +293,14 @@ CycleResult LiveScheduler::RunOnce() {
       metrics_->scenarios_simulated->WithLabelValues({action}).Inc(
           static_cast<double>(n.simulated));
       metrics_->scenarios_filtered->WithLabelValues({action}).Inc(static_cast<double>(n.filtered));
+      if (n.job_budget_stops > 0) {
+        metrics_->budget_exhausted->WithLabelValues({action, "job"}).Inc(
+            static_cast<double>(n.job_budget_stops));
+      }
+      if (n.action_budget_stops > 0) {
+        metrics_->budget_exhausted->WithLabelValues({action, "action"}).Inc(
+            static_cast<double>(n.action_budget_stops));
+      }
       // KAI counts each successful preempt-action solution.
       if (action == kActionPreempt)
         metrics_->preemption_attempts->Inc(static_cast<double>(n.scheduled));

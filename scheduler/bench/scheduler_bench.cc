@@ -2,7 +2,7 @@
 //
 //   kai_scheduler_bench [--sizes tiny,S,M,L] [--repetitions N] [--events N] [--seed S]
 //                       [--actions LIST] [--dump-decisions PREFIX] [--snapshot incremental|full]
-//                       [--recycle on|off]
+//                       [--recycle on|off] [--search-budget default|off|DURATION]
 //
 // Per size it reports, each as min / median / max over the repetitions (milliseconds):
 //   snapshot.full_rebuild   a new ClusterModel filled with every object, then a snapshot (what a
@@ -35,6 +35,10 @@
 // Every snapshot of the warm models is handed back once used (ClusterModel::Recycle), so each
 // snapshot after the first is copied into the previous one's objects; --recycle off drops them
 // instead (then cycle.release_cpu_ms is the cost of destroying them).
+// --search-budget: the victim searches' time budgets (scenarioSearchBudgets) run on the real
+// monotonic clock, as live: "default" keeps upstream's (20s per action, 5s per job), "off" makes
+// them unlimited (the exhaustive search every decision dump before the budgets was made with),
+// a Go duration sets the per-action budget. action_counts report the searches a budget stopped.
 #include <glog/logging.h>
 #include <sys/resource.h>
 #include <time.h>
@@ -49,9 +53,10 @@
 #include <string>
 #include <vector>
 
-#include "kube/base/fake_clock.h"
+#include "kube/base/clock.h"
 #include "kube/base/random.h"
 #include "kube/base/strings.h"
+#include "kube/base/time.h"
 #include "scheduler/actions/actions.h"
 #include "scheduler/bench/synthetic_cluster.h"
 #include "scheduler/framework/session.h"
@@ -61,6 +66,22 @@ namespace kai::scheduler::bench {
 namespace {
 
 using BenchClock = std::chrono::steady_clock;
+
+// The session's clock: wall time fixed at the cluster's `now` (the generated timestamps are
+// relative to it), monotonic time real, so search budgets run out as they would live.
+class FixedWallClock final : public Clock {
+ public:
+  explicit FixedWallClock(WallTime now) : now_(now) {}
+  WallTime Now() const override { return now_; }
+  MonoTime NowMonotonic() const override { return RealClock::Get()->NowMonotonic(); }
+  bool WaitUntil(std::condition_variable& cv, std::unique_lock<std::mutex>& lock,
+                 MonoTime deadline) override {
+    return RealClock::Get()->WaitUntil(cv, lock, deadline);
+  }
+
+ private:
+  WallTime now_;
+};
 
 double MsSince(BenchClock::time_point start) {
   return std::chrono::duration<double, std::milli>(BenchClock::now() - start).count();
@@ -131,12 +152,14 @@ struct Options {
   bool full_snapshot = false;
   // Hand every snapshot back to its model once used (ClusterModel::Recycle), as simulate does.
   bool recycle = true;
+  std::string search_budget = "default";
 };
 
 void Usage() {
   std::cerr << "usage: kai_scheduler_bench [--sizes tiny,S,M,L] [--repetitions N] [--events N] "
                "[--seed S] [--actions LIST] [--dump-decisions PREFIX] "
-               "[--snapshot incremental|full] [--recycle on|off]\n";
+               "[--snapshot incremental|full] [--recycle on|off] "
+               "[--search-budget default|off|DURATION]\n";
 }
 
 bool ParseArgs(int argc, char** argv, Options* o) {
@@ -176,6 +199,9 @@ bool ParseArgs(int argc, char** argv, Options* o) {
       o->full_snapshot = v == "full";
     } else if (a == "--recycle" && (v == "on" || v == "off")) {
       o->recycle = v == "on";
+    } else if (a == "--search-budget" &&
+               (v == "default" || v == "off" || ParseGoDuration(v).ok())) {
+      o->search_budget = v;
     } else {
       std::cerr << "unknown flag " << a << "\n";
       return false;
@@ -206,7 +232,9 @@ std::string ActionCountsJson(const std::map<std::string, Session::ActionCounts, 
     out += "\"" + action + "\": {\"scenarios_simulated\": " + std::to_string(n.simulated) +
            ", \"scenarios_filtered\": " + std::to_string(n.filtered) +
            ", \"podgroups_acted_on\": " + std::to_string(n.acted_on) +
-           ", \"podgroups_scheduled\": " + std::to_string(n.scheduled) + "}";
+           ", \"podgroups_scheduled\": " + std::to_string(n.scheduled) +
+           ", \"job_budget_stops\": " + std::to_string(n.job_budget_stops) +
+           ", \"action_budget_stops\": " + std::to_string(n.action_budget_stops) + "}";
   }
   return out;
 }
@@ -216,7 +244,7 @@ CycleResult RunCycle(const ClusterModel& model, const SchedulerConfiguration& co
                      const ActionRegistry& actions, WallTime now, bool record, bool full,
                      bool recycle) {
   CycleResult r;
-  FakeClock clock(now);
+  FixedWallClock clock(now);
   SeededRandom random(7);
   CountingSink sink(record);
   auto start = BenchClock::now();
@@ -245,6 +273,10 @@ CycleResult RunCycle(const ClusterModel& model, const SchedulerConfiguration& co
     if (auto it = ssn.action_counts().find(name); it != ssn.action_counts().end()) {
       std::cerr << ", scenarios simulated " << it->second.simulated << ", filtered "
                 << it->second.filtered;
+      if (it->second.job_budget_stops + it->second.action_budget_stops > 0) {
+        std::cerr << ", searches stopped by a budget: " << it->second.job_budget_stops
+                  << " jobs, action " << it->second.action_budget_stops;
+      }
     }
     std::cerr << "\n";
   }
@@ -291,6 +323,11 @@ int Main(int argc, char** argv) {
   RegisterDefaultActions(&actions);
   SchedulerConfiguration conf = DefaultSchedulerConfiguration();
   if (!opts.actions.empty()) conf.actions = opts.actions;
+  if (opts.search_budget == "off") {
+    conf.search_budgets = SearchBudgets{{}, Duration::zero(), Duration::zero(), {}};
+  } else if (opts.search_budget != "default") {
+    conf.search_budgets.max_action["default"] = *ParseGoDuration(opts.search_budget);
+  }
   SchedulerParams params;
 
   std::string out = "{\n  \"benchmark\": \"kai_scheduler_bench\",\n  \"repetitions\": " +

@@ -53,6 +53,47 @@ constexpr BuiltinAction kBuiltinActions[] = {
     {"preempt", 200},  {"stalegangeviction", 100},
 };
 
+// config.yaml's scenarioSearchBudgets, in the SchedulingShard field's shape.
+StatusOr<api::ScenarioSearchBudgets> SearchBudgetsFromJson(const rapidjson::Value& v) {
+  constexpr std::string_view kWhere = "scheduler config: scenarioSearchBudgets";
+  if (!v.IsObject()) return InvalidArgumentError(std::string(kWhere) + ": expected a mapping");
+  auto duration = [&](const rapidjson::Value& d, const std::string& field) -> StatusOr<Duration> {
+    if (!d.IsString()) {
+      return InvalidArgumentError(std::string(kWhere) + "." + field +
+                                  ": expected a duration string such as \"20s\"");
+    }
+    auto parsed = ParseGoDuration(d.GetString());
+    if (!parsed.ok()) {
+      return InvalidArgumentError(std::string(kWhere) + "." + field + ": " +
+                                  std::string(parsed.status().message()));
+    }
+    return *parsed;
+  };
+  auto duration_map = [&](const char* key, std::map<std::string, Duration>* out) -> Status {
+    const auto* m = api::FindMember(v, key);
+    if (m == nullptr) return Status::OK();
+    if (!m->IsObject()) {
+      return InvalidArgumentError(std::string(kWhere) + "." + key + ": expected a mapping");
+    }
+    for (auto it = m->MemberBegin(); it != m->MemberEnd(); ++it) {
+      const std::string name = it->name.GetString();
+      KAI_ASSIGN_OR_RETURN((*out)[name], duration(it->value, std::string(key) + "." + name));
+    }
+    return Status::OK();
+  };
+  api::ScenarioSearchBudgets out;
+  KAI_RETURN_IF_ERROR(duration_map("maxActionSearchDuration", &out.max_action_search_duration));
+  KAI_RETURN_IF_ERROR(
+      duration_map("maxGeneratorSearchDuration", &out.max_generator_search_duration));
+  for (auto [key, field] : {std::pair{"maxJobSearchDuration", &out.max_job_search_duration},
+                            std::pair{"minJobSearchDuration", &out.min_job_search_duration}}) {
+    if (const auto* d = api::FindMember(v, key)) {
+      KAI_ASSIGN_OR_RETURN(*field, duration(*d, key));
+    }
+  }
+  return out;
+}
+
 }  // namespace
 
 Status SchedulerParams::SetFlag(const std::string& raw_name, const std::string& value,
@@ -177,6 +218,11 @@ StatusOr<SchedulerConfiguration> ParseSchedulerConfiguration(std::string_view ya
       out.queue_depth_per_action[m->name.GetString()] = m->value.GetInt();
     }
   }
+  if (const auto* budgets = api::FindMember(doc, "scenarioSearchBudgets")) {
+    KAI_ASSIGN_OR_RETURN(api::ScenarioSearchBudgets parsed, SearchBudgetsFromJson(*budgets));
+    KAI_RETURN_IF_ERROR(
+        ApplySearchBudgets(parsed, "scheduler config: scenarioSearchBudgets", &out.search_budgets));
+  }
   return out;
 }
 
@@ -279,6 +325,13 @@ Status ConfigFromSchedulingShard(const api::SchedulingShard& shard, SchedulerCon
   }
   if (!spec.partition_label_value.empty()) {
     params->partition_label_value = spec.partition_label_value;
+  }
+  conf->search_budgets = DefaultSearchBudgets();
+  if (spec.scenario_search_budgets) {
+    KAI_RETURN_IF_ERROR(ApplySearchBudgets(
+        *spec.scenario_search_budgets,
+        "SchedulingShard " + shard.metadata.name + ": spec.scenarioSearchBudgets",
+        &conf->search_budgets));
   }
   return Status::OK();
 }

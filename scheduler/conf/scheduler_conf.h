@@ -6,11 +6,13 @@
 #include <map>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "api/scheduling_shard.h"
 #include "kube/base/clock.h"
 #include "kube/base/statusor.h"
+#include "scheduler/conf/search_budgets.h"
 
 namespace kai::scheduler {
 
@@ -52,6 +54,7 @@ struct SchedulerConfiguration {
   // registration order, so the tier boundaries do not change behaviour.
   std::vector<PluginOption> plugins;
   std::map<std::string, int> queue_depth_per_action;
+  SearchBudgets search_budgets = DefaultSearchBudgets();
 };
 
 // Built-in default configuration (§6.2).

@@ -268,6 +268,11 @@ void Session::CountPodGroup(std::string_view action, bool scheduled) {
   if (scheduled) ++c.scheduled;
 }
 
+void Session::CountBudgetStop(std::string_view action, bool whole_action) {
+  ActionCounts& c = CountsOf(action);
+  ++(whole_action ? c.action_budget_stops : c.job_budget_stops);
+}
+
 bool Session::PreemptScenarioValid(const ScenarioInfo& s) const {
   for (const auto& f : preempt_validator_fns_) {
     if (!f(s)) return false;

@@ -70,15 +70,21 @@ class Session {
   // dropped by a cheap filter before simulating (scenarios_simulation_by_action,
   // scenarios_filtered_by_action); pod groups the action tried and those it scheduled
   // (podgroups_acted_on_by_action, podgroups_scheduled_by_action).
+  // Also how often a search budget ran out: job searches stopped by their budget, and 1 when the
+  // action's own budget stopped it before its last job.
   struct ActionCounts {
     int64_t simulated = 0;
     int64_t filtered = 0;
     int64_t acted_on = 0;
     int64_t scheduled = 0;
+    int64_t job_budget_stops = 0;
+    int64_t action_budget_stops = 0;
   };
   void CountScenario(std::string_view action, bool simulated);
   // A pod group the action tried; `scheduled` when the attempt was committed.
   void CountPodGroup(std::string_view action, bool scheduled);
+  // A search budget ran out: one job's (`whole_action` false) or the action's.
+  void CountBudgetStop(std::string_view action, bool whole_action);
   const std::map<std::string, ActionCounts, std::less<>>& action_counts() const {
     return action_counts_;
   }

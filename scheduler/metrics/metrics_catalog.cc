@@ -95,6 +95,12 @@ const std::vector<MetricSpec>& SchedulerMetrics() {
        "Number of evicted pods per pod group",
        {"podgroup", "namespace", "uid", "nodepool", "action"},
        {}},
+      {kScenarioSearchBudgetExhausted,
+       MetricKind::kCounter,
+       "Victim searches stopped by a scenario search budget, per action and budget (job: one "
+       "job's search; action: the action tried no further job)",
+       {"action", "budget"},
+       {}},
   };
   return *specs;
 }

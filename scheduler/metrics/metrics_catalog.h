@@ -45,6 +45,9 @@ inline constexpr std::string_view kQueueMemoryUsage = "queue_memory_usage";
 inline constexpr std::string_view kQueueGpuUsage = "queue_gpu_usage";
 inline constexpr std::string_view kUsageQueryLatency = "usage_query_latency_milliseconds";
 inline constexpr std::string_view kPodGroupEvictedPodsTotal = "pod_group_evicted_pods_total";
+// Ours (after KAI's table): victim searches a scenarioSearchBudgets limit stopped.
+inline constexpr std::string_view kScenarioSearchBudgetExhausted =
+    "scenario_search_budget_exhausted_total";
 
 // 5 ms doubling ten times (5, 10, ..., 2560), KAI's prometheus.ExponentialBuckets(5, 2, 10).
 std::vector<double> LatencyBucketsMs();

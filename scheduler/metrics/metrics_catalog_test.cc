@@ -12,7 +12,7 @@ TEST(MetricsCatalog, KaisNamesWithTheNamespacePrefix) {
   EXPECT_EQ(PrefixedMetricName(kDefaultMetricsNamespace, kE2eSchedulingLatency),
             "kai_e2e_scheduling_latency_milliseconds");
   EXPECT_EQ(PrefixedMetricName("", kQueueFairShareGpu), "queue_fair_share_gpu");
-  EXPECT_EQ(SchedulerMetrics().size(), 20u);
+  EXPECT_EQ(SchedulerMetrics().size(), 21u);
 }
 
 TEST(MetricsCatalog, EveryEntryIsAValidPrometheusFamily) {

@@ -176,10 +176,12 @@ std::vector<std::string> TestCluster::RenderObjects() const {
       if (listed.count(name) == 0) p += "," + Q(name) + ":{\"enabled\":false}";
     }
     p += "}";
+    std::string extra;
+    for (const auto& [key, json] : shard_spec_) extra += "," + Q(key) + ":" + json;
     objs.push_back(
         "{\"apiVersion\":\"kai.scheduler/v1\",\"kind\":\"SchedulingShard\",\"metadata\":{\"name\":"
         "\"default\"},\"spec\":{\"args\":" +
-        Map(args) + ",\"plugins\":" + p + "}}");
+        Map(args) + ",\"plugins\":" + p + extra + "}}");
   }
 
   for (const auto& [name, levels] : topologies_) {

@@ -115,6 +115,11 @@ class TestCluster {
   }
   // Shard args (scheduler flags), e.g. {"max-consolidation-preemptees", "-1"}.
   TestCluster& SetArg(std::string name, std::string value);
+  // Adds a member to the SchedulingShard's spec, as JSON (e.g. "scenarioSearchBudgets").
+  TestCluster& SetShardSpec(std::string key, std::string json) {
+    shard_spec_.emplace_back(std::move(key), std::move(json));
+    return *this;
+  }
   // Replaces the plugin list (default: KAI's built-in tiers); arguments per plugin.
   TestCluster& SetPlugins(std::vector<PluginOption> plugins);
   // Renders the binder's reservation pod (namespace kai-resource-reservation, one per node and
@@ -144,6 +149,7 @@ class TestCluster {
   std::vector<JobSpec> jobs_;
   std::vector<std::pair<std::string, std::vector<std::string>>> topologies_;
   std::vector<std::pair<std::string, std::string>> args_;
+  std::vector<std::pair<std::string, std::string>> shard_spec_;
   std::optional<std::vector<PluginOption>> plugins_;
   bool reservation_pods_ = false;
   SchedulerConfiguration conf_ = DefaultSchedulerConfiguration();

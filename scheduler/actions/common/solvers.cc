@@ -399,7 +399,9 @@ class ByPodSolver {
 
 }  // namespace
 
-JobSolution JobSolver::Solve(Session* ssn, PodGroupInfo* pending_job) {
+JobSolution JobSolver::Solve(Session* ssn, PodGroupInfo* pending_job,
+                             const JobSearchBudget& budget) {
+  bool budget_exhausted = false;
   Arena arena;
   std::vector<const PodGroupInfo*> recorded_jobs;
   std::vector<PodInfo*> recorded_tasks;
@@ -435,6 +437,10 @@ JobSolution JobSolver::Solve(Session* ssn, PodGroupInfo* pending_job) {
     std::optional<SolveResult> result;
     for (ByNodeScenario* scenario = builder.GetValidScenario(); scenario != nullptr;
          scenario = builder.GetNextScenario()) {
+      if (budget.Exhausted()) {
+        budget_exhausted = true;
+        break;
+      }
       ssn->CountScenario(action_, /*simulated=*/true);
       ByPodSolver solver(&feasible, validator_, ssn->params().allow_consolidating_reclaim, action_);
       std::optional<SolveResult> r = solver.Solve(ssn, scenario);
@@ -452,6 +458,7 @@ JobSolution JobSolver::Solve(Session* ssn, PodGroupInfo* pending_job) {
 
   JobSolution out;
   out.solved = pending_job->IsGangSatisfied() && pending_job->NumActiveUsed() > original_active;
+  out.budget_exhausted = budget_exhausted && !out.solved;
   out.statement = std::move(statement);
   for (const PodInfo* t : recorded_tasks) out.victim_names.push_back("<" + t->key() + ">");
   return out;

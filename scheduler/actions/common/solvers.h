@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "scheduler/actions/common/job_order.h"
+#include "scheduler/actions/common/search_budget.h"
 #include "scheduler/framework/session.h"
 #include "scheduler/framework/statement.h"
 
@@ -20,6 +21,7 @@ using VictimsQueueFactory = std::function<std::unique_ptr<JobsOrderByQueues>()>;
 
 struct JobSolution {
   bool solved = false;
+  bool budget_exhausted = false;  // the search stopped early: its failure proves nothing
   std::unique_ptr<Statement> statement;
   std::vector<std::string> victim_names;
 };
@@ -34,8 +36,9 @@ class JobSolver {
         action_(std::move(action)) {}
 
   // Solved iff after the kept statement the job's gang is satisfied and it has more active
-  // tasks than before.
-  JobSolution Solve(Session* ssn, PodGroupInfo* pending_job);
+  // tasks than before. The budget is read before each scenario is simulated.
+  JobSolution Solve(Session* ssn, PodGroupInfo* pending_job,
+                    const JobSearchBudget& budget = JobSearchBudget::Unlimited());
 
  private:
   NodeSet feasible_nodes_;
