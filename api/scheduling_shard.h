@@ -65,12 +65,16 @@ struct PlacementStrategy {
 };
 
 // Time budgets of the victim searches (KAI v0.15, alpha): per action ("default" for the others),
-// per job, a minimum per job, per scenario generator. Go duration strings; 0 = unlimited.
+// per job, a minimum per job, per scenario generator; and the failed-search backoff per action.
+// Go duration strings; 0 = unlimited (budgets) or off (backoff).
 struct ScenarioSearchBudgets {
   std::map<std::string, Duration> max_action_search_duration;
   std::optional<Duration> max_job_search_duration;
   std::optional<Duration> min_job_search_duration;
   std::map<std::string, Duration> max_generator_search_duration;
+  // Failed-search backoff per action (opt-in, newer KAI).
+  std::map<std::string, Duration> min_failed_search_backoff;
+  std::map<std::string, Duration> max_failed_search_backoff;
   bool operator==(const ScenarioSearchBudgets&) const = default;
 
   template <class S, class V>
@@ -79,6 +83,8 @@ struct ScenarioSearchBudgets {
     v("maxJobSearchDuration", s.max_job_search_duration);
     v("minJobSearchDuration", s.min_job_search_duration);
     v("maxGeneratorSearchDuration", s.max_generator_search_duration);
+    v("minFailedSearchBackoff", s.min_failed_search_backoff);
+    v("maxFailedSearchBackoff", s.max_failed_search_backoff);
   }
 };
 

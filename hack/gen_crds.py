@@ -871,6 +871,19 @@ def schedulingshard_crd():
                                "pod-scenario generator this scheduler runs.",
                 "additionalProperties": {"type": "string"},
             },
+            "minFailedSearchBackoff": {
+                "type": "object",
+                "description": "Per action (or default): after a victim search that ran out of "
+                               "scenarios, the job is not searched again by that action for "
+                               "this long (doubling per failure); unset = off.",
+                "additionalProperties": {"type": "string"},
+            },
+            "maxFailedSearchBackoff": {
+                "type": "object",
+                "description": "Per action (or default): the longest failed-search backoff "
+                               "(default and at least the minimum).",
+                "additionalProperties": {"type": "string"},
+            },
         }, "Time budgets of the victim searches of consolidation, reclaim and preempt (alpha, "
            "as KAI v0.15). Go durations; 0s means unlimited. Defaults: 20s per action, 10s per "
            "job, 0s minimum per job, 5s per scenario generator."),

@@ -34,6 +34,9 @@ CycleResult SchedulingCycle::Run(std::unique_ptr<ClusterInfo> snapshot) {
 
   MonoTime open_start = clock_->NowMonotonic();
   Session ssn(r.session_id, std::move(snapshot), conf_, params_, sink_, clock_, random_);
+  failed_search_backoff_.Retain(
+      [&ssn](const std::string& uid) { return ssn.cluster().FindJob(uid) != nullptr; });
+  ssn.set_failed_search_backoff(&failed_search_backoff_);
   sink_->BeginSession(&ssn.cluster());
   ssn.Open(plugins_);
   r.timings.open_session_ms = MillisSince(clock_, open_start);

@@ -73,6 +73,8 @@ class SchedulingCycle {
   Random* random_;
   PluginRegistry plugins_;
   ActionRegistry actions_;
+  // Kept across cycles (only used when the configuration sets a backoff).
+  FailedSearchBackoff failed_search_backoff_;
 };
 
 }  // namespace kai::scheduler

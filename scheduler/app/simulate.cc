@@ -263,6 +263,7 @@ StatusOr<SimulationResult> RunSimulation(const SimulateOptions& opts, Clock* clo
   SeededRandom random(opts.seed);
 
   SimulationResult result;
+  FailedSearchBackoff failed_search_backoff;  // across the cycles, as the live scheduler keeps it
   for (int cycle = 1; cycle <= opts.cycles; ++cycle) {
     std::vector<std::string> warnings = dangling;
     std::unique_ptr<ClusterInfo> snapshot = model.Snapshot(params, &warnings);
@@ -272,6 +273,7 @@ StatusOr<SimulationResult> RunSimulation(const SimulateOptions& opts, Clock* clo
     RecordingSink sink;
     Session ssn("sim-" + std::to_string(cycle), std::move(snapshot), conf, params, &sink, clock,
                 &random);
+    ssn.set_failed_search_backoff(&failed_search_backoff);
     ssn.Open(plugins);
     for (const std::string& name : conf.actions) {
       const ActionRegistry::Builder* b = actions.Find(name);

@@ -3,6 +3,7 @@
 //   kai_scheduler_bench [--sizes tiny,S,M,L] [--repetitions N] [--events N] [--seed S]
 //                       [--actions LIST] [--dump-decisions PREFIX] [--snapshot incremental|full]
 //                       [--recycle on|off] [--search-budget default|off|DURATION]
+//                       [--failed-search-backoff MIN]
 //
 // Per size it reports, each as min / median / max over the repetitions (milliseconds):
 //   snapshot.full_rebuild   a new ClusterModel filled with every object, then a snapshot (what a
@@ -39,6 +40,10 @@
 // monotonic clock, as live: "default" keeps upstream's (20s per action, 5s per job), "off" makes
 // them unlimited (the exhaustive search every decision dump before the budgets was made with),
 // a Go duration sets the per-action budget. action_counts report the searches a budget stopped.
+// --failed-search-backoff MIN: jobs whose search failed are not searched again by that action
+// for MIN (doubling per failure), kept across the repetitions as a live scheduler keeps it
+// across cycles, so repetitions after the first show the steady state
+// (action_counts_last_repetition).
 #include <glog/logging.h>
 #include <sys/resource.h>
 #include <time.h>
@@ -153,13 +158,14 @@ struct Options {
   // Hand every snapshot back to its model once used (ClusterModel::Recycle), as simulate does.
   bool recycle = true;
   std::string search_budget = "default";
+  std::string failed_search_backoff;  // "" = off
 };
 
 void Usage() {
   std::cerr << "usage: kai_scheduler_bench [--sizes tiny,S,M,L] [--repetitions N] [--events N] "
                "[--seed S] [--actions LIST] [--dump-decisions PREFIX] "
                "[--snapshot incremental|full] [--recycle on|off] "
-               "[--search-budget default|off|DURATION]\n";
+               "[--search-budget default|off|DURATION] [--failed-search-backoff MIN]\n";
 }
 
 bool ParseArgs(int argc, char** argv, Options* o) {
@@ -202,6 +208,8 @@ bool ParseArgs(int argc, char** argv, Options* o) {
     } else if (a == "--search-budget" &&
                (v == "default" || v == "off" || ParseGoDuration(v).ok())) {
       o->search_budget = v;
+    } else if (a == "--failed-search-backoff" && ParseGoDuration(v).ok()) {
+      o->failed_search_backoff = v;
     } else {
       std::cerr << "unknown flag " << a << "\n";
       return false;
@@ -234,7 +242,8 @@ std::string ActionCountsJson(const std::map<std::string, Session::ActionCounts, 
            ", \"podgroups_acted_on\": " + std::to_string(n.acted_on) +
            ", \"podgroups_scheduled\": " + std::to_string(n.scheduled) +
            ", \"job_budget_stops\": " + std::to_string(n.job_budget_stops) +
-           ", \"action_budget_stops\": " + std::to_string(n.action_budget_stops) + "}";
+           ", \"action_budget_stops\": " + std::to_string(n.action_budget_stops) +
+           ", \"backoff_skips\": " + std::to_string(n.backoff_skips) + "}";
   }
   return out;
 }
@@ -242,7 +251,7 @@ std::string ActionCountsJson(const std::map<std::string, Session::ActionCounts, 
 CycleResult RunCycle(const ClusterModel& model, const SchedulerConfiguration& conf,
                      const SchedulerParams& params, const PluginRegistry& plugins,
                      const ActionRegistry& actions, WallTime now, bool record, bool full,
-                     bool recycle) {
+                     bool recycle, FailedSearchBackoff* backoff) {
   CycleResult r;
   FixedWallClock clock(now);
   SeededRandom random(7);
@@ -259,6 +268,7 @@ CycleResult RunCycle(const ClusterModel& model, const SchedulerConfiguration& co
   auto session =
       std::make_unique<Session>("bench", std::move(snapshot), conf, params, &sink, &clock, &random);
   Session& ssn = *session;
+  ssn.set_failed_search_backoff(backoff);
   ssn.Open(plugins);
   r.open_ms = MsSince(t);
   for (const std::string& name : conf.actions) {
@@ -324,9 +334,14 @@ int Main(int argc, char** argv) {
   SchedulerConfiguration conf = DefaultSchedulerConfiguration();
   if (!opts.actions.empty()) conf.actions = opts.actions;
   if (opts.search_budget == "off") {
-    conf.search_budgets = SearchBudgets{{}, Duration::zero(), Duration::zero(), {}};
+    conf.search_budgets = SearchBudgets{};  // no limit anywhere
+    conf.search_budgets.max_job = Duration::zero();
   } else if (opts.search_budget != "default") {
     conf.search_budgets.max_action["default"] = *ParseGoDuration(opts.search_budget);
+  }
+  if (!opts.failed_search_backoff.empty()) {
+    conf.search_budgets.min_failed_search_backoff["default"] =
+        *ParseGoDuration(opts.failed_search_backoff);
   }
   SchedulerParams params;
 
@@ -368,6 +383,8 @@ int Main(int argc, char** argv) {
     recycle(model, model.Snapshot(params, nullptr));
     recycle(churn_model, churn_model.Snapshot(params, nullptr));
 
+    FailedSearchBackoff backoff;  // across the repetitions, as a live scheduler keeps it
+    CycleResult last;
     for (int rep = 0; rep < opts.repetitions; ++rep) {
       {
         t = BenchClock::now();
@@ -401,9 +418,9 @@ int Main(int argc, char** argv) {
         incremental_full_cpu.Add(CpuMs() - cpu);
         incremental_full.Add(MsSince(t));
       }
-      CycleResult c =
-          RunCycle(model, conf, params, plugins, actions, cluster.now,
-                   rep == 0 && !opts.dump_prefix.empty(), opts.full_snapshot, opts.recycle);
+      CycleResult c = RunCycle(model, conf, params, plugins, actions, cluster.now,
+                               rep == 0 && !opts.dump_prefix.empty(), opts.full_snapshot,
+                               opts.recycle, &backoff);
       {
         // The next cycle's snapshot: with recycling it is copied into the objects the session
         // just used (and changed: statuses, placements, fit errors).
@@ -425,6 +442,7 @@ int Main(int argc, char** argv) {
         per_action[name].Add(ms);
         per_action_cpu[name].Add(c.actions_cpu[i]);
       }
+      if (rep + 1 == opts.repetitions && rep > 0) last.action_counts = c.action_counts;
       if (rep == 0) first = std::move(c);
     }
 
@@ -480,6 +498,10 @@ int Main(int argc, char** argv) {
                   first.binds, first.evictions, first.pipelined, first.unschedulable_jobs);
     out += buf;
     out += "      \"action_counts\": {" + ActionCountsJson(first.action_counts) + "},\n";
+    if (opts.repetitions > 1) {
+      out += "      \"action_counts_last_repetition\": {" + ActionCountsJson(last.action_counts) +
+             "},\n";
+    }
     std::snprintf(buf, sizeof(buf), "      \"peak_rss_mib\": %.1f\n    }", PeakRssKib() / 1024.0);
     out += buf;
     std::cerr << "size " << size << " done\n";

@@ -85,6 +85,8 @@ StatusOr<api::ScenarioSearchBudgets> SearchBudgetsFromJson(const rapidjson::Valu
   KAI_RETURN_IF_ERROR(duration_map("maxActionSearchDuration", &out.max_action_search_duration));
   KAI_RETURN_IF_ERROR(
       duration_map("maxGeneratorSearchDuration", &out.max_generator_search_duration));
+  KAI_RETURN_IF_ERROR(duration_map("minFailedSearchBackoff", &out.min_failed_search_backoff));
+  KAI_RETURN_IF_ERROR(duration_map("maxFailedSearchBackoff", &out.max_failed_search_backoff));
   for (auto [key, field] : {std::pair{"maxJobSearchDuration", &out.max_job_search_duration},
                             std::pair{"minJobSearchDuration", &out.min_job_search_duration}}) {
     if (const auto* d = api::FindMember(v, key)) {

@@ -19,6 +19,21 @@ Status NonNegative(Duration d, std::string_view where, std::string_view field) {
                               ": must be non-negative, got " + FormatGoDuration(d));
 }
 
+Status ApplyPerAction(const std::map<std::string, Duration>& in, std::string_view where,
+                      std::string_view name, std::map<std::string, Duration, std::less<>>* out) {
+  for (const auto& [action, d] : in) {
+    const std::string field = std::string(name) + "." + action;
+    if (std::find(kActionKeys.begin(), kActionKeys.end(), action) == kActionKeys.end()) {
+      return InvalidArgumentError(std::string(where) + "." + field +
+                                  ": unknown action (expected default, reclaim, preempt or "
+                                  "consolidation)");
+    }
+    KAI_RETURN_IF_ERROR(NonNegative(d, where, field));
+    (*out)[action] = d;
+  }
+  return Status::OK();
+}
+
 Duration Lookup(const std::map<std::string, Duration, std::less<>>& m, std::string_view key) {
   if (auto it = m.find(key); it != m.end()) return it->second;
   if (auto it = m.find(kDefaultKey); it != m.end()) return it->second;
@@ -38,6 +53,12 @@ Duration SearchBudgets::JobLimit() const {
   return std::min(max_job, generator);
 }
 
+std::pair<Duration, Duration> SearchBudgets::BackoffBounds(std::string_view action) const {
+  const Duration min = Lookup(min_failed_search_backoff, action);
+  if (min == Duration::zero()) return {Duration::zero(), Duration::zero()};
+  return {min, std::max(min, Lookup(max_failed_search_backoff, action))};
+}
+
 SearchBudgets DefaultSearchBudgets() {
   SearchBudgets b;
   b.max_action[std::string(kDefaultKey)] = std::chrono::seconds(20);
@@ -49,16 +70,12 @@ SearchBudgets DefaultSearchBudgets() {
 
 Status ApplySearchBudgets(const api::ScenarioSearchBudgets& in, std::string_view where,
                           SearchBudgets* out) {
-  for (const auto& [action, d] : in.max_action_search_duration) {
-    const std::string field = "maxActionSearchDuration." + action;
-    if (std::find(kActionKeys.begin(), kActionKeys.end(), action) == kActionKeys.end()) {
-      return InvalidArgumentError(std::string(where) + "." + field +
-                                  ": unknown action (expected default, reclaim, preempt or "
-                                  "consolidation)");
-    }
-    KAI_RETURN_IF_ERROR(NonNegative(d, where, field));
-    out->max_action[action] = d;
-  }
+  KAI_RETURN_IF_ERROR(ApplyPerAction(in.max_action_search_duration, where,
+                                     "maxActionSearchDuration", &out->max_action));
+  KAI_RETURN_IF_ERROR(ApplyPerAction(in.min_failed_search_backoff, where, "minFailedSearchBackoff",
+                                     &out->min_failed_search_backoff));
+  KAI_RETURN_IF_ERROR(ApplyPerAction(in.max_failed_search_backoff, where, "maxFailedSearchBackoff",
+                                     &out->max_failed_search_backoff));
   if (in.max_job_search_duration) {
     KAI_RETURN_IF_ERROR(NonNegative(*in.max_job_search_duration, where, "maxJobSearchDuration"));
     out->max_job = *in.max_job_search_duration;

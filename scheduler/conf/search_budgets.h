@@ -6,6 +6,7 @@
 #include <map>
 #include <string>
 #include <string_view>
+#include <utility>
 
 #include "api/scheduling_shard.h"
 #include "kube/base/clock.h"
@@ -23,8 +24,14 @@ struct SearchBudgets {
   // By generator name; this solver has one generator (KAI's accumulated pod scenarios), whose
   // limit is the "default" entry. Other names are accepted for compatibility and bind nothing.
   std::map<std::string, Duration, std::less<>> max_generator;
+  // Failed-search backoff per action ("default" for the others); off (0) unless set. The
+  // maximum defaults to, and is at least, the minimum.
+  std::map<std::string, Duration, std::less<>> min_failed_search_backoff;
+  std::map<std::string, Duration, std::less<>> max_failed_search_backoff;
 
   Duration ActionLimit(std::string_view action) const;
+  // {min, max} of the action's failed-search backoff; min 0 = no backoff.
+  std::pair<Duration, Duration> BackoffBounds(std::string_view action) const;
   // The limit of one job's search: the job limit capped by the generator limit.
   Duration JobLimit() const;
 };

@@ -49,6 +49,23 @@ TEST(SearchBudgetsTest, AShardOverridesPerActionAndKeepsTheRest) {
   EXPECT_EQ(b.min_job, milliseconds(100));
 }
 
+TEST(SearchBudgetsTest, FailedSearchBackoffIsOffUnlessSetAndItsMaximumIsAtLeastItsMinimum) {
+  auto off = FromShard("");
+  ASSERT_TRUE(off.ok()) << off.status();
+  EXPECT_EQ(off->search_budgets.BackoffBounds("reclaim").first, Duration::zero());
+  auto on = FromShard(R"({"minFailedSearchBackoff":{"default":"10s","preempt":"1m"},)"
+                      R"("maxFailedSearchBackoff":{"default":"5m","preempt":"30s"}})");
+  ASSERT_TRUE(on.ok()) << on.status();
+  EXPECT_EQ(on->search_budgets.BackoffBounds("reclaim"),
+            std::pair(Duration(seconds(10)), Duration(minutes(5))));
+  EXPECT_EQ(on->search_budgets.BackoffBounds("preempt"),
+            std::pair(Duration(minutes(1)), Duration(minutes(1))));
+  auto bad = FromShard(R"({"minFailedSearchBackoff":{"allocate":"10s"}})");
+  ASSERT_FALSE(bad.ok());
+  EXPECT_NE(bad.status().message().find("minFailedSearchBackoff.allocate: unknown action"),
+            std::string::npos);
+}
+
 TEST(SearchBudgetsTest, BadShardValuesNameTheField) {
   auto unknown = FromShard(R"({"maxActionSearchDuration":{"reclaimm":"1s"}})");
   ASSERT_FALSE(unknown.ok());

@@ -15,6 +15,7 @@
 #include "kube/base/random.h"
 #include "scheduler/api/cluster_info.h"
 #include "scheduler/conf/scheduler_conf.h"
+#include "scheduler/framework/failed_search_backoff.h"
 #include "scheduler/framework/interfaces.h"
 #include "scheduler/framework/resource_fit_cache.h"
 
@@ -60,6 +61,9 @@ class Session {
   const SchedulerParams& params() const { return params_; }
   SchedulerParams& mutable_params() { return params_; }
   Clock* clock() const { return clock_; }
+  // Failed-search backoffs across cycles (owned by the scheduler); nullptr: none kept.
+  FailedSearchBackoff* failed_search_backoff() const { return failed_search_backoff_; }
+  void set_failed_search_backoff(FailedSearchBackoff* b) { failed_search_backoff_ = b; }
   Random* random() const { return random_; }
   DecisionSink* sink() const { return sink_; }
   WallTime now() const { return clock_->Now(); }
@@ -79,12 +83,14 @@ class Session {
     int64_t scheduled = 0;
     int64_t job_budget_stops = 0;
     int64_t action_budget_stops = 0;
+    int64_t backoff_skips = 0;  // jobs not searched: their failed-search backoff had not passed
   };
   void CountScenario(std::string_view action, bool simulated);
   // A pod group the action tried; `scheduled` when the attempt was committed.
   void CountPodGroup(std::string_view action, bool scheduled);
   // A search budget ran out: one job's (`whole_action` false) or the action's.
   void CountBudgetStop(std::string_view action, bool whole_action);
+  void CountBackoffSkip(std::string_view action) { ++CountsOf(action).backoff_skips; }
   const std::map<std::string, ActionCounts, std::less<>>& action_counts() const {
     return action_counts_;
   }
@@ -265,6 +271,7 @@ class Session {
   SchedulerParams params_;
   DecisionSink* sink_;
   Clock* clock_;
+  FailedSearchBackoff* failed_search_backoff_ = nullptr;
   Random* random_;
   std::vector<std::unique_ptr<Plugin>> plugins_;
   std::vector<PluginLatency> plugin_latencies_;

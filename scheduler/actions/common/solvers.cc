@@ -457,6 +457,7 @@ JobSolution JobSolver::Solve(Session* ssn, PodGroupInfo* pending_job,
   }
 
   JobSolution out;
+  out.searched = true;
   out.solved = pending_job->IsGangSatisfied() && pending_job->NumActiveUsed() > original_active;
   out.budget_exhausted = budget_exhausted && !out.solved;
   out.statement = std::move(statement);

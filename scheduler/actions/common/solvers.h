@@ -21,6 +21,7 @@ using VictimsQueueFactory = std::function<std::unique_ptr<JobsOrderByQueues>()>;
 
 struct JobSolution {
   bool solved = false;
+  bool searched = false;          // a victim search ran (not stopped by a pre-check)
   bool budget_exhausted = false;  // the search stopped early: its failure proves nothing
   std::unique_ptr<Statement> statement;
   std::vector<std::string> victim_names;

@@ -27,7 +27,10 @@ struct VictimSearchAction {
 };
 
 // A search a budget stopped proves nothing, so it does not become the failed representative of
-// its signature. Once the action's budget is spent no further job is tried this cycle.
+// its signature, nor starts a failed-search backoff. Once the action's budget is spent no further
+// job is tried this cycle. With a failed-search backoff configured for the action (and kept by
+// the session), a job still in its backoff is not searched; a failed search starts or extends
+// the backoff, a committed solution ends it.
 void RunVictimSearch(Session* ssn, const VictimSearchAction& a);
 
 }  // namespace kai::scheduler
