@@ -114,8 +114,18 @@ std::shared_ptr<const NodeFitErrors> ResourceFitCache::ErrorsFor(const std::stri
   auto [it, fresh] = errors_.try_emplace(key);
   Errors& e = it->second;
   if (fresh) {
-    e.versions.assign(nodes.size(), kNeverChecked);
-    e.errors = std::make_shared<NodeFitErrors>();
+    // Built in one pass: node sets are in name order, so every insertion goes at the end of the
+    // map (a hint, not a search among thousands of similar names).
+    e.versions.resize(nodes.size());
+    NodeFitErrors::Map errors;
+    for (size_t i = 0; i < nodes.size(); ++i) {
+      const NodeInfo& n = *nodes[i];
+      e.versions[i] = n.accounting_version();
+      if (auto reasons = NodeErrors(task, n, gang)) {
+        errors.emplace_hint(errors.end(), n.name(), std::move(*reasons));
+      }
+    }
+    e.errors = std::make_shared<NodeFitErrors>(std::move(errors));
   }
   // Only the nodes whose accounting changed since the errors were last brought up to date
   // (every node of a new entry).
