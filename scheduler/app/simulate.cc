@@ -283,6 +283,14 @@ StatusOr<SimulationResult> RunSimulation(const SimulateOptions& opts, Clock* clo
       }
       (*b)()->Execute(&ssn);
     }
+    for (const auto& [action, n] : ssn.action_counts()) {
+      if (n.action_budget_stops + n.job_budget_stops == 0) continue;
+      warnings.push_back(
+          "cycle " + std::to_string(cycle) + ": " + action + ": scenario search budget ran out (" +
+          std::to_string(n.job_budget_stops) + " job search(es) stopped" +
+          (n.action_budget_stops > 0 ? ", jobs after them not tried" : "") +
+          "); decisions may differ from an exhaustive search (spec.scenarioSearchBudgets)");
+    }
     ssn.Close();
     ClusterInfo& c = ssn.cluster();
 

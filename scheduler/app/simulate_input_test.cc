@@ -248,6 +248,71 @@ status: {phase: Pending}
       << r->podgroups[0].unschedulable_reason;
 }
 
+// A reclaim whose search budget runs out says so among the warnings (the clock moves 1ms per read).
+TEST(SimulateBudgetTest, AStoppedSearchIsAWarning) {
+  SimulateOptions opts;
+  opts.actions = {"reclaim"};
+  opts.snapshot_text = R"(apiVersion: kai.scheduler/v1
+kind: SchedulingShard
+metadata: {name: default}
+spec:
+  scenarioSearchBudgets: {maxJobSearchDuration: 1ms}
+---
+apiVersion: scheduling.run.ai/v2
+kind: Queue
+metadata: {name: q0}
+spec: {resources: {gpu: {quota: 1, limit: -1, overQuotaWeight: 0}}}
+---
+apiVersion: scheduling.run.ai/v2
+kind: Queue
+metadata: {name: q1}
+spec: {resources: {gpu: {quota: 1, limit: -1, overQuotaWeight: 0}}}
+---
+apiVersion: v1
+kind: Node
+metadata: {name: n1}
+status:
+  allocatable: {cpu: "8", memory: 8Gi, pods: "110", nvidia.com/gpu: "2"}
+---
+apiVersion: v1
+kind: Pod
+metadata: {name: a, namespace: ns, labels: {kai.scheduler/queue: q0}}
+spec:
+  schedulerName: kai-scheduler
+  nodeName: n1
+  containers: [{name: m, resources: {requests: {nvidia.com/gpu: "2"}, limits: {nvidia.com/gpu: "2"}}}]
+status: {phase: Running}
+---
+apiVersion: v1
+kind: Pod
+metadata: {name: r, namespace: ns, labels: {kai.scheduler/queue: q1}}
+spec:
+  schedulerName: kai-scheduler
+  containers: [{name: m, resources: {requests: {nvidia.com/gpu: "1"}, limits: {nvidia.com/gpu: "1"}}}]
+status: {phase: Pending}
+)";
+  FakeClock clock;
+  clock.set_monotonic_tick(std::chrono::milliseconds(1));
+  StatusOr<SimulationResult> r = RunSimulation(opts, &clock);
+  ASSERT_TRUE(r.ok()) << r.status();
+  std::string all;
+  for (const auto& w : r->warnings) all += w + "\n";
+  EXPECT_NE(all.find("cycle 1: reclaim: scenario search budget ran out (1 job search(es) "
+                     "stopped); decisions may differ from an exhaustive search"),
+            std::string::npos)
+      << all;
+  // Without the budget the same cluster reclaims: a (q0, over its quota of 1) is evicted.
+  for (const auto& p : r->pods) EXPECT_NE(p.after, "Evicted") << p.name;
+  opts.snapshot_text.replace(opts.snapshot_text.find("scenarioSearchBudgets"), 50,
+                             "scenarioSearchBudgets: {maxJobSearchDuration: 1h}");
+  r = RunSimulation(opts, &clock);
+  ASSERT_TRUE(r.ok()) << r.status();
+  ASSERT_EQ(r->pods.size(), 2u);
+  EXPECT_EQ(r->pods[0].name, "a");
+  EXPECT_EQ(r->pods[0].after, "Evicted");
+  EXPECT_EQ(r->pods[1].after, "Pipelined");
+}
+
 std::string WriteTemp(const std::string& name, const std::string& text) {
   std::string path = ::testing::TempDir() + "/" + name;
   std::ofstream(path) << text;
