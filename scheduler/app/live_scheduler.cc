@@ -294,12 +294,12 @@ CycleResult LiveScheduler::RunOnce() {
           static_cast<double>(n.simulated));
       metrics_->scenarios_filtered->WithLabelValues({action}).Inc(static_cast<double>(n.filtered));
       if (n.job_budget_stops > 0) {
-        metrics_->budget_exhausted->WithLabelValues({action, "job"}).Inc(
-            static_cast<double>(n.job_budget_stops));
+        metrics_->budget_exhausted->WithLabelValues({action, "job"})
+            .Inc(static_cast<double>(n.job_budget_stops));
       }
       if (n.action_budget_stops > 0) {
-        metrics_->budget_exhausted->WithLabelValues({action, "action"}).Inc(
-            static_cast<double>(n.action_budget_stops));
+        metrics_->budget_exhausted->WithLabelValues({action, "action"})
+            .Inc(static_cast<double>(n.action_budget_stops));
       }
       // KAI counts each successful preempt-action solution.
       if (action == kActionPreempt)
