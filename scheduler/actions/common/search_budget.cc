@@ -1,7 +1,5 @@
 #include "scheduler/actions/common/search_budget.h"
 
-#include <algorithm>
-
 namespace kai::scheduler {
 
 ActionSearchBudget::ActionSearchBudget(const Clock* clock, const SearchBudgets& budgets,

@@ -8,7 +8,7 @@
 #include <string_view>
 
 #include "kube/base/clock.h"
-#include "scheduler/conf/scheduler_conf.h"
+#include "scheduler/conf/search_budgets.h"
 
 namespace kai::scheduler {
 
