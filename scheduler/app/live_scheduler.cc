@@ -250,8 +250,7 @@ void LiveScheduler::StatusWorker() {
       std::lock_guard<std::mutex> lock(run_mu_);
       if (stopping_) return;
     }
-    auto u = updates_.PopWait(clock_, std::chrono::seconds(1));
-    if (u) updates_.Perform(*u, &writer_);
+    updates_.PerformNext(&writer_, clock_, std::chrono::seconds(1));
   }
 }
 

@@ -74,16 +74,26 @@ void StatusUpdateQueue::Push(StatusUpdate update) {
   cv_.notify_one();
 }
 
-std::optional<StatusUpdate> StatusUpdateQueue::PopWait(Clock* clock, Duration timeout) {
+bool StatusUpdateQueue::PerformNext(SchedulerWriter* writer, Clock* clock, Duration timeout) {
+  std::optional<StatusUpdate> u;
   {
     std::unique_lock<std::mutex> lock(mu_);
     MonoTime deadline = clock->NowMonotonic() + timeout;
     while (order_.empty() && !closed_ && clock->NowMonotonic() < deadline) {
       clock->WaitUntil(cv_, lock, deadline);
     }
-    if (order_.empty()) return std::nullopt;
+    u = PopLocked();
+    if (!u) return false;
+    ++in_flight_;
   }
-  return Pop();
+  PerformClaimed(*u, writer);
+  return true;
+}
+
+void StatusUpdateQueue::PerformClaimed(const StatusUpdate& update, SchedulerWriter* writer) {
+  Perform(update, writer);  // a retried failure is queued again before it stops being in flight
+  std::lock_guard<std::mutex> lock(mu_);
+  if (--in_flight_ == 0) idle_cv_.notify_all();
 }
 
 void StatusUpdateQueue::Close() {
@@ -110,6 +120,10 @@ void StatusUpdateQueue::PreBind(const std::string& ns, const std::string& name,
 
 std::optional<StatusUpdate> StatusUpdateQueue::Pop() {
   std::lock_guard<std::mutex> lock(mu_);
+  return PopLocked();
+}
+
+std::optional<StatusUpdate> StatusUpdateQueue::PopLocked() {
   if (order_.empty()) return std::nullopt;
   auto first = order_.begin();
   auto it = pending_.find(first->second);
@@ -186,14 +200,23 @@ void StatusUpdateQueue::Perform(const StatusUpdate& u, SchedulerWriter* writer) 
 int StatusUpdateQueue::Drain(SchedulerWriter* writer, int max_rounds) {
   int attempts = 0;
   for (int round = 0; round < max_rounds; ++round) {
-    size_t n = size();
-    if (n == 0) break;
-    for (size_t i = 0; i < n; ++i) {
-      auto u = Pop();
-      if (!u) break;
-      Perform(*u, writer);
+    // A round takes what is queued now: a failure requeued during it waits for the next round.
+    for (size_t n = size(); n > 0; --n) {
+      std::optional<StatusUpdate> u;
+      {
+        std::lock_guard<std::mutex> lock(mu_);
+        u = PopLocked();
+        if (!u) break;
+        ++in_flight_;
+      }
+      PerformClaimed(*u, writer);
       ++attempts;
     }
+    // A worker may hold an update it took before this call: its write (or its requeued
+    // failure) must land before Drain reports the queue written.
+    std::unique_lock<std::mutex> lock(mu_);
+    idle_cv_.wait(lock, [&] { return in_flight_ == 0; });
+    if (pending_.empty()) break;
   }
   return attempts;
 }

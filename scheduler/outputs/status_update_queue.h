@@ -52,8 +52,10 @@ class StatusUpdateQueue {
   void PreBind(const std::string& ns, const std::string& name, const std::string& uid);
   // The oldest queued update (it leaves the queue); nullopt when empty.
   std::optional<StatusUpdate> Pop();
-  // Pop, waiting on `clock` up to `timeout` for an update; nullopt on timeout or Close().
-  std::optional<StatusUpdate> PopWait(Clock* clock, Duration timeout);
+  // A worker's body: waits on `clock` up to `timeout` for an update, performs it through
+  // `writer` and reports it. False on timeout or Close(). The write counts as in flight for
+  // Drain from the moment it leaves the queue.
+  bool PerformNext(SchedulerWriter* writer, Clock* clock, Duration timeout);
   // Wakes every PopWait (shutdown).
   void Close();
   // Reports the outcome of a popped update. `resource_version` is the PodGroup's version after
@@ -62,8 +64,9 @@ class StatusUpdateQueue {
             const std::string& resource_version = "");
   // Performs one popped update through `writer` and reports it (a worker's body).
   void Perform(const StatusUpdate& update, SchedulerWriter* writer);
-  // Pops and performs until the queue is empty; failures that are retried are attempted again
-  // at most `max_rounds` times. Returns the number of writes attempted.
+  // Pops and performs until the queue is empty and no PerformNext write is in flight; failures
+  // that are retried are attempted again at most `max_rounds` times. Returns the number of
+  // writes this call attempted.
   int Drain(SchedulerWriter* writer, int max_rounds = 3);
 
   // `observed` with the scheduler's pending or not yet observed writes applied (annotations
@@ -88,8 +91,14 @@ class StatusUpdateQueue {
     bool status;  // the update set status.schedulingConditions
     std::string resource_version;
   };
+  std::optional<StatusUpdate> PopLocked();  // mu_ held
+  // Performs an update that PopLocked counted in flight, then stops counting it.
+  void PerformClaimed(const StatusUpdate& update, SchedulerWriter* writer);
+
   mutable std::mutex mu_;
   std::condition_variable cv_;
+  std::condition_variable idle_cv_;  // in_flight_ reached 0
+  int in_flight_ = 0;                // claimed by PerformNext or Drain, not yet reported
   bool closed_ = false;
   uint64_t next_seq_ = 0;
   std::map<std::string, Entry> pending_;    // by key

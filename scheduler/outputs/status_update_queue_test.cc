@@ -2,7 +2,12 @@
 
 #include <gtest/gtest.h>
 
+#include <condition_variable>
+#include <mutex>
+#include <thread>
+
 #include "api/well_known.h"
+#include "kube/base/fake_clock.h"
 #include "scheduler/outputs/fake_scheduler_writer.h"
 
 namespace kai::scheduler {
@@ -99,6 +104,51 @@ TEST(StatusUpdateQueue, DrainRetriesFailuresAndDropsNotFound) {
   EXPECT_EQ(calls[0].key, "ns/a");
   EXPECT_EQ(calls[0].body, "pa");
   EXPECT_EQ(q.size(), 0u);
+}
+
+// A worker thread has taken the only update and is writing it: the queue is empty, yet Drain
+// (the live scheduler's FlushStatusUpdates) returns only once that write has landed.
+TEST(StatusUpdateQueue, DrainWaitsForAWorkersWriteInFlight) {
+  StatusUpdateQueue q;
+  FakeSchedulerWriter w;
+  std::mutex mu;
+  std::condition_variable cv;
+  bool entered = false;
+  bool release = false;
+  w.on_call = [&](const std::string&) {
+    std::unique_lock<std::mutex> lock(mu);
+    entered = true;
+    cv.notify_all();
+    cv.wait(lock, [&] { return release; });
+  };
+  q.Push(PodStatus("a", "pa"));
+  FakeClock clock;
+  std::thread worker([&] { EXPECT_TRUE(q.PerformNext(&w, &clock, std::chrono::seconds(1))); });
+  {
+    std::unique_lock<std::mutex> lock(mu);
+    cv.wait(lock, [&] { return entered; });
+  }
+  EXPECT_EQ(q.size(), 0u);
+  std::thread releaser([&] {
+    std::lock_guard<std::mutex> lock(mu);
+    release = true;
+    cv.notify_all();
+  });
+  EXPECT_EQ(q.Drain(&w), 0);  // nothing left for Drain itself to write
+  EXPECT_EQ(w.CallsOf("PatchPodStatus").size(), 1u);
+  worker.join();
+  releaser.join();
+}
+
+TEST(StatusUpdateQueue, PerformNextTimesOutOnAnEmptyQueue) {
+  StatusUpdateQueue q;
+  FakeSchedulerWriter w;
+  FakeClock clock;
+  std::thread worker([&] { EXPECT_FALSE(q.PerformNext(&w, &clock, std::chrono::seconds(1))); });
+  while (clock.NumWaiters() == 0) std::this_thread::yield();
+  clock.Advance(std::chrono::seconds(1));
+  worker.join();
+  EXPECT_TRUE(w.calls.empty());
 }
 
 TEST(StatusUpdateQueue, PodGroupUpdateWritesBothPatchesAndConflictIsDropped) {
