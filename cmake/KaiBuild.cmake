@@ -62,8 +62,14 @@ function(kai_test)
   set_target_properties(${ARG_NAME} PROPERTIES RUNTIME_OUTPUT_DIRECTORY
                                                ${CMAKE_BINARY_DIR}/tests)
   kai_apply_flags(${ARG_NAME})
+  if("unit" IN_LIST ARG_LABELS)
+    add_dependencies(kai_unit_tests ${ARG_NAME})
+  endif()
+  # PRE_TEST discovery lists a binary's tests when ctest starts; a sanitizer build on a busy
+  # 2-core machine can take longer than the 5 s default to answer --gtest_list_tests.
   gtest_discover_tests(${ARG_NAME}
     DISCOVERY_MODE PRE_TEST
+    DISCOVERY_TIMEOUT 60
     PROPERTIES LABELS "${ARG_LABELS}" TIMEOUT ${ARG_TIMEOUT}
     WORKING_DIRECTORY ${PROJECT_SOURCE_DIR})
 endfunction()

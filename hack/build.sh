@@ -1,7 +1,11 @@
 #!/usr/bin/env bash
 # Configures and builds one build tree.
 #   hack/build.sh            -> build/        (RelWithDebInfo, warnings are errors)
-#   hack/build.sh asan       -> build-asan/   (AddressSanitizer + UBSan, tests only)
+#   hack/build.sh asan       -> build-asan/   (AddressSanitizer + UBSan, unit test binaries only:
+#                                             CI runs the unit label there)
+# Both keep line tables only (-g1): stack traces, sanitizer reports and perf keep file:line, and
+# compiles take ~30% less time than with -g (2-core CI). For a debugger's locals, configure a
+# tree of your own with -DCMAKE_BUILD_TYPE=Debug.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -9,13 +13,14 @@ flavour="${1:-release}"
 jobs="${KAI_JOBS:-2}"
 case "$flavour" in
   release)
-    cmake -S . -B build -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo -DKAI_WERROR=ON >/dev/null
+    cmake -S . -B build -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo \
+      -DCMAKE_CXX_FLAGS_RELWITHDEBINFO="-O2 -g1 -DNDEBUG" -DKAI_WERROR=ON >/dev/null
     cmake --build build -j"$jobs"
     ;;
   asan)
-    cmake -S . -B build-asan -G Ninja -DCMAKE_BUILD_TYPE=Debug -DCMAKE_CXX_FLAGS_DEBUG="-O1 -g" \
+    cmake -S . -B build-asan -G Ninja -DCMAKE_BUILD_TYPE=Debug -DCMAKE_CXX_FLAGS_DEBUG="-O1 -g1" \
       -DKAI_SANITIZE=ON -DKAI_WERROR=ON -DKAI_BUILD_BENCHMARKS=OFF >/dev/null
-    cmake --build build-asan -j"$jobs"
+    cmake --build build-asan -j"$jobs" --target kai_unit_tests
     ;;
   *)
     echo "usage: hack/build.sh [release|asan]" >&2
