@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <charconv>
 
+#include "api/codec_internal.h"
 #include "api/rapidjson_util.h"
 #include "api/yaml_json.h"
 #include "kube/base/strings.h"
@@ -53,45 +54,15 @@ constexpr BuiltinAction kBuiltinActions[] = {
     {"preempt", 200},  {"stalegangeviction", 100},
 };
 
-// config.yaml's scenarioSearchBudgets, in the SchedulingShard field's shape.
+// config.yaml's scenarioSearchBudgets, decoded by the SchedulingShard field's own codec so the
+// two shapes cannot drift apart.
 StatusOr<api::ScenarioSearchBudgets> SearchBudgetsFromJson(const rapidjson::Value& v) {
-  constexpr std::string_view kWhere = "scheduler config: scenarioSearchBudgets";
-  if (!v.IsObject()) return InvalidArgumentError(std::string(kWhere) + ": expected a mapping");
-  auto duration = [&](const rapidjson::Value& d, const std::string& field) -> StatusOr<Duration> {
-    if (!d.IsString()) {
-      return InvalidArgumentError(std::string(kWhere) + "." + field +
-                                  ": expected a duration string such as \"20s\"");
-    }
-    auto parsed = ParseGoDuration(d.GetString());
-    if (!parsed.ok()) {
-      return InvalidArgumentError(std::string(kWhere) + "." + field + ": " +
-                                  std::string(parsed.status().message()));
-    }
-    return *parsed;
-  };
-  auto duration_map = [&](const char* key, std::map<std::string, Duration>* out) -> Status {
-    const auto* m = api::FindMember(v, key);
-    if (m == nullptr) return Status::OK();
-    if (!m->IsObject()) {
-      return InvalidArgumentError(std::string(kWhere) + "." + key + ": expected a mapping");
-    }
-    for (auto it = m->MemberBegin(); it != m->MemberEnd(); ++it) {
-      const std::string name = it->name.GetString();
-      KAI_ASSIGN_OR_RETURN((*out)[name], duration(it->value, std::string(key) + "." + name));
-    }
-    return Status::OK();
-  };
   api::ScenarioSearchBudgets out;
-  KAI_RETURN_IF_ERROR(duration_map("maxActionSearchDuration", &out.max_action_search_duration));
-  KAI_RETURN_IF_ERROR(
-      duration_map("maxGeneratorSearchDuration", &out.max_generator_search_duration));
-  KAI_RETURN_IF_ERROR(duration_map("minFailedSearchBackoff", &out.min_failed_search_backoff));
-  KAI_RETURN_IF_ERROR(duration_map("maxFailedSearchBackoff", &out.max_failed_search_backoff));
-  for (auto [key, field] : {std::pair{"maxJobSearchDuration", &out.max_job_search_duration},
-                            std::pair{"minJobSearchDuration", &out.min_job_search_duration}}) {
-    if (const auto* d = api::FindMember(v, key)) {
-      KAI_ASSIGN_OR_RETURN(*field, duration(*d, key));
-    }
+  api::codec::DecodeError err;
+  if (!api::codec::DecodeAny(v, &out, &err)) {
+    const std::string path = err.Path();
+    return InvalidArgumentError("scheduler config: scenarioSearchBudgets" +
+                                (path.empty() ? "" : "." + path) + ": " + err.message());
   }
   return out;
 }

@@ -104,8 +104,19 @@ TEST(SearchBudgetsTest, TheConfigFileTakesTheSameShape) {
   auto bad = ParseSchedulerConfiguration("scenarioSearchBudgets:\n  maxJobSearchDuration: 5\n");
   ASSERT_FALSE(bad.ok());
   EXPECT_EQ(bad.status().message(),
-            "scheduler config: scenarioSearchBudgets.maxJobSearchDuration: expected a duration "
-            "string such as \"20s\"");
+            "scheduler config: scenarioSearchBudgets.maxJobSearchDuration: expected duration "
+            "string, got number 5");
+  auto not_a_map = ParseSchedulerConfiguration("scenarioSearchBudgets: [1s]\n");
+  ASSERT_FALSE(not_a_map.ok());
+  EXPECT_EQ(not_a_map.status().message(),
+            "scheduler config: scenarioSearchBudgets: expected object, got array");
+  auto bad_entry = ParseSchedulerConfiguration(
+      "scenarioSearchBudgets:\n  minFailedSearchBackoff: {reclaim: 3 minutes}\n");
+  ASSERT_FALSE(bad_entry.ok());
+  EXPECT_NE(bad_entry.status().message().find(
+                "scheduler config: scenarioSearchBudgets.minFailedSearchBackoff.reclaim: "),
+            std::string::npos)
+      << bad_entry.status();
   auto typo = ParseSchedulerConfiguration(
       "scenarioSearchBudgets:\n  maxActionSearchDuration: {allocate: 1s}\n");
   ASSERT_FALSE(typo.ok());
