@@ -209,16 +209,22 @@ StatusOr<bool> ResourceReservation::HasActiveBindRequests(const std::string& gro
       continue;
     }
     if (br.status.phase == api::kBindRequestPhaseFailed) continue;
-    if (br.status.phase == api::kBindRequestPhaseSucceeded) {
-      // Still protects the group while its pod lives (the pod label can lag behind).
-      auto pod = client_->GetPod(br.metadata.namespace_, br.spec.pod_name);
-      if (!pod.ok()) {
-        if (IsNotFound(pod.status())) continue;
-        return pod.status();
+    // A BindRequest protects the group while its pod lives, bound (the pod label can lag
+    // behind) or not yet. A finished pod never uses the GPU again, whatever the request's phase
+    // says: its Succeeded write may not have landed when the pod completes, and no later event
+    // would bring the group back here. A pod not found counts as gone only once its request
+    // succeeded (the cache may not show a pod just created; the request's own reconcile cleans up
+    // when its pod is really gone).
+    const bool succeeded = br.status.phase == api::kBindRequestPhaseSucceeded;
+    auto pod = client_->GetPod(br.metadata.namespace_, br.spec.pod_name);
+    if (!pod.ok()) {
+      if (IsNotFound(pod.status())) {
+        if (succeeded) continue;
+        return true;
       }
-      if (pod->status.phase == "Succeeded" || pod->status.phase == "Failed") continue;
-      return true;
+      return pod.status();
     }
+    if (pod->status.phase == "Succeeded" || pod->status.phase == "Failed") continue;
     return true;
   }
   return false;

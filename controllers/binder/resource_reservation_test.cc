@@ -168,6 +168,23 @@ TEST_F(ReservationTest, SyncDeletesOrphanReservationsAndUnreservedRunningPods) {
   EXPECT_EQ(ReservationPods(client_).size(), 2u);
 }
 
+// The pod finished before its BindRequest's Succeeded write landed (or was observed): nothing
+// will ever bring the group back, so the request must not keep the reservation alive.
+TEST_F(ReservationTest, ARequestWhosePodFinishedDoesNotProtectTheGroup) {
+  client_.AddBindRequest(BindRequest("ns", "f", "n1", {"g1"}, "0.50"));  // phase still empty
+  api::Pod f = Pod("ns", "f", true);
+  f.metadata.labels["runai-gpu-group"] = "g1";
+  f.spec.node_name = "n1";
+  f.status.phase = "Running";
+  client_.AddPod(f);
+  client_.AddPod(rr_.BuildReservationPod(Pod("ns", "x"), "n1", "g1"));
+  ASSERT_TRUE(rr_.SyncForGpuGroup("g1").ok());
+  EXPECT_EQ(ReservationPods(client_).size(), 1u);  // running: its GPU stays reserved
+  client_.pods.at("ns/f").status.phase = "Failed";
+  ASSERT_TRUE(rr_.SyncForGpuGroup("g1").ok());
+  EXPECT_TRUE(ReservationPods(client_).empty());
+}
+
 TEST_F(ReservationTest, RemoveGroupLabelsUsesTheLivePod) {
   api::Pod p = Pod("ns", "p", true, 2);
   p.metadata.labels["runai-gpu-group/g1"] = "g1";
