@@ -81,8 +81,10 @@ void EncodeValue(const T& obj, rapidjson::Value* out, codec::Alloc& alloc) {
   } else {
     codec::EncodeAny(obj, &body, alloc);
   }
-  for (auto it = body.MemberBegin(); it != body.MemberEnd(); ++it) {
-    out->AddMember(it->name, it->value, alloc);
+  // By index: comparing RapidJSON's non-const member iterators is ambiguous in C++20 (clang).
+  auto members = body.MemberBegin();
+  for (rapidjson::SizeType i = 0, n = body.MemberCount(); i < n; ++i) {
+    out->AddMember(members[i].name, members[i].value, alloc);
   }
 }
 
@@ -102,7 +104,9 @@ std::string EncodeJsonImpl(const T& obj) {
   return ToJsonString(doc);
 }
 
-// The codecs of every top-level type are instantiated once, in the api library.
+// The codecs of every top-level type are instantiated once, in the api library. (T is a type in
+// a template argument list: it cannot be parenthesised.)
+// NOLINTBEGIN(bugprone-macro-parentheses)
 #define KAI_API_EXTERN_CODEC(T)                                                             \
   extern template Status DecodeValue<T>(const rapidjson::Value&, T*, const DecodeOptions&); \
   extern template void EncodeValue<T>(const T&, rapidjson::Value*, codec::Alloc&)
@@ -131,3 +135,4 @@ KAI_API_EXTERN_CODEC(Config);
   template void EncodeValue<T>(const T&, rapidjson::Value*, codec::Alloc&);              \
   Status DecodeJson(std::string_view json, T* out) { return DecodeJsonImpl(json, out); } \
   std::string EncodeJson(const T& obj) { return EncodeJsonImpl(obj); }
+// NOLINTEND(bugprone-macro-parentheses)
