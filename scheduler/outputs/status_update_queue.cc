@@ -82,12 +82,17 @@ bool StatusUpdateQueue::PerformNext(SchedulerWriter* writer, Clock* clock, Durat
     while (order_.empty() && !closed_ && clock->NowMonotonic() < deadline) {
       clock->WaitUntil(cv_, lock, deadline);
     }
-    u = PopLocked();
+    u = ClaimLocked();
     if (!u) return false;
-    ++in_flight_;
   }
   PerformClaimed(*u, writer);
   return true;
+}
+
+std::optional<StatusUpdate> StatusUpdateQueue::ClaimLocked() {
+  std::optional<StatusUpdate> u = PopLocked();
+  if (u) ++in_flight_;
+  return u;
 }
 
 void StatusUpdateQueue::PerformClaimed(const StatusUpdate& update, SchedulerWriter* writer) {
@@ -205,9 +210,8 @@ int StatusUpdateQueue::Drain(SchedulerWriter* writer, int max_rounds) {
       std::optional<StatusUpdate> u;
       {
         std::lock_guard<std::mutex> lock(mu_);
-        u = PopLocked();
+        u = ClaimLocked();
         if (!u) break;
-        ++in_flight_;
       }
       PerformClaimed(*u, writer);
       ++attempts;

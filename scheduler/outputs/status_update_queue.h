@@ -9,8 +9,8 @@
 //    until the informer delivers a PodGroup at least as new as the one the write produced, so the
 //    scheduler never re-decides on status it has already written.
 //
-// Workers (threads in the live scheduler, a loop in tests) Pop an update, perform it through the
-// SchedulerWriter (Perform), and report the outcome with Done. Thread-safe.
+// Workers (threads in the live scheduler) take and write updates with PerformNext; Drain writes
+// what is queued and waits for the workers' writes in flight (flushes, tests). Thread-safe.
 #pragma once
 
 #include <condition_variable>
@@ -56,13 +56,13 @@ class StatusUpdateQueue {
   // `writer` and reports it. False on timeout or Close(). The write counts as in flight for
   // Drain from the moment it leaves the queue.
   bool PerformNext(SchedulerWriter* writer, Clock* clock, Duration timeout);
-  // Wakes every PopWait (shutdown).
+  // Wakes every PerformNext waiting for an update (shutdown).
   void Close();
   // Reports the outcome of a popped update. `resource_version` is the PodGroup's version after
   // a successful write.
   void Done(const StatusUpdate& update, const Status& result,
             const std::string& resource_version = "");
-  // Performs one popped update through `writer` and reports it (a worker's body).
+  // Performs one popped update through `writer` and reports it with Done.
   void Perform(const StatusUpdate& update, SchedulerWriter* writer);
   // Pops and performs until the queue is empty and no PerformNext write is in flight; failures
   // that are retried are attempted again at most `max_rounds` times. Returns the number of
@@ -92,7 +92,9 @@ class StatusUpdateQueue {
     std::string resource_version;
   };
   std::optional<StatusUpdate> PopLocked();  // mu_ held
-  // Performs an update that PopLocked counted in flight, then stops counting it.
+  // PopLocked, counting the update in flight until PerformClaimed reports it (mu_ held).
+  std::optional<StatusUpdate> ClaimLocked();
+  // Performs a claimed update, then stops counting it in flight.
   void PerformClaimed(const StatusUpdate& update, SchedulerWriter* writer);
 
   mutable std::mutex mu_;
