@@ -126,14 +126,14 @@ std::shared_ptr<const NodeFitErrors> ResourceFitCache::ErrorsFor(const std::stri
       }
     }
     e.errors = std::make_shared<NodeFitErrors>(std::move(errors));
-  }
-  // Only the nodes whose accounting changed since the errors were last brought up to date
-  // (every node of a new entry).
-  for (size_t i = 0; i < nodes.size(); ++i) {
-    const NodeInfo& n = *nodes[i];
-    if (n.accounting_version() == e.versions[i]) continue;
-    e.versions[i] = n.accounting_version();
-    SetNodeErrors(&e, n, NodeErrors(task, n, gang));
+  } else {
+    // Only the nodes whose accounting changed since the errors were last brought up to date.
+    for (size_t i = 0; i < nodes.size(); ++i) {
+      const NodeInfo& n = *nodes[i];
+      if (n.accounting_version() == e.versions[i]) continue;
+      e.versions[i] = n.accounting_version();
+      SetNodeErrors(&e, n, NodeErrors(task, n, gang));
+    }
   }
   if (e.errors->nodes().empty()) return nullptr;
   return e.errors;
