@@ -1,14 +1,59 @@
 #include "scheduler/api/fit_errors.h"
 
+#include <glog/logging.h>
+
 #include <algorithm>
 
 namespace kai::scheduler {
 
+NodeFitErrors::NodeFitErrors(std::shared_ptr<const std::vector<std::string>> names,
+                             std::vector<const Reasons*> reasons, std::shared_ptr<const void> owner)
+    : names_(std::move(names)), reasons_(std::move(reasons)), owner_(std::move(owner)) {
+  CHECK_EQ(names_->size(), reasons_.size());
+  dense_size_ = reasons_.size() - std::count(reasons_.begin(), reasons_.end(), nullptr);
+}
+
+NodeFitErrors::Map NodeFitErrors::ToMap() const {
+  if (names_ == nullptr) return map_;
+  Map out;
+  ForEach([&](const std::string& node, const Reasons& reasons) { out[node] = reasons; });
+  return out;
+}
+
+NodeFitErrors::Map& NodeFitErrors::mutable_map() {
+  if (names_ != nullptr) {
+    map_ = ToMap();
+    names_ = nullptr;
+    reasons_.clear();
+    owner_ = nullptr;
+  }
+  has_summary_ = false;
+  return map_;
+}
+
+void NodeFitErrors::set_dense_at(size_t i, const Reasons* r) {
+  CHECK(names_ != nullptr);
+  dense_size_ += (r != nullptr) - (reasons_[i] != nullptr);
+  reasons_[i] = r;
+  has_summary_ = false;
+}
+
 const std::string& NodeFitErrors::Summary() const {
   if (has_summary_) return summary_;
   std::map<std::string, int> counts;
-  for (const auto& [node, reasons] : nodes_) {
-    for (const auto& r : reasons) counts[r]++;
+  if (names_ == nullptr) {
+    for (const auto& [node, reasons] : map_) {
+      for (const auto& r : reasons) counts[r]++;
+    }
+  } else {
+    // Nodes share their lists: count the lists first, then their reasons.
+    std::map<const Reasons*, int> lists;
+    for (const Reasons* r : reasons_) {
+      if (r != nullptr) lists[r]++;
+    }
+    for (const auto& [list, n] : lists) {
+      for (const auto& r : *list) counts[r] += n;
+    }
   }
   std::vector<std::string> reasons;
   reasons.reserve(counts.size());
@@ -27,22 +72,24 @@ NodeFitErrors::Map& TaskFitErrors::MutableNodes() {
   if (nodes_ == nullptr) {
     nodes_ = std::make_shared<NodeFitErrors>();
   } else if (nodes_.use_count() > 1) {
-    nodes_ = std::make_shared<NodeFitErrors>(nodes_->nodes());
+    nodes_ = std::make_shared<NodeFitErrors>(nodes_->ToMap());
   }
   // Sole owner here: the const is only there to stop sharers from writing.
-  return const_cast<NodeFitErrors*>(nodes_.get())->mutable_nodes();
+  return const_cast<NodeFitErrors*>(nodes_.get())->mutable_map();
 }
 
 void TaskFitErrors::AddNodeError(const NodeFitError& e) { MutableNodes()[e.node_name] = e.reasons; }
 
 void TaskFitErrors::AddNodeErrors(const std::shared_ptr<const NodeFitErrors>& errors) {
-  if (errors == nullptr || errors->nodes().empty()) return;
-  if (nodes_ == nullptr || nodes_->nodes().empty()) {
+  if (errors == nullptr || errors->empty()) return;
+  if (nodes_ == nullptr || nodes_->empty()) {
     nodes_ = errors;
     return;
   }
   NodeFitErrors::Map& mine = MutableNodes();
-  for (const auto& [node, reasons] : errors->nodes()) mine[node] = reasons;
+  errors->ForEach([&](const std::string& node, const NodeFitErrors::Reasons& reasons) {
+    mine[node] = reasons;
+  });
 }
 
 void TaskFitErrors::Merge(const TaskFitErrors& other) {

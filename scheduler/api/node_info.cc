@@ -657,30 +657,20 @@ std::optional<std::string> NodeInfo::PredicateByNodeResourcesType(const PodInfo&
   return std::nullopt;
 }
 
-std::optional<NodeFitError> NodeInfo::FittingError(const PodInfo& task, bool /*gang*/) const {
+std::optional<FitFailures> NodeInfo::FittingFailures(const PodInfo& task) const {
   if (LessEqualTaskToNodeResources(task, idle)) return std::nullopt;
   // allocatable - (used + used shared GPUs), per resource, without copying the vectors (this
   // runs for every node a task does not fit on).
   const double used_gpus = used.gpu() + NumberOfUsedSharedGpus();
-  struct Available {
-    const ResourceVector& allocatable;
-    const ResourceVector& used;
-    double used_gpus;
-    double Get(int i) const {
-      return allocatable.Get(i) - (i == kGpuIndex ? used_gpus : used.Get(i));
-    }
-    double gpu() const { return Get(kGpuIndex); }
-    double milli_cpu() const { return Get(kCpuIndex); }
-    double memory() const { return Get(kMemoryIndex); }
-  } available{allocatable, used, used_gpus};
-  NodeFitError err;
-  err.node_name = name();
+  auto available = [&](int i) {
+    return allocatable.Get(i) - (i == kGpuIndex ? used_gpus : used.Get(i));
+  };
+  FitFailures f;
   const GpuRequirement& req = task.gpu_req;
   if (!req.MigResources().empty()) {
     for (const auto& [profile, quantity] : req.MigResources()) {
-      int idx = vector_map_->Index(profile);
-      if (static_cast<int64_t>(available.Get(idx)) < quantity) {
-        err.reasons.push_back("node(s) didn't have enough of mig profile: " + profile);
+      if (static_cast<int64_t>(available(vector_map_->Index(profile))) < quantity) {
+        f.mig_profiles.push_back(profile);
       }
     }
   } else {
@@ -688,30 +678,46 @@ std::optional<NodeFitError> NodeInfo::FittingError(const PodInfo& task, bool /*g
     if (req.GpuMemory() > 0) {
       requested = RoundGpus(ResourceGpuPortion(req), req.NumDevices());
     }
-    if (requested > available.gpu()) {
-      err.reasons.push_back("node(s) didn't have enough resources: GPUs");
-    }
-    if (req.GpuMemory() > memory_of_every_gpu) {
-      err.reasons.push_back("node(s) didn't have enough resources: GPU memory");
-    }
+    if (requested > available(kGpuIndex)) f.Set(kGpuIndex);
+    f.gpu_memory = req.GpuMemory() > memory_of_every_gpu;
   }
-  if (static_cast<int64_t>(task.res_req.milli_cpu()) >
-      static_cast<int64_t>(available.milli_cpu())) {
-    err.reasons.push_back("node(s) didn't have enough resources: CPU cores");
+  if (static_cast<int64_t>(task.res_req.milli_cpu()) > static_cast<int64_t>(available(kCpuIndex))) {
+    f.Set(kCpuIndex);
   }
-  if (task.res_req.memory() > available.memory()) {
-    err.reasons.push_back("node(s) didn't have enough resources: memory");
-  }
+  if (task.res_req.memory() > available(kMemoryIndex)) f.Set(kMemoryIndex);
   for (int i = 0; i < vector_map_->size(); ++i) {
     if (i == kCpuIndex || i == kMemoryIndex || i == kGpuIndex) continue;
-    const std::string& rn = vector_map_->NameAt(i);
-    if (IsMigResource(rn)) continue;
+    if (IsMigResource(vector_map_->NameAt(i))) continue;
     auto req_q = static_cast<int64_t>(task.res_req.Get(i));
-    if (req_q > 0 && static_cast<int64_t>(available.Get(i)) < req_q) {
-      err.reasons.push_back("node(s) didn't have enough resources: " + rn);
-    }
+    if (req_q > 0 && static_cast<int64_t>(available(i)) < req_q) f.Set(i);
   }
-  return err;
+  return f;
+}
+
+std::vector<std::string> NodeInfo::FitFailureReasons(const FitFailures& f) const {
+  constexpr std::string_view kNotEnough = "node(s) didn't have enough resources: ";
+  std::vector<std::string> reasons;
+  for (const std::string& profile : f.mig_profiles) {
+    reasons.push_back("node(s) didn't have enough of mig profile: " + profile);
+  }
+  auto add = [&](std::string_view what) {
+    reasons.push_back(std::string(kNotEnough).append(what));
+  };
+  if (f.Has(kGpuIndex)) add("GPUs");
+  if (f.gpu_memory) add("GPU memory");
+  if (f.Has(kCpuIndex)) add("CPU cores");
+  if (f.Has(kMemoryIndex)) add("memory");
+  for (int i = 0; i < vector_map_->size(); ++i) {
+    if (i == kCpuIndex || i == kMemoryIndex || i == kGpuIndex) continue;
+    if (f.Has(i)) add(vector_map_->NameAt(i));
+  }
+  return reasons;
+}
+
+std::optional<NodeFitError> NodeInfo::FittingError(const PodInfo& task, bool /*gang*/) const {
+  std::optional<FitFailures> f = FittingFailures(task);
+  if (!f) return std::nullopt;
+  return NodeFitError{name(), FitFailureReasons(*f)};
 }
 
 }  // namespace kai::scheduler

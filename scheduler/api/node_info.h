@@ -117,6 +117,10 @@ class NodeInfo {
   bool IsTaskAllocatableOnReleasingOrIdle(const PodInfo& task) const;
   // Why the task does not fit in Idle (insufficient-resource messages).
   std::optional<NodeFitError> FittingError(const PodInfo& task, bool gang) const;
+  // FittingError's checks without its strings (nullopt: fits in Idle), and the reasons they
+  // stand for: FittingError is FitFailureReasons(FittingFailures(...)).
+  std::optional<FitFailures> FittingFailures(const PodInfo& task) const;
+  std::vector<std::string> FitFailureReasons(const FitFailures& f) const;
   // MIG / DRA / legacy-MIG compatibility (§8.1 item 2); empty when compatible.
   std::optional<std::string> PredicateByNodeResourcesType(const PodInfo& task) const;
 

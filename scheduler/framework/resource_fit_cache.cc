@@ -25,22 +25,23 @@ uint64_t HashNodeSet(const NodeSet& nodes) {
 bool SameResult(const ResourceFitCache::Result& a, const ResourceFitCache::Result& b, bool errors) {
   if (a.none_fits != b.none_fits) return false;
   if (!errors || !a.none_fits) return true;
-  const bool a_empty = a.errors == nullptr || a.errors->nodes().empty();
-  const bool b_empty = b.errors == nullptr || b.errors->nodes().empty();
+  const bool a_empty = a.errors == nullptr || a.errors->empty();
+  const bool b_empty = b.errors == nullptr || b.errors->empty();
   if (a_empty || b_empty) return a_empty == b_empty;
-  return a.errors->nodes() == b.errors->nodes();
+  return a.errors->ToMap() == b.errors->ToMap();
 }
 #endif
 
 }  // namespace
 
-std::optional<std::vector<std::string>> ResourceFitCache::NodeErrors(const PodInfo& task,
-                                                                     const NodeInfo& node,
-                                                                     bool gang) {
-  if (node.IsTaskAllocatable(task)) return std::nullopt;
-  std::optional<NodeFitError> fe = node.FittingError(task, gang);
-  if (!fe) return std::nullopt;
-  return std::move(fe->reasons);
+const NodeFitErrors::Reasons* ResourceFitCache::NodeErrors(const PodInfo& task,
+                                                           const NodeInfo& node) {
+  if (node.IsTaskAllocatable(task)) return nullptr;
+  std::optional<FitFailures> f = node.FittingFailures(task);
+  if (!f) return nullptr;
+  auto [it, fresh] = reasons_->by_failures.try_emplace(std::move(*f), nullptr);
+  if (fresh) it->second = &reasons_->lists.emplace_back(node.FitFailureReasons(it->first));
+  return it->second;
 }
 
 ResourceFitCache::Result ResourceFitCache::Compute(const PodInfo& task, const NodeSet& nodes,
@@ -51,8 +52,10 @@ ResourceFitCache::Result ResourceFitCache::Compute(const PodInfo& task, const No
   }
   r.none_fits = true;
   NodeFitErrors::Map errors;
+  // The reference construction: node by node, as Session::FittingNode records them.
   for (const NodeInfo* n : nodes) {
-    if (auto reasons = NodeErrors(task, *n, gang)) errors[n->name()] = std::move(*reasons);
+    if (n->IsTaskAllocatable(task)) continue;
+    if (auto fe = n->FittingError(task, gang)) errors[n->name()] = std::move(fe->reasons);
   }
   if (!errors.empty()) r.errors = std::make_shared<NodeFitErrors>(std::move(errors));
   return r;
@@ -65,9 +68,21 @@ int ResourceFitCache::InternNodeSet(const NodeSet& nodes) {
     if (sets_[it->second] == nodes) return it->second;
   }
   sets_.push_back(nodes);
+  set_names_.emplace_back();
   const int id = static_cast<int>(sets_.size()) - 1;
   set_by_hash_.emplace(h, id);
   return id;
+}
+
+const std::shared_ptr<const std::vector<std::string>>& ResourceFitCache::SetNames(int set) {
+  std::shared_ptr<const std::vector<std::string>>& names = set_names_[set];
+  if (names == nullptr) {
+    auto v = std::make_shared<std::vector<std::string>>();
+    v->reserve(sets_[set].size());
+    for (const NodeInfo* n : sets_[set]) v->push_back(n->name());
+    names = std::move(v);
+  }
+  return names;
 }
 
 void ResourceFitCache::ShapeKey(const PodInfo& task, std::string* key) {
@@ -89,53 +104,38 @@ void ResourceFitCache::ShapeKey(const PodInfo& task, std::string* key) {
   key->append(reinterpret_cast<const char*>(v.data()), v.size() * sizeof(double));
 }
 
-void ResourceFitCache::SetNodeErrors(Errors* e, const NodeInfo& node,
-                                     std::optional<std::vector<std::string>> reasons) {
-  const NodeFitErrors::Map& current = e->errors->nodes();
-  auto it = current.find(node.name());
-  if (!reasons ? it == current.end() : it != current.end() && it->second == *reasons) return;
-  // Tasks that recorded the old errors keep them: copy before writing.
-  if (e->errors.use_count() > 1) e->errors = std::make_shared<NodeFitErrors>(current);
-  NodeFitErrors::Map& mine = e->errors->mutable_nodes();
-  if (reasons) {
-    mine[node.name()] = std::move(*reasons);
-  } else {
-    mine.erase(node.name());
-  }
-}
-
 std::shared_ptr<const NodeFitErrors> ResourceFitCache::ErrorsFor(const std::string& shape_key,
                                                                  const PodInfo& task,
                                                                  const NodeSet& nodes, bool gang) {
   thread_local std::string key;
   key = shape_key;
   AppendBytes(&key, gang);
-  AppendBytes(&key, InternNodeSet(nodes));
+  const int set = InternNodeSet(nodes);
+  AppendBytes(&key, set);
   auto [it, fresh] = errors_.try_emplace(key);
   Errors& e = it->second;
   if (fresh) {
-    // Built in one pass: node sets are in name order, so every insertion goes at the end of the
-    // map (a hint, not a search among thousands of similar names).
     e.versions.resize(nodes.size());
-    NodeFitErrors::Map errors;
+    std::vector<const NodeFitErrors::Reasons*> reasons(nodes.size());
     for (size_t i = 0; i < nodes.size(); ++i) {
-      const NodeInfo& n = *nodes[i];
-      e.versions[i] = n.accounting_version();
-      if (auto reasons = NodeErrors(task, n, gang)) {
-        errors.emplace_hint(errors.end(), n.name(), std::move(*reasons));
-      }
+      e.versions[i] = nodes[i]->accounting_version();
+      reasons[i] = NodeErrors(task, *nodes[i]);
     }
-    e.errors = std::make_shared<NodeFitErrors>(std::move(errors));
+    e.errors = std::make_shared<NodeFitErrors>(SetNames(set), std::move(reasons), reasons_);
   } else {
     // Only the nodes whose accounting changed since the errors were last brought up to date.
     for (size_t i = 0; i < nodes.size(); ++i) {
       const NodeInfo& n = *nodes[i];
       if (n.accounting_version() == e.versions[i]) continue;
       e.versions[i] = n.accounting_version();
-      SetNodeErrors(&e, n, NodeErrors(task, n, gang));
+      const NodeFitErrors::Reasons* reasons = NodeErrors(task, n);
+      if (reasons == e.errors->dense_at(i)) continue;  // interned: same pointer, same reasons
+      // Tasks that recorded the old errors keep them: copy before writing.
+      if (e.errors.use_count() > 1) e.errors = std::make_shared<NodeFitErrors>(*e.errors);
+      e.errors->set_dense_at(i, reasons);
     }
   }
-  if (e.errors->nodes().empty()) return nullptr;
+  if (e.errors->empty()) return nullptr;
   return e.errors;
 }
 

@@ -9,12 +9,14 @@
 // the same shape share the answer, per node, across node sets (a victim simulation's feasible set
 // is the action's plus its victims' nodes). When nodes change (NodeInfo::accounting_version), only
 // those nodes are checked again, and the shared errors are copied only when one of those nodes'
-// reasons actually changed. Pod-level predicates are never consulted
-// here: they only run on nodes where the resources fit, and a task that has such a node takes
-// the ordinary path.
+// reasons actually changed. Each shape still meets thousands of full nodes, so the errors are kept
+// dense: per node a pointer to a reason list interned by NodeInfo::FittingFailures (nodes failing
+// alike share one; no strings per node). Pod-level predicates are never consulted here: they only
+// run on nodes where the resources fit, and a task that has such a node takes the ordinary path.
 #pragma once
 
 #include <cstdint>
+#include <deque>
 #include <map>
 #include <memory>
 #include <optional>
@@ -68,27 +70,35 @@ class ResourceFitCache {
   struct Shape {
     std::vector<NodeRoom> by_rank;
   };
-  // Per shape, gang flag and node set: the fit errors, kept up to date node by node.
+  // Per shape, gang flag and node set: the fit errors (dense form, in the set's order), kept up
+  // to date node by node.
   struct Errors {
     std::vector<uint64_t> versions;  // per node of the set, when its reasons were computed
     std::shared_ptr<NodeFitErrors> errors;
   };
+  // Reason lists by the failures they spell: nodes that fail alike point at one list. Owned
+  // jointly by the errors that point into it (they can outlive the session).
+  struct ReasonTable {
+    std::map<FitFailures, const NodeFitErrors::Reasons*> by_failures;
+    std::deque<NodeFitErrors::Reasons> lists;  // stable addresses
+  };
 
   // Index of an equal node set seen before (or a new one).
   int InternNodeSet(const NodeSet& nodes);
+  // The names of a node set's nodes, in its order (shared by its errors).
+  const std::shared_ptr<const std::vector<std::string>>& SetNames(int set);
   // What the resource check reads of a task.
   static void ShapeKey(const PodInfo& task, std::string* key);
-  // The reasons FittingNode records for the node (nullopt: none).
-  static std::optional<std::vector<std::string>> NodeErrors(const PodInfo& task,
-                                                            const NodeInfo& node, bool gang);
-  void SetNodeErrors(Errors* e, const NodeInfo& node,
-                     std::optional<std::vector<std::string>> reasons);
+  // The reasons FittingNode records for the node (nullptr: none), interned.
+  const NodeFitErrors::Reasons* NodeErrors(const PodInfo& task, const NodeInfo& node);
   // The errors of every node of the set, brought up to date.
   std::shared_ptr<const NodeFitErrors> ErrorsFor(const std::string& shape_key, const PodInfo& task,
                                                  const NodeSet& nodes, bool gang);
 
   std::vector<NodeSet> sets_;
   std::unordered_multimap<uint64_t, int> set_by_hash_;
+  std::vector<std::shared_ptr<const std::vector<std::string>>> set_names_;  // by set id
+  std::shared_ptr<ReasonTable> reasons_ = std::make_shared<ReasonTable>();
   std::map<std::string, Shape, std::less<>> shapes_;
   std::map<std::string, Errors, std::less<>> errors_;
   std::vector<uint8_t> room_;  // the last answer's per-node room (Result::room)

@@ -15,6 +15,7 @@
 namespace kai::scheduler {
 namespace {
 
+using testing::JobSpec;
 using testing::NodeSpec;
 using testing::PendingJob;
 using testing::RunningJob;
@@ -40,7 +41,7 @@ TestCluster FullCluster() {
 
 std::map<std::string, std::vector<std::string>> Nodes(const ResourceFitCache::Result& r) {
   return r.errors == nullptr ? std::map<std::string, std::vector<std::string>>{}
-                             : r.errors->nodes();
+                             : r.errors->ToMap();
 }
 
 // The cached answer equals a fresh computation (whatever it is).
@@ -177,7 +178,7 @@ TEST(ResourceFitCacheTest, SharedErrorsAreCopiedOnWrite) {
   y.AddNodeErrors(r.errors);
   x.AddNodeError({"node0", {"other reason"}});
   x.AddNodeError({"node9", {"node(s) had untolerated taint {a: b}"}});
-  EXPECT_EQ(r.errors->nodes().at("node0"),
+  EXPECT_EQ(r.errors->ToMap().at("node0"),
             std::vector<std::string>{"node(s) didn't have enough resources: GPUs"});
   EXPECT_EQ(y.Message(),
             "no nodes with enough resources were found: 2 node(s) didn't have enough resources: "
@@ -194,6 +195,43 @@ TEST(ResourceFitCacheTest, SharedErrorsAreCopiedOnWrite) {
   EXPECT_EQ(z.Message(),
             "no nodes with enough resources were found: 1 kept. \n2 node(s) didn't have enough "
             "resources: GPUs.");
+}
+
+// Nodes that fail a shape alike point at one reason list, and every list spells exactly what
+// NodeInfo::FittingError says for its node.
+TEST(ResourceFitCacheTest, NodesFailingAlikeShareOneReasonList) {
+  TestCluster c;
+  c.AddNode(NodeSpec{.name = "node0", .gpus = 4});
+  c.AddNode(NodeSpec{.name = "node1", .gpus = 4});
+  c.AddNode(NodeSpec{.name = "node2", .gpus = 4, .cpu = "6"});
+  c.AddQueue({.name = "q0", .gpu_quota = 12});
+  c.AddQueue({.name = "q1", .gpu_quota = 12});
+  for (int i = 0; i < 3; ++i) {
+    const std::string n = std::to_string(i);
+    c.AddJob(RunningJob("run" + n, "q0", 1, "node" + n, 4));
+  }
+  JobSpec big = PendingJob("big", "q1", 2);
+  big.cpu = "4";
+  c.AddJob(big);
+  TestSession s(c);
+  const NodeSet& nodes = s.cluster().node_list;
+  ASSERT_EQ(nodes.size(), 3u);
+  const PodInfo& task = *s.Task("big-0");
+  ResourceFitCache cache;
+  const ResourceFitCache::Result r = cache.Check(task, nodes, false, true);
+  ASSERT_TRUE(r.none_fits);
+  ASSERT_NE(r.errors, nullptr);
+  EXPECT_EQ(r.errors->dense_at(0), r.errors->dense_at(1));
+  EXPECT_NE(r.errors->dense_at(0), r.errors->dense_at(2));
+  for (size_t i = 0; i < nodes.size(); ++i) {
+    std::optional<NodeFitError> fe = nodes[i]->FittingError(task, false);
+    ASSERT_TRUE(fe.has_value()) << nodes[i]->name();
+    ASSERT_NE(r.errors->dense_at(i), nullptr);
+    EXPECT_EQ(*r.errors->dense_at(i), fe->reasons) << nodes[i]->name();
+  }
+  EXPECT_EQ(*r.errors->dense_at(2),
+            (std::vector<std::string>{"node(s) didn't have enough resources: GPUs",
+                                      "node(s) didn't have enough resources: CPU cores"}));
 }
 
 // NodeInfo keeps its count of used shared GPUs (which every fit error reads) between
