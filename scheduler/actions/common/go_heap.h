@@ -22,6 +22,8 @@ class GoHeap {
   int size() const { return static_cast<int>(items_.size()); }
   const T& Peek() const { return items_.front(); }
   const std::vector<T>& items() const { return items_; }
+  // Replaces the contents with `items`, already in heap order (a copy of another heap's).
+  void set_items(std::vector<T> items) { items_ = std::move(items); }
 
   // heap.Push, then (with a capacity) heap.Remove(capacity) when over capacity.
   void Push(T x) {

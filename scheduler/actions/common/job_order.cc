@@ -75,11 +75,49 @@ JobsOrderByQueues::Node* JobsOrderByQueues::CreateInner(const QueueInfo* q) {
   auto node = std::make_unique<Node>();
   node->queue = q;
   node->leaf = false;
-  node->children = std::make_unique<GoHeap<Node*>>(
-      [this](Node* const& l, Node* const& r) { return NodeLess(l, r); });
+  node->children = NewNodeHeap();
   Node* raw = node.get();
   nodes_[q] = std::move(node);
   return raw;
+}
+
+std::unique_ptr<GoHeap<JobsOrderByQueues::Node*>> JobsOrderByQueues::NewNodeHeap() {
+  return std::make_unique<GoHeap<Node*>>(
+      [this](Node* const& l, Node* const& r) { return NodeLess(l, r); });
+}
+
+std::unique_ptr<JobsOrderByQueues> JobsOrderByQueues::Clone() const {
+  auto out = std::make_unique<JobsOrderByQueues>(ssn_, options_);
+  // Nodes first (the heaps' comparators must point at the copy), then their links and heaps.
+  std::unordered_map<const Node*, Node*> copy_of;
+  copy_of.reserve(nodes_.size());
+  for (const auto& [q, node] : nodes_) {
+    Node* n = node->leaf ? out->CreateLeaf(q) : out->CreateInner(q);
+    n->needs_reorder = node->needs_reorder;
+    copy_of[node.get()] = n;
+  }
+  auto mapped = [&copy_of](const std::vector<Node*>& nodes) {
+    std::vector<Node*> v;
+    v.reserve(nodes.size());
+    for (Node* n : nodes) v.push_back(copy_of.at(n));
+    return v;
+  };
+  for (const auto& [q, node] : nodes_) {
+    Node* n = copy_of.at(node.get());
+    n->parent = node->parent == nullptr ? nullptr : copy_of.at(node->parent);
+    if (node->leaf) {
+      n->jobs->set_items(node->jobs->items());
+    } else {
+      n->children->set_items(mapped(node->children->items()));
+    }
+  }
+  if (roots_ != nullptr) {
+    out->roots_ = out->NewNodeHeap();
+    out->roots_->set_items(mapped(roots_->items()));
+  }
+  out->popped_by_queue_ = popped_by_queue_;
+  out->queue_passes_ = queue_passes_;
+  return out;
 }
 
 void JobsOrderByQueues::PushJob(PodGroupInfo* job) {
@@ -103,8 +141,7 @@ void JobsOrderByQueues::EnsureAncestors(Node* child, const QueueInfo* child_queu
   if (child_queue->parent().empty()) {
     if (child->parent == nullptr) {
       if (roots_ == nullptr) {
-        roots_ = std::make_unique<GoHeap<Node*>>(
-            [this](Node* const& l, Node* const& r) { return NodeLess(l, r); });
+        roots_ = NewNodeHeap();
       }
       roots_->Push(child);
     }

@@ -38,12 +38,16 @@ class JobsOrderByQueues {
   int size() const;
   PodGroupInfo* PopNextJob();
   void PushJob(PodGroupInfo* job);
+  // A copy in the same state, popping in the same order: victim searches start every partial
+  // job from the same victim queue, built once per job instead of once per partial job.
+  std::unique_ptr<JobsOrderByQueues> Clone() const;
 
  private:
   struct Node;
   bool PassesFilters(const PodGroupInfo& job) const;
   Node* CreateLeaf(const QueueInfo* q);
   Node* CreateInner(const QueueInfo* q);
+  std::unique_ptr<GoHeap<Node*>> NewNodeHeap();
   void EnsureAncestors(Node* child, const QueueInfo* child_queue);
   Node* TraverseToLeaf(GoHeap<Node*>* heap);
   Node* NextNode(GoHeap<Node*>* heap);

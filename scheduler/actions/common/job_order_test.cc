@@ -114,6 +114,41 @@ TEST(JobsOrderByQueuesTest, PushedBackJobCompetesAgain) {
   EXPECT_EQ(q.PopNextJob(), first);
 }
 
+// Victim searches copy one victim queue per partial job: a copy taken at any point pops exactly
+// what the original pops from there on, and popping one leaves the other as it was.
+TEST(VictimsQueueTest, ACloneContinuesExactlyAsTheOriginal) {
+  TestCluster c;
+  c.AddNode({.name = "n0", .gpus = 8});
+  c.AddNode({.name = "n1", .gpus = 8});
+  c.AddQueue({.name = "d0", .gpu_quota = 4});
+  c.AddQueue({.name = "d1", .gpu_quota = 4});
+  c.AddQueue({.name = "q0", .parent = "d0", .gpu_quota = 1, .gpu_weight = 0});
+  c.AddQueue({.name = "q1", .parent = "d0", .gpu_quota = 3, .gpu_weight = 0});
+  c.AddQueue({.name = "q2", .parent = "d1", .gpu_quota = 2, .gpu_weight = 0});
+  c.AddJob(RunningJob("q0-a", "q0", 2, "n0", 1, 50));
+  c.AddJob(RunningJob("q0-b", "q0", 1, "n0", 2, 75));
+  c.AddJob(RunningJob("q1-a", "q1", 1, "n0", 1, 50));
+  c.AddJob(RunningJob("q1-b", "q1", 2, "n1", 1, 50));
+  c.AddJob(RunningJob("q2-a", "q2", 1, "n1", 3, 50));
+  c.AddJob(RunningJob("q2-b", "q2", 1, "n1", 2, 100));
+  TestSession s(c);
+  auto original = GetVictimsQueue(s.ssn(), nullptr);
+  auto fresh_copy = original->Clone();
+  ASSERT_NE(original->PopNextJob(), nullptr);
+  PodGroupInfo* second = original->PopNextJob();
+  ASSERT_NE(second, nullptr);
+  original->PushJob(second);  // as the scenario builder pushes back a victim's remaining tasks
+  auto copy = original->Clone();
+  const std::vector<std::string> rest = PopAll(copy.get());
+  EXPECT_EQ(rest.size(), 5u);
+  EXPECT_EQ(PopAll(original.get()), rest);
+  // The copy taken before any pop pops what a freshly built queue pops.
+  auto rebuilt = GetVictimsQueue(s.ssn(), nullptr);
+  const std::vector<std::string> all = PopAll(fresh_copy.get());
+  EXPECT_EQ(all.size(), 6u);
+  EXPECT_EQ(PopAll(rebuilt.get()), all);
+}
+
 TEST(VictimsQueueTest, MostOverServedQueueLowestPriorityJobFirst) {
   TestCluster c;
   c.AddNode({.name = "n", .gpus = 8});

@@ -409,6 +409,9 @@ JobSolution JobSolver::Solve(Session* ssn, PodGroupInfo* pending_job,
   std::unique_ptr<Statement> statement;
 
   std::vector<PodInfo*> tasks = GetTasksToAllocate(*ssn, *pending_job, false);
+  // Every partial job starts from the session as it was (the previous one's statement is
+  // discarded), so its victim queue is the same: built once, copied per partial job.
+  std::unique_ptr<JobsOrderByQueues> victims;
   std::vector<PodInfo*> pending_tasks;
   for (PodInfo* next : tasks) {
     pending_tasks.push_back(next);
@@ -433,7 +436,8 @@ JobSolution JobSolver::Solve(Session* ssn, PodGroupInfo* pending_job,
     for (const PodInfo* t : recorded_tasks) {
       if (NodeInfo* n = ssn->cluster().FindNode(t->node_name)) feasible[n->name()] = n;
     }
-    ScenarioBuilder builder(ssn, partial, recorded_jobs, victims_queue_(), &arena, action_);
+    if (victims == nullptr) victims = victims_queue_();
+    ScenarioBuilder builder(ssn, partial, recorded_jobs, victims->Clone(), &arena, action_);
     std::optional<SolveResult> result;
     for (ByNodeScenario* scenario = builder.GetValidScenario(); scenario != nullptr;
          scenario = builder.GetNextScenario()) {
