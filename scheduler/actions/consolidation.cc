@@ -45,14 +45,18 @@ class ConsolidationAction : public Action {
         FeasibleNodesForJob(ssn->cluster().node_list, *preemptor), AllPodsReallocated,
         [ssn, preemptor, max_preemptees]() {
           int counter = 0;
+          // The counter sees only jobs that are preemptible, not the preemptor and alive, as
+          // when every test ran after the alive check.
           return GetVictimsQueue(
-              *ssn, [preemptor, max_preemptees, counter](const PodGroupInfo& job) mutable {
-                if (!job.IsPreemptible()) return false;
-                if (job.uid() == preemptor->uid()) return false;
+              *ssn,
+              [max_preemptees, counter](const PodGroupInfo& job) mutable {
                 if (max_preemptees != -1 && counter > max_preemptees) return false;
                 if (job.NumActiveAllocated() == 0) return false;
                 ++counter;
                 return true;
+              },
+              [preemptor](const PodGroupInfo& job) {
+                return job.IsPreemptible() && job.uid() != preemptor->uid();
               });
         },
         std::string(kActionConsolidation));

@@ -36,7 +36,8 @@ class PreemptAction : public Action {
         FeasibleNodesForJob(ssn->cluster().node_list, *preemptor),
         [ssn](const ScenarioInfo& s) { return ssn->PreemptScenarioValid(s); },
         [ssn, preemptor]() {
-          return GetVictimsQueue(*ssn, [ssn, preemptor](const PodGroupInfo& job) {
+          // Every test is side-effect free: all of them run before the alive check.
+          return GetVictimsQueue(*ssn, nullptr, [ssn, preemptor](const PodGroupInfo& job) {
             if (!job.IsPreemptible()) return false;
             if (job.priority() >= preemptor->priority()) return false;
             if (job.queue() != preemptor->queue()) return false;

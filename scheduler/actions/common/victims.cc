@@ -18,11 +18,12 @@ std::vector<PodGroupInfo*> AllJobs(const Session& ssn) {
   return out;
 }
 
-std::unique_ptr<JobsOrderByQueues> GetVictimsQueue(
-    const Session& ssn, const std::function<bool(const PodGroupInfo&)>& filter) {
+std::unique_ptr<JobsOrderByQueues> GetVictimsQueue(const Session& ssn, const JobFilter& filter,
+                                                   const JobFilter& pure_filter) {
   std::vector<PodGroupInfo*> preemptees;
   const ClusterInfo& c = ssn.cluster();
   for (const auto& [id, job] : c.jobs) {
+    if (pure_filter && !pure_filter(*job)) continue;
     // One alive task on an existing node (or none) decides: stop at the first (the per-task node
     // lookup dominated preempt and reclaim at M when every task was checked).
     bool alive = false;

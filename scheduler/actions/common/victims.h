@@ -24,9 +24,12 @@ inline bool IsStillPendingAndReady(const PodGroupInfo& job) {
 // Every job of the session, in uid order.
 std::vector<PodGroupInfo*> AllJobs(const Session& ssn);
 
-// Jobs with at least one alive pod that pass `filter`, as a victim queue.
-std::unique_ptr<JobsOrderByQueues> GetVictimsQueue(
-    const Session& ssn, const std::function<bool(const PodGroupInfo&)>& filter);
+// Jobs that pass `pure_filter`, have at least one alive pod and pass `filter`, as a victim queue,
+// each test in that order. `pure_filter` must have no side effects: it runs first because it is
+// cheap next to the alive check (a node lookup per job); `filter` may count what it admits.
+using JobFilter = std::function<bool(const PodGroupInfo&)>;
+std::unique_ptr<JobsOrderByQueues> GetVictimsQueue(const Session& ssn, const JobFilter& filter,
+                                                   const JobFilter& pure_filter = nullptr);
 
 // Eviction message for a victim (§21.3).
 std::string EvictionMessage(const Session& ssn, std::string_view action, const PodInfo& victim,

@@ -4,6 +4,10 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
+#include <string>
+#include <vector>
+
 #include "scheduler/framework/statement.h"
 #include "scheduler/testing/test_cluster.h"
 
@@ -67,6 +71,38 @@ TEST(VictimSimulationTest, SharedGpuPreemptorsTakeTheWholeSimulation) {
   big.cpu = "30";  // no node has 30 CPU cores
   TestSession fits_nowhere(FullCluster(big));
   EXPECT_FALSE(Simulate(&fits_nowhere));
+}
+
+// The pure filter runs first, then the alive check, then the filter (which may count what it
+// admits, as consolidation's preemptee limit does): the filter only ever sees alive jobs that
+// passed the pure filter.
+TEST(VictimsQueueTest, FilterSeesOnlyAliveJobsThatPassedThePureFilter) {
+  TestCluster c;
+  c.AddNode({.name = "n", .gpus = 8});
+  c.AddQueue({.name = "q"});
+  c.AddJob(RunningJob("run-a", "q", 1, "n"));
+  c.AddJob(RunningJob("run-b", "q", 1, "n"));
+  c.AddJob(RunningJob("run-skip", "q", 1, "n"));
+  testing::JobSpec done = RunningJob("done", "q", 1, "n");
+  done.tasks[0].state = testing::TaskState::kSucceeded;  // no alive pod
+  c.AddJob(done);
+  TestSession s(c);
+  std::vector<std::string> pure_seen, seen;
+  auto q = GetVictimsQueue(
+      s.ssn(),
+      [&seen](const PodGroupInfo& job) {
+        seen.push_back(job.name());
+        return seen.size() == 1;  // admits only the first job it sees
+      },
+      [&pure_seen](const PodGroupInfo& job) {
+        pure_seen.push_back(job.name());
+        return job.name() != "run-skip";
+      });
+  std::sort(pure_seen.begin(), pure_seen.end());
+  std::sort(seen.begin(), seen.end());
+  EXPECT_EQ(pure_seen, (std::vector<std::string>{"done", "run-a", "run-b", "run-skip"}));
+  EXPECT_EQ(seen, (std::vector<std::string>{"run-a", "run-b"}));
+  EXPECT_EQ(q->size(), 1);
 }
 
 TEST(EvictionMessageTest, EveryPodOfAVictimGangGetsItsOwnMessageWithBothQueues) {
