@@ -466,12 +466,48 @@ bool NodeInfo::RestoreConsolidatedSharedTask(const PodInfo& task) {
   return true;
 }
 
-bool NodeInfo::LessEqualTaskToNodeResources(const PodInfo& task, const ResourceVector& vec) const {
+namespace {
+
+// idle (+ releasing), with the pod slots of reservation pods still to be created taken off,
+// element by element exactly as copying idle, ResourceVector::Add and Set compute it, without
+// the copy (this runs for every node a task is checked on).
+class AvailableView {
+ public:
+  AvailableView(const ResourceVector& idle, const ResourceVector* releasing, bool adjust_pods,
+                int missing_pods)
+      : idle_(idle), releasing_(releasing), adjust_pods_(adjust_pods), missing_(missing_pods) {
+    size_ = idle.size();
+    if (releasing != nullptr && releasing->size() > size_) size_ = releasing->size();
+    if (adjust_pods && kPodsIndex + 1 > size_) size_ = kPodsIndex + 1;
+  }
+  int size() const { return size_; }
+  double Get(int i) const {
+    if (i < 0 || i >= size_) return 0.0;
+    double v = idle_.Get(i);
+    if (releasing_ != nullptr && i < releasing_->size()) v += releasing_->Get(i);
+    if (adjust_pods_ && i == kPodsIndex) v = v - missing_;
+    return v;
+  }
+  double gpu() const { return Get(kGpuIndex); }
+
+ private:
+  const ResourceVector& idle_;
+  const ResourceVector* releasing_;
+  bool adjust_pods_;
+  int missing_;
+  int size_;
+};
+
+}  // namespace
+
+template <typename V>
+bool NodeInfo::LessEqualTaskToNodeResources(const PodInfo& task, const V& vec) const {
   if (!IsValidGpuPortion(task.gpu_req)) return false;
-  return task.res_req.LessEqual(vec);
+  return task.res_req.LessEqualTo(vec);
 }
 
-bool NodeInfo::IsTaskAllocatableOn(const PodInfo& task, const ResourceVector& vec) const {
+template <typename V>
+bool NodeInfo::IsTaskAllocatableOn(const PodInfo& task, const V& vec) const {
   if (task.IsRegularGpuRequest() || task.IsMigProfileRequest()) {
     return LessEqualTaskToNodeResources(task, vec);
   }
@@ -488,20 +524,14 @@ bool NodeInfo::IsTaskAllocatable(const PodInfo& task) const {
   if (task.IsBestEffort()) return true;
   if (int missing = NumGroupsWithoutReservationPod(); missing > 0) {
     // Reservation pods the binder still has to create take pod slots.
-    thread_local ResourceVector v;  // reused: this runs for every node a task is checked on
-    v = idle;
-    v.Set(kPodsIndex, v.pods() - missing);
-    return IsTaskAllocatableOn(task, v);
+    return IsTaskAllocatableOn(task, AvailableView(idle, nullptr, true, missing));
   }
   return IsTaskAllocatableOn(task, idle);
 }
 
 bool NodeInfo::IsTaskAllocatableOnReleasingOrIdle(const PodInfo& task) const {
-  thread_local ResourceVector v;  // reused: this runs for every node a task is checked on
-  v = idle;
-  v.Add(releasing);
-  v.Set(kPodsIndex, v.pods() - NumGroupsWithoutReservationPod());
-  return IsTaskAllocatableOn(task, v);
+  return IsTaskAllocatableOn(
+      task, AvailableView(idle, &releasing, true, NumGroupsWithoutReservationPod()));
 }
 
 template <typename F>

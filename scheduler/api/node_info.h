@@ -167,8 +167,11 @@ class NodeInfo {
   void AddSharedPerGroup(const Entry& e, const std::string& group);
   void RemoveSharedPerGroup(const Entry& e, const std::string& group);
   void DropGroupIfUnused(const std::string& group);
-  bool IsTaskAllocatableOn(const PodInfo& task, const ResourceVector& vec) const;
-  bool LessEqualTaskToNodeResources(const PodInfo& task, const ResourceVector& vec) const;
+  // V: a ResourceVector or anything with size() and Get(i) (node_info.cc's AvailableView).
+  template <typename V>
+  bool IsTaskAllocatableOn(const PodInfo& task, const V& vec) const;
+  template <typename V>
+  bool LessEqualTaskToNodeResources(const PodInfo& task, const V& vec) const;
   int64_t FractionTaskGpusAllocatableDeviceCount(const PodInfo& task) const;
   int CountFittingGpuGroupsUncached(int64_t need) const;
   static constexpr size_t kMaxFitMemo = 8;

@@ -69,6 +69,21 @@ class ResourceVector {
   void SetMax(const ResourceVector& o);
   // Element-wise a <= b, with missing entries treated as 0 (KAI ResourceVector.LessEqual).
   bool LessEqual(const ResourceVector& o) const;
+  // The same against anything with size() and Get(i), e.g. a sum of vectors not materialised.
+  template <typename V>
+  bool LessEqualTo(const V& o) const {
+    const int n = size() < o.size() ? size() : o.size();
+    for (int i = 0; i < n; ++i) {
+      if (v_[i] > o.Get(i)) return false;
+    }
+    for (int i = n; i < size(); ++i) {
+      if (v_[i] > 0) return false;
+    }
+    for (int i = n; i < o.size(); ++i) {
+      if (o.Get(i) < 0) return false;
+    }
+    return true;
+  }
   bool IsZero() const;
   // GPU devices including MIG profiles converted to compute slices.
   double TotalGpus(const ResourceVectorMap& map) const;

@@ -234,6 +234,29 @@ TEST(ResourceFitCacheTest, NodesFailingAlikeShareOneReasonList) {
                                       "node(s) didn't have enough resources: CPU cores"}));
 }
 
+// A shared GPU group whose reservation pod the binder has not created yet takes a pod slot, both
+// from Idle and from Idle+Releasing; a releasing pod frees its slot only for the latter.
+TEST(ResourceFitCacheTest, PodSlotsOfMissingReservationPodsAreTakenOff) {
+  TestCluster c;
+  c.AddNode(NodeSpec{.name = "node0", .gpus = 2, .pods = 3});
+  c.AddQueue({.name = "q0", .gpu_quota = 8});
+  c.AddJob(RunningJob("half", "q0", 0.5, "node0"));
+  JobSpec leaving = RunningJob("leaving", "q0", 0, "node0");
+  leaving.tasks[0].state = testing::TaskState::kReleasing;
+  c.AddJob(leaving);
+  c.AddJob(PendingJob("one", "q0", 1));
+  TestSession s(c);
+  const NodeInfo& n = *s.Node("node0");
+  ASSERT_EQ(n.NumGroupsWithoutReservationPod(), 1);
+  ASSERT_EQ(n.idle.pods(), 1);
+  ASSERT_EQ(n.releasing.pods(), 1);
+  const PodInfo& one = *s.Task("one-0");
+  EXPECT_FALSE(n.IsTaskAllocatable(one));  // 1 idle slot, taken by the reservation pod
+  EXPECT_TRUE(n.IsTaskAllocatableOnReleasingOrIdle(one));
+  ResourceFitCache cache;
+  EXPECT_FALSE(cache.Check(one, s.cluster().node_list, false, true).none_fits);
+}
+
 // NodeInfo keeps its count of used shared GPUs (which every fit error reads) between
 // accounting changes: after pipelining a fractional task onto a new GPU group, evicting and
 // rolling back, it equals a fresh count of the shared-GPU map, and the memo's errors follow.
