@@ -9,6 +9,7 @@
 #include <unordered_set>
 
 #include "scheduler/actions/common/allocation.h"
+#include "scheduler/actions/common/idle_gpus_filter.h"
 #include "scheduler/actions/common/victims.h"
 #include "scheduler/framework/job_state_generation.h"
 
@@ -115,103 +116,13 @@ class ByNodeScenario : public ScenarioInfo {
   std::map<std::string, std::vector<PodGroupId>> potential_jobs_by_node_;
 };
 
-// AccumulatedIdleGpus: a scenario is only worth simulating if the GPUs of its pending tasks can
-// be greedily matched to nodes' idle + releasing GPUs plus the GPUs its victims free.
-class IdleGpusFilter {
- public:
-  IdleGpusFilter(const ClusterInfo& cluster, const ByNodeScenario& scenario) {
-    // The `relevant_` nodes with the most capacity, ties in name order: the first entries of a
-    // stable sort by capacity of the name-ordered nodes, selected without sorting every node or
-    // looking names up in the comparator (this ran per partial job of every victim search).
-    std::vector<const std::string*> names;
-    std::vector<std::pair<double, size_t>> by_capacity;
-    names.reserve(cluster.nodes.size());
-    by_capacity.reserve(cluster.nodes.size());
-    for (const auto& [name, node] : cluster.nodes) {
-      double cap = node->SumOfIdleGpus().first + node->SumOfReleasingGpus().first;
-      capacity_.emplace_hint(capacity_.end(), name, cap);
-      by_capacity.emplace_back(cap, names.size());
-      names.push_back(&name);
-    }
-    relevant_ = static_cast<int>(scenario.PendingTasks().size());
-    // (capacity desc, name rank asc) is the stable sort's order as a strict total order.
-    auto before = [](const std::pair<double, size_t>& a, const std::pair<double, size_t>& b) {
-      if (a.first != b.first) return a.first > b.first;
-      return a.second < b.second;
-    };
-    size_t keep = std::min(by_capacity.size(), static_cast<size_t>(std::max(relevant_, 0)));
-    std::partial_sort(by_capacity.begin(), by_capacity.begin() + static_cast<std::ptrdiff_t>(keep),
-                      by_capacity.end(), before);
-    top_.reserve(keep);
-    for (size_t i = 0; i < keep; ++i) top_.push_back(*names[by_capacity[i].second]);
-  }
-
-  bool Filter(const ByNodeScenario& scenario) {
-    required_.clear();
-    for (const PodInfo* t : scenario.PendingTasks()) required_.push_back(t->res_req.gpu());
-    std::sort(required_.begin(), required_.end(), std::greater<>());
-    // Both lists only grow while the builder extends its one scenario: each victim task is
-    // added once, and only the new ones are looked at (every scenario used to walk them all).
-    AddVictims(scenario.RecordedVictimsTasks(), &recorded_done_);
-    AddVictims(scenario.PotentialVictimsTasks(), &potential_done_);
-    std::map<std::string, double> allocated;
-    for (double req : required_) {
-      if (req == 0) continue;
-      bool matched = false;
-      for (const std::string& n : top_) {
-        double cap = capacity_[n];
-        if (cap < req) break;
-        if (cap - allocated[n] >= req) {
-          allocated[n] += req;
-          matched = true;
-          break;
-        }
-      }
-      if (!matched) return false;
-    }
-    return true;
-  }
-
- private:
-  void AddVictims(const std::vector<PodInfo*>& tasks, size_t* done) {
-    for (; *done < tasks.size(); ++*done) {
-      const PodInfo* t = tasks[*done];
-      if (t->node_name.empty() || !seen_.insert(t).second) continue;
-      auto it = capacity_.find(t->node_name);
-      if (it == capacity_.end()) continue;
-      it->second += t->accepted.gpu();
-      auto pos = std::find(top_.begin(), top_.end(), t->node_name);
-      if (pos == top_.end()) {
-        if (static_cast<int>(top_.size()) < relevant_) {
-          top_.push_back(t->node_name);
-        } else if (!top_.empty() && it->second > capacity_[top_.back()]) {
-          top_.back() = t->node_name;
-        } else {
-          continue;
-        }
-      }
-      std::stable_sort(top_.begin(), top_.end(),
-                       [this](const std::string& a, const std::string& b) {
-                         return capacity_[a] > capacity_[b];
-                       });
-    }
-  }
-
-  std::map<std::string, double> capacity_;
-  std::vector<std::string> top_;
-  int relevant_ = 0;
-  std::vector<double> required_;
-  std::unordered_set<const PodInfo*> seen_;  // membership only; one PodInfo per pod
-  size_t recorded_done_ = 0;
-  size_t potential_done_ = 0;
-};
-
 // PodAccumulatedScenarioBuilder.
 class ScenarioBuilder {
  public:
   ScenarioBuilder(Session* ssn, PodGroupInfo* pending_job,
                   const std::vector<const PodGroupInfo*>& recorded_jobs,
-                  std::unique_ptr<JobsOrderByQueues> victims_queue, Arena* arena,
+                  std::unique_ptr<JobsOrderByQueues> victims_queue,
+                  std::shared_ptr<const NodeGpuCapacities> capacities, Arena* arena,
                   std::string_view action)
       : ssn_(ssn), victims_queue_(std::move(victims_queue)), arena_(arena), action_(action) {
     if (!GetTasksToAllocate(*ssn, *pending_job, false).empty()) {
@@ -219,7 +130,8 @@ class ScenarioBuilder {
       for (const PodGroupInfo* j : recorded_jobs) {
         for (const PodInfo* t : j->tasks()) recorded_.insert(t->uid());
       }
-      idle_gpus_ = std::make_unique<IdleGpusFilter>(ssn->cluster(), *scenario_);
+      idle_gpus_ =
+          std::make_unique<IdleGpusFilter>(std::move(capacities), scenario_->PendingTasks().size());
     }
   }
 
@@ -271,7 +183,9 @@ class ScenarioBuilder {
   }
 
   bool IsValid() {
-    if (idle_gpus_ && !idle_gpus_->Filter(*scenario_)) {
+    if (idle_gpus_ &&
+        !idle_gpus_->Filter(scenario_->PendingTasks(), scenario_->RecordedVictimsTasks(),
+                            scenario_->PotentialVictimsTasks())) {
       ssn_->CountScenario(action_, /*simulated=*/false);
       return false;
     }
@@ -412,6 +326,7 @@ JobSolution JobSolver::Solve(Session* ssn, PodGroupInfo* pending_job,
   // Every partial job starts from the session as it was (the previous one's statement is
   // discarded), so its victim queue is the same: built once, copied per partial job.
   std::unique_ptr<JobsOrderByQueues> victims;
+  std::shared_ptr<const NodeGpuCapacities> capacities;  // the same for every partial job, too
   std::vector<PodInfo*> pending_tasks;
   for (PodInfo* next : tasks) {
     pending_tasks.push_back(next);
@@ -437,7 +352,13 @@ JobSolution JobSolver::Solve(Session* ssn, PodGroupInfo* pending_job,
       if (NodeInfo* n = ssn->cluster().FindNode(t->node_name)) feasible[n->name()] = n;
     }
     if (victims == nullptr) victims = victims_queue_();
-    ScenarioBuilder builder(ssn, partial, recorded_jobs, victims->Clone(), &arena, action_);
+    if (capacities == nullptr) capacities = std::make_shared<NodeGpuCapacities>(ssn->cluster());
+#ifndef NDEBUG
+    CHECK(*capacities == NodeGpuCapacities(ssn->cluster()))
+        << "a partial job of " << pending_job->uid() << " started from another state";
+#endif
+    ScenarioBuilder builder(ssn, partial, recorded_jobs, victims->Clone(), capacities, &arena,
+                            action_);
     std::optional<SolveResult> result;
     for (ByNodeScenario* scenario = builder.GetValidScenario(); scenario != nullptr;
          scenario = builder.GetNextScenario()) {

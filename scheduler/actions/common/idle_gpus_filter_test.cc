@@ -1,0 +1,60 @@
+// The AccumulatedIdleGpus filter (reference §9.3): nodes ordered by idle + releasing GPUs, and a
+// scenario passes only when its pending tasks' GPUs can be matched greedily to those nodes plus
+// what its victims free.
+#include "scheduler/actions/common/idle_gpus_filter.h"
+
+#include <gtest/gtest.h>
+
+#include <memory>
+#include <vector>
+
+#include "scheduler/testing/test_cluster.h"
+
+namespace kai::scheduler {
+namespace {
+
+using testing::PendingJob;
+using testing::RunningJob;
+using testing::TestCluster;
+using testing::TestSession;
+
+TestCluster ThreeNodes() {
+  TestCluster c;
+  for (const char* n : {"n0", "n1", "n2"}) c.AddNode({.name = n, .gpus = 4});
+  c.AddQueue({.name = "q", .gpu_quota = 12});
+  c.AddJob(RunningJob("r0", "q", 4, "n0"));
+  c.AddJob(RunningJob("r1", "q", 2, "n1"));
+  c.AddJob(RunningJob("r2", "q", 2, "n2"));
+  c.AddJob(PendingJob("p", "q", 3, 2));
+  return c;
+}
+
+TEST(NodeGpuCapacitiesTest, OrdersByCapacityThenName) {
+  TestSession s(ThreeNodes());
+  const NodeGpuCapacities caps(s.cluster());
+  ASSERT_EQ(caps.size(), 3u);
+  EXPECT_EQ(caps.capacities(), (std::vector<double>{0, 2, 2}));
+  EXPECT_EQ(caps.by_capacity(), (std::vector<size_t>{1, 2, 0}));
+  EXPECT_EQ(caps.Find("n2"), 2u);
+  EXPECT_EQ(caps.Find("n9"), std::nullopt);
+  EXPECT_TRUE(caps == NodeGpuCapacities(s.cluster()));
+}
+
+TEST(IdleGpusFilterTest, PassesOnceTheVictimsFreeEnoughGpusOnTheBestNodes) {
+  TestSession s(ThreeNodes());
+  auto caps = std::make_shared<const NodeGpuCapacities>(s.cluster());
+  const std::vector<PodInfo*> pending{s.Task("p-0"), s.Task("p-1")};
+  IdleGpusFilter filter(caps, pending.size());
+  std::vector<PodInfo*> recorded;
+  EXPECT_FALSE(filter.Filter(pending, recorded, {}));  // 2 + 2 idle GPUs, 3 + 3 needed
+  recorded.push_back(s.Task("r1-0"));
+  EXPECT_FALSE(filter.Filter(pending, recorded, {}));  // n1 has 4: one task fits
+  const std::vector<PodInfo*> potential{s.Task("r2-0")};
+  EXPECT_TRUE(filter.Filter(pending, recorded, potential));
+  // Each victim counts once, however often the growing lists are passed again.
+  EXPECT_TRUE(filter.Filter(pending, recorded, potential));
+  EXPECT_EQ(caps->capacities(), (std::vector<double>{0, 2, 2}));  // shared table untouched
+}
+
+}  // namespace
+}  // namespace kai::scheduler
