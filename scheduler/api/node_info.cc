@@ -473,19 +473,18 @@ namespace {
 // the copy (this runs for every node a task is checked on).
 class AvailableView {
  public:
-  AvailableView(const ResourceVector& idle, const ResourceVector* releasing, bool adjust_pods,
-                int missing_pods)
-      : idle_(idle), releasing_(releasing), adjust_pods_(adjust_pods), missing_(missing_pods) {
+  AvailableView(const ResourceVector& idle, const ResourceVector* releasing, int missing_pods)
+      : idle_(idle), releasing_(releasing), missing_(missing_pods) {
     size_ = idle.size();
     if (releasing != nullptr && releasing->size() > size_) size_ = releasing->size();
-    if (adjust_pods && kPodsIndex + 1 > size_) size_ = kPodsIndex + 1;
+    if (kPodsIndex + 1 > size_) size_ = kPodsIndex + 1;
   }
   int size() const { return size_; }
   double Get(int i) const {
     if (i < 0 || i >= size_) return 0.0;
     double v = idle_.Get(i);
     if (releasing_ != nullptr && i < releasing_->size()) v += releasing_->Get(i);
-    if (adjust_pods_ && i == kPodsIndex) v = v - missing_;
+    if (i == kPodsIndex) v = v - missing_;
     return v;
   }
   double gpu() const { return Get(kGpuIndex); }
@@ -493,7 +492,6 @@ class AvailableView {
  private:
   const ResourceVector& idle_;
   const ResourceVector* releasing_;
-  bool adjust_pods_;
   int missing_;
   int size_;
 };
@@ -524,14 +522,14 @@ bool NodeInfo::IsTaskAllocatable(const PodInfo& task) const {
   if (task.IsBestEffort()) return true;
   if (int missing = NumGroupsWithoutReservationPod(); missing > 0) {
     // Reservation pods the binder still has to create take pod slots.
-    return IsTaskAllocatableOn(task, AvailableView(idle, nullptr, true, missing));
+    return IsTaskAllocatableOn(task, AvailableView(idle, nullptr, missing));
   }
   return IsTaskAllocatableOn(task, idle);
 }
 
 bool NodeInfo::IsTaskAllocatableOnReleasingOrIdle(const PodInfo& task) const {
-  return IsTaskAllocatableOn(
-      task, AvailableView(idle, &releasing, true, NumGroupsWithoutReservationPod()));
+  return IsTaskAllocatableOn(task,
+                             AvailableView(idle, &releasing, NumGroupsWithoutReservationPod()));
 }
 
 template <typename F>

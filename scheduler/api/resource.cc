@@ -91,20 +91,6 @@ void ResourceVector::SetMax(const ResourceVector& o) {
   }
 }
 
-bool ResourceVector::LessEqual(const ResourceVector& o) const {
-  int n = size() < o.size() ? size() : o.size();
-  for (int i = 0; i < n; ++i) {
-    if (v_[i] > o.v_[i]) return false;
-  }
-  for (int i = n; i < size(); ++i) {
-    if (v_[i] > 0) return false;
-  }
-  for (int i = n; i < o.size(); ++i) {
-    if (o.v_[i] < 0) return false;
-  }
-  return true;
-}
-
 bool ResourceVector::IsZero() const {
   for (double d : v_) {
     if (d != 0) return false;

@@ -68,7 +68,7 @@ class ResourceVector {
   void Sub(const ResourceVector& o);
   void SetMax(const ResourceVector& o);
   // Element-wise a <= b, with missing entries treated as 0 (KAI ResourceVector.LessEqual).
-  bool LessEqual(const ResourceVector& o) const;
+  bool LessEqual(const ResourceVector& o) const { return LessEqualTo(o); }
   // The same against anything with size() and Get(i), e.g. a sum of vectors not materialised.
   template <typename V>
   bool LessEqualTo(const V& o) const {

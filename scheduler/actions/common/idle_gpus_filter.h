@@ -22,7 +22,6 @@ class NodeGpuCapacities {
  public:
   explicit NodeGpuCapacities(const ClusterInfo& cluster);
   size_t size() const { return capacity_.size(); }
-  double capacity(size_t i) const { return capacity_[i]; }
   const std::vector<double>& capacities() const { return capacity_; }
   const std::vector<size_t>& by_capacity() const { return order_; }
   // Index of the node named `name`.
