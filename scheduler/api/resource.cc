@@ -120,6 +120,7 @@ GpuRequirement GpuRequirement::WithGpus(double gpus, int64_t gpu_memory_mib) {
   } else if (gpus > 0 || gpu_memory_mib > 0) {
     r.count_ = 1;
   }
+  r.gpus_ = RoundGpus(r.portion_, r.count_);
   return r;
 }
 
@@ -129,6 +130,7 @@ GpuRequirement GpuRequirement::WithMultiFraction(int64_t count, double portion,
   r.count_ = count;
   r.portion_ = portion;
   r.gpu_memory_ = gpu_memory_mib;
+  r.gpus_ = RoundGpus(r.portion_, r.count_);
   return r;
 }
 
@@ -137,8 +139,6 @@ GpuRequirement GpuRequirement::WithMig(std::map<std::string, int64_t> mig) {
   r.mig_ = std::move(mig);
   return r;
 }
-
-double GpuRequirement::Gpus() const { return RoundGpus(portion_, count_); }
 
 double GpuRequirement::GpusQuota() const {
   double total = 0;

@@ -115,8 +115,9 @@ class GpuRequirement {
   double Portion() const { return portion_; }
   int64_t GpuMemory() const { return gpu_memory_; }
   const std::map<std::string, int64_t>& MigResources() const { return mig_; }
-  // count x portion with two-decimal fixed point.
-  double Gpus() const;
+  // count x portion with two-decimal fixed point (computed once: every fit check of every node
+  // asks for it).
+  double Gpus() const { return gpus_; }
   // Whole + fractional + MIG compute slices.
   double GpusQuota() const;
   bool IsEmpty() const;
@@ -133,6 +134,7 @@ class GpuRequirement {
   double portion_ = 0;
   int64_t gpu_memory_ = 0;
   std::map<std::string, int64_t> mig_;
+  double gpus_ = 0;  // RoundGpus(portion_, count_), set by the factories
 };
 
 // Two-decimal fixed point used by KAI for GPU arithmetic.
