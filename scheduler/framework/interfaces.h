@@ -106,7 +106,9 @@ using NodePreOrderFn = std::function<void(const PodInfo& task, const NodeSet& no
 using NodeOrderFn = std::function<std::optional<double>(const PodInfo& task, const NodeInfo& node)>;
 using GpuOrderFn = std::function<std::optional<double>(const PodInfo& task, const NodeInfo& node,
                                                        const std::string& gpu_group)>;
-using SubsetNodesFn = std::function<StatusOr<std::vector<NodeSet>>(
+// The subsets of `nodes` to try, in order (empty: none fits); nullopt: `nodes` whole, unsplit
+// (not copied: it is usually every node of the cluster).
+using SubsetNodesFn = std::function<StatusOr<std::optional<std::vector<NodeSet>>>(
     const PodGroupInfo& job, const SubGroupRef& subgroup, const std::vector<PodSet*>& pod_sets,
     const std::vector<PodInfo*>& tasks, const NodeSet& nodes)>;
 using CanReclaimResourcesFn = std::function<bool(const PodGroupInfo& reclaimer)>;

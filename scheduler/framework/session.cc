@@ -209,20 +209,29 @@ std::optional<double> Session::GpuOrderScore(const PodInfo& task, const NodeInfo
   return total;
 }
 
-StatusOr<std::vector<NodeSet>> Session::SubsetNodes(const PodGroupInfo& job, const SubGroupRef& sg,
-                                                    const std::vector<PodSet*>& pod_sets,
-                                                    const std::vector<PodInfo*>& tasks,
-                                                    const NodeSet& nodes) const {
-  std::vector<NodeSet> sets{nodes};
+StatusOr<NodeSubsets> Session::SubsetNodes(const PodGroupInfo& job, const SubGroupRef& sg,
+                                           const std::vector<PodSet*>& pod_sets,
+                                           const std::vector<PodInfo*>& tasks,
+                                           const NodeSet& nodes) const {
+  std::optional<std::vector<NodeSet>> sets;  // nullopt: `nodes`, unsplit so far
   for (const auto& f : subset_nodes_fns_) {
+    if (!sets) {
+      KAI_ASSIGN_OR_RETURN(sets, f(job, sg, pod_sets, tasks, nodes));
+      continue;
+    }
     std::vector<NodeSet> next;
-    for (const NodeSet& s : sets) {
-      KAI_ASSIGN_OR_RETURN(std::vector<NodeSet> sub, f(job, sg, pod_sets, tasks, s));
-      for (auto& x : sub) next.push_back(std::move(x));
+    for (NodeSet& s : *sets) {
+      KAI_ASSIGN_OR_RETURN(std::optional<std::vector<NodeSet>> sub, f(job, sg, pod_sets, tasks, s));
+      if (!sub) {
+        next.push_back(std::move(s));
+        continue;
+      }
+      for (auto& x : *sub) next.push_back(std::move(x));
     }
     sets = std::move(next);
   }
-  return sets;
+  if (!sets) return NodeSubsets::Whole(nodes);
+  return NodeSubsets::Split(std::move(*sets));
 }
 
 bool Session::CanReclaimResources(const PodGroupInfo& reclaimer) const {

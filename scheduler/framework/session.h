@@ -17,6 +17,7 @@
 #include "scheduler/conf/scheduler_conf.h"
 #include "scheduler/framework/failed_search_backoff.h"
 #include "scheduler/framework/interfaces.h"
+#include "scheduler/framework/node_subsets.h"
 #include "scheduler/framework/resource_fit_cache.h"
 
 namespace kai::scheduler {
@@ -174,10 +175,9 @@ class Session {
   std::optional<double> NodeOrderScore(const PodInfo& task, const NodeInfo& node) const;
   std::optional<double> GpuOrderScore(const PodInfo& task, const NodeInfo& node,
                                       const std::string& group) const;
-  StatusOr<std::vector<NodeSet>> SubsetNodes(const PodGroupInfo& job, const SubGroupRef& sg,
-                                             const std::vector<PodSet*>& pod_sets,
-                                             const std::vector<PodInfo*>& tasks,
-                                             const NodeSet& nodes) const;
+  StatusOr<NodeSubsets> SubsetNodes(const PodGroupInfo& job, const SubGroupRef& sg,
+                                    const std::vector<PodSet*>& pod_sets,
+                                    const std::vector<PodInfo*>& tasks, const NodeSet& nodes) const;
   // The first registered function decides (false when none).
   bool CanReclaimResources(const PodGroupInfo& reclaimer) const;
   bool ReclaimVictimFilter(const PodGroupInfo& reclaimer, const PodGroupInfo& victim) const;

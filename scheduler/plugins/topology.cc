@@ -239,22 +239,24 @@ class TopologyPlugin : public Plugin {
            " couldn't be satisfied for " + what + (suffix.empty() ? "" : ": " + suffix);
   }
 
-  StatusOr<std::vector<NodeSet>> SubsetNodes(const PodGroupInfo& job_const, const SubGroupRef& sg,
-                                             const std::vector<PodSet*>& pod_sets,
-                                             const std::vector<PodInfo*>& tasks,
-                                             const NodeSet& nodes) {
+  // nullopt: the nodes whole (SubsetNodesFn).
+  using Subsets = std::optional<std::vector<NodeSet>>;
+
+  StatusOr<Subsets> SubsetNodes(const PodGroupInfo& job_const, const SubGroupRef& sg,
+                                const std::vector<PodSet*>& pod_sets,
+                                const std::vector<PodInfo*>& tasks, const NodeSet& nodes) {
     PodGroupInfo& job = const_cast<PodGroupInfo&>(job_const);
     if (sg.topology == nullptr || !sg.topology->has_value() || (*sg.topology)->topology.empty()) {
-      return std::vector<NodeSet>{nodes};
+      return Subsets();
     }
     const TopologyConstraintInfo& constraint = **sg.topology;
     auto tit = trees_.find(constraint.topology);
     if (tit == trees_.end()) {
       job.AddJobFitError(std::string(kReasonPodSchedulingErrors),
                          "Requested topology " + constraint.topology + " does not exist");
-      return std::vector<NodeSet>{};
+      return Subsets(std::vector<NodeSet>{});
     }
-    if (tasks.empty()) return std::vector<NodeSet>{nodes};
+    if (tasks.empty()) return Subsets();
     Tree& tree = *tit->second;
     int size = ssn_->cluster().vector_map->size();
 
@@ -315,7 +317,7 @@ class TopologyPlugin : public Plugin {
                             ? "not enough resources in the cluster to allocate the job"
                             : "not enough resources in " + domain->id + " to allocate the job";
       job.AddJobFitError(std::string(kReasonPodSchedulingErrors), NoMatchError(job, sg, tree, msg));
-      return std::vector<NodeSet>{};
+      return Subsets(std::vector<NodeSet>{});
     }
 
     std::string max_depth =
@@ -414,7 +416,7 @@ class TopologyPlugin : public Plugin {
         job.AddJobFitError(std::string(kReasonPodSchedulingErrors), e);
       }
       job.AddJobFitError(std::string(kReasonPodSchedulingErrors), NoMatchError(job, sg, tree, ""));
-      return std::vector<NodeSet>{};
+      return Subsets(std::vector<NodeSet>{});
     }
     // Reverse level order of the (sorted) tree: deepest level first.
     std::vector<std::vector<Domain*>> by_depth;
@@ -437,7 +439,7 @@ class TopologyPlugin : public Plugin {
         out.push_back(std::move(ns));
       }
     }
-    return out;
+    return Subsets(std::move(out));
   }
 
   static void AddSubtree(Domain* d, std::set<const Domain*>* out) {

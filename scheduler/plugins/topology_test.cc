@@ -62,6 +62,33 @@ std::vector<std::vector<std::string>> Subsets(TestSession& s, const std::string&
 
 using Sets = std::vector<std::vector<std::string>>;
 
+// A job without a topology constraint may use every candidate node: the candidate set itself
+// comes back, not a copy (it spans the cluster, and this runs for every pod set).
+TEST(TopologyTest, UnconstrainedJobGetsTheCandidateSetItself) {
+  TestCluster c = Racks();
+  c.AddJob(PendingJob("free", "q", 1, 2));
+  TestSession s(c);
+  PodGroupInfo& job = *s.Job("free");
+  SubGroupRef ref{"", &job.root()->topology(), true};
+  const NodeSet& nodes = s.cluster().node_list;
+  auto sets =
+      s.ssn().SubsetNodes(job, ref, job.root()->DescendantPodSets(), job.PendingTasks(), nodes);
+  ASSERT_TRUE(sets.ok()) << sets.status();
+  EXPECT_TRUE(sets->whole());
+  ASSERT_EQ(sets->size(), 1u);
+  EXPECT_EQ(sets->begin(), &nodes);
+  // A constrained one gets its own subsets.
+  c.AddJob(Gang("racked", 2, "k8s.io/rack", ""));
+  TestSession t(c);
+  PodGroupInfo& racked = *t.Job("racked");
+  SubGroupRef rref{"", &racked.root()->topology(), true};
+  auto split = t.ssn().SubsetNodes(racked, rref, racked.root()->DescendantPodSets(),
+                                   racked.PendingTasks(), t.cluster().node_list);
+  ASSERT_TRUE(split.ok()) << split.status();
+  EXPECT_FALSE(split->whole());
+  EXPECT_EQ(Subsets(t, "racked").size(), split->size());
+}
+
 TEST(TopologyTest, RequiredRackListsTheRacksThatFitTightestFirst) {
   TestCluster c = Racks();
   c.AddJob(Gang("two", 2, "k8s.io/rack", ""));
