@@ -403,7 +403,7 @@ uint64_t NodeInfo::AccountingGeneration() {
 void NodeInfo::Touched() {
   missing_reservations_ = -1;
   used_shared_gpus_ = -1;
-  accounting_version_ = AccountingCounter().fetch_add(1, std::memory_order_relaxed) + 1;
+  accounting_version_.Set(AccountingCounter().fetch_add(1, std::memory_order_relaxed) + 1);
 }
 
 bool NodeInfo::AddTask(PodInfo* task) {
@@ -550,9 +550,9 @@ int NodeInfo::CountFittingGpuGroups(const PodInfo& task, int limit) const {
   if (used_shared_gpus_memory.empty() || limit == 0) return 0;
   const int64_t need = ResourceGpuMemory(task.gpu_req);
   auto capped = [limit](int n) { return limit >= 0 ? std::min(n, limit) : n; };
-  if (fit_memo_version_ != accounting_version_ || accounting_version_ == 0) {
+  if (fit_memo_version_ != accounting_version() || accounting_version() == 0) {
     fit_memo_.clear();
-    fit_memo_version_ = accounting_version_;
+    fit_memo_version_ = accounting_version();
   }
   for (const FitMemo& m : fit_memo_) {
     if (m.need != need) continue;
@@ -687,6 +687,21 @@ std::optional<std::string> NodeInfo::PredicateByNodeResourcesType(const PodInfo&
 
 std::optional<FitFailures> NodeInfo::FittingFailures(const PodInfo& task) const {
   if (LessEqualTaskToNodeResources(task, idle)) return std::nullopt;
+  return FailuresAgainstUsed(task);
+}
+
+std::optional<FitFailures> NodeInfo::FittingFailuresUnlessAllocatable(const PodInfo& task) const {
+  if (IsTaskAllocatable(task)) return std::nullopt;
+  // For these tasks IsTaskAllocatable was exactly FittingFailures' first test (requests <= Idle,
+  // nothing taken off for reservation pods): it failed, so that test would too.
+  if (!task.IsBestEffort() && (task.IsRegularGpuRequest() || task.IsMigProfileRequest()) &&
+      NumGroupsWithoutReservationPod() == 0) {
+    return FailuresAgainstUsed(task);
+  }
+  return FittingFailures(task);
+}
+
+FitFailures NodeInfo::FailuresAgainstUsed(const PodInfo& task) const {
   // allocatable - (used + used shared GPUs), per resource, without copying the vectors (this
   // runs for every node a task does not fit on).
   const double used_gpus = used.gpu() + NumberOfUsedSharedGpus();

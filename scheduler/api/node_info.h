@@ -13,6 +13,7 @@
 #include "api/node.h"
 #include "scheduler/api/assign_in_place.h"
 #include "scheduler/api/fit_errors.h"
+#include "scheduler/api/mirrored_version.h"
 #include "scheduler/api/pod_info.h"
 #include "scheduler/api/resource.h"
 
@@ -94,7 +95,11 @@ class NodeInfo {
   static uint64_t AccountingGeneration();
   // This node's accounting version: the AccountingGeneration of its latest change (0 = never
   // changed), so a cache can tell which nodes changed since it last looked.
-  uint64_t accounting_version() const { return accounting_version_; }
+  uint64_t accounting_version() const { return accounting_version_.get(); }
+  // Also write the accounting version into `slot` from now on (nullptr: stop); see
+  // mirrored_version.h. A copy of the node does not mirror.
+  void MirrorAccountingVersion(uint64_t* slot) { accounting_version_.MirrorInto(slot); }
+  const uint64_t* accounting_version_mirror() const { return accounting_version_.mirror(); }
   // For code that writes the accounting fields directly (Statement rollback).
   void MarkAccountingChanged() { Touched(); }
 
@@ -120,6 +125,9 @@ class NodeInfo {
   // FittingError's checks without its strings (nullopt: fits in Idle), and the reasons they
   // stand for: FittingError is FitFailureReasons(FittingFailures(...)).
   std::optional<FitFailures> FittingFailures(const PodInfo& task) const;
+  // FittingFailures where IsTaskAllocatable is false, nullopt elsewhere: what a node records for
+  // a task that fits nowhere (one comparison with Idle instead of two where both make the same).
+  std::optional<FitFailures> FittingFailuresUnlessAllocatable(const PodInfo& task) const;
   std::vector<std::string> FitFailureReasons(const FitFailures& f) const;
   // MIG / DRA / legacy-MIG compatibility (§8.1 item 2); empty when compatible.
   std::optional<std::string> PredicateByNodeResourcesType(const PodInfo& task) const;
@@ -173,6 +181,8 @@ class NodeInfo {
   template <typename V>
   bool LessEqualTaskToNodeResources(const PodInfo& task, const V& vec) const;
   int64_t FractionTaskGpusAllocatableDeviceCount(const PodInfo& task) const;
+  // FittingFailures past its test against Idle: requests against allocatable - used.
+  FitFailures FailuresAgainstUsed(const PodInfo& task) const;
   int CountFittingGpuGroupsUncached(int64_t need) const;
   static constexpr size_t kMaxFitMemo = 8;
   int NumberOfUsedGpus() const;
@@ -202,7 +212,7 @@ class NodeInfo {
   // shared-GPU maps change only where missing_reservations_ is reset).
   mutable int used_shared_gpus_ = -1;
   int name_rank_ = 0;
-  uint64_t accounting_version_ = 0;
+  MirroredVersion accounting_version_;
   // CountFittingGpuGroups without a limit, per requested GPU memory, valid while the accounting
   // version is fit_memo_version_: victim simulations ask it of the same unchanged nodes for every
   // scenario (resource checks, FittingNode, two node-order plugins), and each answer walks three

@@ -36,11 +36,14 @@ bool SameResult(const ResourceFitCache::Result& a, const ResourceFitCache::Resul
 
 const NodeFitErrors::Reasons* ResourceFitCache::NodeErrors(const PodInfo& task,
                                                            const NodeInfo& node) {
-  if (node.IsTaskAllocatable(task)) return nullptr;
-  std::optional<FitFailures> f = node.FittingFailures(task);
+  std::optional<FitFailures> f = node.FittingFailuresUnlessAllocatable(task);
   if (!f) return nullptr;
+  // Most nodes fail like the previous one: compare with it before searching the table.
+  if (last_reasons_ != nullptr && *f == last_failures_) return last_reasons_;
   auto [it, fresh] = reasons_->by_failures.try_emplace(std::move(*f), nullptr);
   if (fresh) it->second = &reasons_->lists.emplace_back(node.FitFailureReasons(it->first));
+  last_failures_ = it->first;
+  last_reasons_ = it->second;
   return it->second;
 }
 
@@ -65,21 +68,29 @@ int ResourceFitCache::InternNodeSet(const NodeSet& nodes) {
   const uint64_t h = HashNodeSet(nodes);
   auto [begin, end] = set_by_hash_.equal_range(h);
   for (auto it = begin; it != end; ++it) {
-    if (sets_[it->second] == nodes) return it->second;
+    if (sets_[it->second].nodes == nodes) return it->second;
   }
-  sets_.push_back(nodes);
-  set_names_.emplace_back();
+  InternedSet& s = sets_.emplace_back();
+  s.nodes = nodes;
+  s.mirrored.resize(nodes.size());
+  for (size_t i = 0; i < nodes.size(); ++i) {
+    const int rank = nodes[i]->name_rank();
+    const bool mirrored = versions_ != nullptr && rank > 0 &&
+                          static_cast<size_t>(rank) < versions_->size() &&
+                          nodes[i]->accounting_version_mirror() == &(*versions_)[rank];
+    s.mirrored[i] = mirrored ? rank : 0;
+  }
   const int id = static_cast<int>(sets_.size()) - 1;
   set_by_hash_.emplace(h, id);
   return id;
 }
 
 const std::shared_ptr<const std::vector<std::string>>& ResourceFitCache::SetNames(int set) {
-  std::shared_ptr<const std::vector<std::string>>& names = set_names_[set];
+  std::shared_ptr<const std::vector<std::string>>& names = sets_[set].names;
   if (names == nullptr) {
     auto v = std::make_shared<std::vector<std::string>>();
-    v->reserve(sets_[set].size());
-    for (const NodeInfo* n : sets_[set]) v->push_back(n->name());
+    v->reserve(sets_[set].nodes.size());
+    for (const NodeInfo* n : sets_[set].nodes) v->push_back(n->name());
     names = std::move(v);
   }
   return names;
@@ -105,15 +116,14 @@ void ResourceFitCache::ShapeKey(const PodInfo& task, std::string* key) {
 }
 
 std::shared_ptr<const NodeFitErrors> ResourceFitCache::ErrorsFor(const std::string& shape_key,
-                                                                 const PodInfo& task,
-                                                                 const NodeSet& nodes, bool gang) {
+                                                                 const PodInfo& task, int set) {
   thread_local std::string key;
   key = shape_key;
-  AppendBytes(&key, gang);
-  const int set = InternNodeSet(nodes);
   AppendBytes(&key, set);
   auto [it, fresh] = errors_.try_emplace(key);
   Errors& e = it->second;
+  const InternedSet& s = sets_[set];
+  const NodeSet& nodes = s.nodes;
   if (fresh) {
     e.versions.resize(nodes.size());
     std::vector<const NodeFitErrors::Reasons*> reasons(nodes.size());
@@ -125,10 +135,10 @@ std::shared_ptr<const NodeFitErrors> ResourceFitCache::ErrorsFor(const std::stri
   } else {
     // Only the nodes whose accounting changed since the errors were last brought up to date.
     for (size_t i = 0; i < nodes.size(); ++i) {
-      const NodeInfo& n = *nodes[i];
-      if (n.accounting_version() == e.versions[i]) continue;
-      e.versions[i] = n.accounting_version();
-      const NodeFitErrors::Reasons* reasons = NodeErrors(task, n);
+      const uint64_t version = VersionAt(s, i);
+      if (version == e.versions[i]) continue;
+      e.versions[i] = version;
+      const NodeFitErrors::Reasons* reasons = NodeErrors(task, *nodes[i]);
       if (reasons == e.errors->dense_at(i)) continue;  // interned: same pointer, same reasons
       // Tasks that recorded the old errors keep them: copy before writing.
       if (e.errors.use_count() > 1) e.errors = std::make_shared<NodeFitErrors>(*e.errors);
@@ -151,20 +161,32 @@ ResourceFitCache::Result ResourceFitCache::Check(const PodInfo& task, const Node
     ++hits_;
   }
   Shape& shape = it->second;
+  const int set = InternNodeSet(nodes);
+  const InternedSet& s = sets_[set];
+  if (versions_ != nullptr && shape.by_rank.size() < versions_->size()) {
+    shape.by_rank.resize(versions_->size());
+  }
   room_.resize(nodes.size());
   int num_room = 0;
   for (size_t i = 0; i < nodes.size(); ++i) {
-    const NodeInfo& n = *nodes[i];
-    const int rank = n.name_rank();
     NodeRoom* memo = nullptr;
-    if (rank > 0) {
-      if (static_cast<size_t>(rank) >= shape.by_rank.size()) shape.by_rank.resize(rank + 1);
-      memo = &shape.by_rank[rank];
+    uint64_t version = 0;
+    if (const int mirrored = s.mirrored[i]; mirrored > 0) {
+      // The common case, read from two dense tables: no NodeInfo is touched unless it changed.
+      memo = &shape.by_rank[mirrored];
+      version = (*versions_)[mirrored];
+    } else {
+      const NodeInfo& n = *nodes[i];
+      version = n.accounting_version();
+      if (const int rank = n.name_rank(); rank > 0) {
+        if (static_cast<size_t>(rank) >= shape.by_rank.size()) shape.by_rank.resize(rank + 1);
+        memo = &shape.by_rank[rank];
+      }
     }
-    if (memo == nullptr || memo->version != n.accounting_version()) {
+    if (memo == nullptr || memo->version != version) {
       ++node_rechecks_;
-      const uint8_t room = n.IsTaskAllocatableOnReleasingOrIdle(task) ? 1 : 0;
-      if (memo != nullptr) *memo = NodeRoom{n.accounting_version(), room};
+      const uint8_t room = nodes[i]->IsTaskAllocatableOnReleasingOrIdle(task) ? 1 : 0;
+      if (memo != nullptr) *memo = NodeRoom{version, room};
       room_[i] = room;
     } else {
       room_[i] = memo->room;
@@ -174,7 +196,7 @@ ResourceFitCache::Result ResourceFitCache::Check(const PodInfo& task, const Node
   Result r;
   r.none_fits = num_room == 0;
   r.room = &room_;
-  if (r.none_fits && want_errors) r.errors = ErrorsFor(key, task, nodes, gang);
+  if (r.none_fits && want_errors) r.errors = ErrorsFor(key, task, set);
 #ifndef NDEBUG
   // Debug builds (the sanitizer build runs every test with them) prove each answer exact.
   CHECK(SameResult(r, Compute(task, nodes, gang), want_errors))

@@ -49,6 +49,11 @@ class ResourceFitCache {
   // `want_errors` (simulations do not record them).
   Result Check(const PodInfo& task, const NodeSet& nodes, bool gang, bool want_errors);
 
+  // The session's table of its nodes' accounting versions by name rank (Session keeps it;
+  // NodeInfo::MirrorAccountingVersion writes it): nodes that mirror into it are compared through
+  // it, without reading the NodeInfo, the others through NodeInfo::accounting_version.
+  void SetNodeVersions(const std::vector<uint64_t>* versions) { versions_ = versions; }
+
   // What the memo would hold for the task, computed from scratch (tests and debug checks).
   static Result Compute(const PodInfo& task, const NodeSet& nodes, bool gang);
 
@@ -70,8 +75,8 @@ class ResourceFitCache {
   struct Shape {
     std::vector<NodeRoom> by_rank;
   };
-  // Per shape, gang flag and node set: the fit errors (dense form, in the set's order), kept up
-  // to date node by node.
+  // Per shape and node set: the fit errors (dense form, in the set's order), kept up to date
+  // node by node. Gangs and single pods share them: NodeInfo::FittingError ignores its gang flag.
   struct Errors {
     std::vector<uint64_t> versions;  // per node of the set, when its reasons were computed
     std::shared_ptr<NodeFitErrors> errors;
@@ -83,8 +88,21 @@ class ResourceFitCache {
     std::deque<NodeFitErrors::Reasons> lists;  // stable addresses
   };
 
+  // A node set seen before: its nodes, and per node its name rank when the node mirrors its
+  // version into versions_ (0: read the node).
+  struct InternedSet {
+    NodeSet nodes;
+    std::vector<int> mirrored;
+    std::shared_ptr<const std::vector<std::string>> names;  // SetNames, built on first use
+  };
+
   // Index of an equal node set seen before (or a new one).
   int InternNodeSet(const NodeSet& nodes);
+  // The accounting version of the set's i-th node.
+  uint64_t VersionAt(const InternedSet& set, size_t i) const {
+    const int rank = set.mirrored[i];
+    return rank > 0 ? (*versions_)[rank] : set.nodes[i]->accounting_version();
+  }
   // The names of a node set's nodes, in its order (shared by its errors).
   const std::shared_ptr<const std::vector<std::string>>& SetNames(int set);
   // What the resource check reads of a task.
@@ -93,12 +111,15 @@ class ResourceFitCache {
   const NodeFitErrors::Reasons* NodeErrors(const PodInfo& task, const NodeInfo& node);
   // The errors of every node of the set, brought up to date.
   std::shared_ptr<const NodeFitErrors> ErrorsFor(const std::string& shape_key, const PodInfo& task,
-                                                 const NodeSet& nodes, bool gang);
+                                                 int set);
 
-  std::vector<NodeSet> sets_;
+  const std::vector<uint64_t>* versions_ = nullptr;
+  std::vector<InternedSet> sets_;
   std::unordered_multimap<uint64_t, int> set_by_hash_;
-  std::vector<std::shared_ptr<const std::vector<std::string>>> set_names_;  // by set id
   std::shared_ptr<ReasonTable> reasons_ = std::make_shared<ReasonTable>();
+  // The failures NodeErrors interned last and their list (reasons_ keeps the list alive).
+  FitFailures last_failures_;
+  const NodeFitErrors::Reasons* last_reasons_ = nullptr;
   std::map<std::string, Shape, std::less<>> shapes_;
   std::map<std::string, Errors, std::less<>> errors_;
   std::vector<uint8_t> room_;  // the last answer's per-node room (Result::room)

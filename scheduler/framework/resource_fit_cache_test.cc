@@ -146,6 +146,49 @@ TEST(ResourceFitCacheTest, OnlyChangedNodesAreCheckedAgainAndUnchangedErrorsStay
   EXPECT_EQ(Nodes(cache.Check(*one, nodes, false, true)).size(), 2u);
 }
 
+// With a version table (what a Session gives its cache), mirrored nodes are compared through the
+// table: a slot that moved is enough to check that node again, and every change of a node,
+// including an assignment over it (a recycled snapshot), reaches its slot.
+TEST(ResourceFitCacheTest, MirroredNodesAreComparedThroughTheVersionTable) {
+  TestSession s(FullCluster());
+  const NodeSet& nodes = s.cluster().node_list;
+  std::vector<uint64_t> table(nodes.size() + 1);
+  for (NodeInfo* n : nodes) n->MirrorAccountingVersion(&table[n->name_rank()]);
+  ResourceFitCache cache;
+  cache.SetNodeVersions(&table);
+  PodInfo* a = s.Task("a-0");
+  ExpectFresh(&cache, *a, nodes);
+  EXPECT_EQ(cache.node_rechecks(), 2);
+  ExpectFresh(&cache, *a, nodes);
+  EXPECT_EQ(cache.node_rechecks(), 2);  // nothing moved: no node read again
+  table[s.Node("node0")->name_rank()] += 1000;
+  ExpectFresh(&cache, *a, nodes);
+  EXPECT_EQ(cache.node_rechecks(), 3);
+
+  auto stmt = s.ssn().NewStatement();
+  ASSERT_TRUE(stmt->Evict(s.Task("run1-0"), "msg", {}).ok());
+  ExpectFresh(&cache, *a, nodes);
+  EXPECT_EQ(cache.node_rechecks(), 4);
+  stmt->Discard();
+  ExpectFresh(&cache, *a, nodes);
+  EXPECT_EQ(cache.node_rechecks(), 5);
+
+  // node1 assigned a copy of itself with two GPUs freed: room for a-0.
+  NodeInfo* node1 = s.Node("node1");
+  NodeInfo freed(*node1);
+  ASSERT_TRUE(freed.RemoveTask(*s.Task("run1-0")));
+  ASSERT_TRUE(freed.RemoveTask(*s.Task("run1-1")));
+  const NodeInfo before(*node1);
+  *node1 = freed;
+  EXPECT_EQ(table[node1->name_rank()], freed.accounting_version());
+  EXPECT_FALSE(cache.Check(*a, nodes, false, true).none_fits);
+  ExpectFresh(&cache, *a, nodes);
+  *node1 = before;
+  ExpectFresh(&cache, *a, nodes);
+  EXPECT_TRUE(cache.Check(*a, nodes, false, true).none_fits);
+  for (NodeInfo* n : nodes) n->MirrorAccountingVersion(nullptr);  // the table goes first
+}
+
 TEST(ResourceFitCacheTest, SessionEvictionAndAllocationInvalidate) {
   TestSession s(FullCluster());
   const NodeSet& nodes = s.cluster().node_list;

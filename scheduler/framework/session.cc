@@ -3,6 +3,7 @@
 #include <glog/logging.h>
 
 #include <algorithm>
+#include <functional>
 #include <set>
 
 #include "scheduler/framework/job_state_generation.h"
@@ -33,9 +34,31 @@ Session::Session(std::string id, std::unique_ptr<ClusterInfo> cluster,
   std::sort(by_name.begin(), by_name.end(),
             [](const NodeInfo* l, const NodeInfo* r) { return l->name() < r->name(); });
   for (size_t i = 0; i < by_name.size(); ++i) by_name[i]->set_name_rank(static_cast<int>(i) + 1);
+  node_versions_.assign(by_name.size() + 1, 0);
+  for (size_t i = 0; i < by_name.size(); ++i) {
+    by_name[i]->MirrorAccountingVersion(&node_versions_[i + 1]);
+  }
+  resource_fit_cache_.SetNodeVersions(&node_versions_);
 }
 
-Session::~Session() = default;
+Session::~Session() { DetachNodeVersions(); }
+
+void Session::DetachNodeVersions() {
+  if (cluster_ == nullptr) return;
+  const uint64_t* begin = node_versions_.data();
+  const uint64_t* end = begin + node_versions_.size();
+  const std::less<const uint64_t*> before;
+  // The owners, not node_list: a node dropped from the list mid-session still mirrors.
+  for (const auto& [name, n] : cluster_->nodes) {
+    const uint64_t* m = n->accounting_version_mirror();
+    if (m != nullptr && !before(m, begin) && before(m, end)) n->MirrorAccountingVersion(nullptr);
+  }
+}
+
+std::unique_ptr<ClusterInfo> Session::TakeCluster() {
+  DetachNodeVersions();
+  return std::move(cluster_);
+}
 
 void Session::Open(const PluginRegistry& registry) {
   for (const PluginOption& opt : conf_.plugins) {

@@ -44,7 +44,7 @@ class Session {
   void Close();
   // Gives the snapshot back once the session is over (after Close() and after its results were
   // read), for ClusterModel::Recycle; the session may only be destroyed afterwards.
-  std::unique_ptr<ClusterInfo> TakeCluster() { return std::move(cluster_); }
+  std::unique_ptr<ClusterInfo> TakeCluster();
 
   // How long each plugin's OnSessionOpen and OnSessionClose took, on the session's clock, in call
   // order (KAI's plugin_scheduling_latency_milliseconds{plugin, OnSession}).
@@ -264,6 +264,8 @@ class Session {
   ActionCounts& CountsOf(std::string_view action);
   // The job's memoized ranks when every job-order function has one (nullptr otherwise).
   const int64_t* JobOrderRanks(const PodGroupInfo& job) const;
+  // Stops the nodes from writing their accounting versions into node_versions_.
+  void DetachNodeVersions();
 
   std::string id_;
   std::unique_ptr<ClusterInfo> cluster_;
@@ -275,6 +277,10 @@ class Session {
   Random* random_;
   std::vector<std::unique_ptr<Plugin>> plugins_;
   std::vector<PluginLatency> plugin_latencies_;
+  // Accounting version of every node of the snapshot, by name rank, mirrored by the nodes
+  // (NodeInfo::MirrorAccountingVersion) so that resource_fit_cache_ reads them side by side.
+  // Sized once at construction: the nodes hold pointers into it.
+  std::vector<uint64_t> node_versions_;
   ResourceFitCache resource_fit_cache_;
   std::map<std::string, ActionCounts, std::less<>> action_counts_;
 

@@ -60,5 +60,40 @@ TEST(SessionTest, TimesEveryPluginsOpenAndCloseOnTheSessionClock) {
   expect(3, "b", "OnSessionClose", 11);
 }
 
+// The session's nodes write their accounting versions into its table (ResourceFitCache reads
+// them there) while it has them, and stop when the snapshot is handed back: a node recycled into
+// the next snapshot must not write into a freed table.
+TEST(SessionTest, NodesMirrorTheirVersionsOnlyWhileTheSessionHasThem) {
+  auto cluster = std::make_unique<ClusterInfo>();
+  for (const char* name : {"node-b", "node-a"}) {
+    auto node = std::make_shared<api::Node>();
+    node->metadata.name = name;
+    auto info = std::make_unique<NodeInfo>(node, NodeFacts{}, cluster->vector_map.get(),
+                                           ResourceVector(4000, 0, 2));
+    cluster->node_list.push_back(info.get());
+    cluster->nodes[name] = std::move(info);
+  }
+  NodeInfo* a = cluster->nodes["node-a"].get();
+  NodeInfo* b = cluster->nodes["node-b"].get();
+  a->MarkAccountingChanged();
+  FakeClock clock;
+  SeededRandom random(1);
+  Session ssn("s1", std::move(cluster), SchedulerConfiguration{}, SchedulerParams{}, nullptr,
+              &clock, &random);
+  ASSERT_NE(a->accounting_version_mirror(), nullptr);
+  ASSERT_NE(b->accounting_version_mirror(), nullptr);
+  EXPECT_NE(a->accounting_version_mirror(), b->accounting_version_mirror());
+  EXPECT_EQ(*a->accounting_version_mirror(), a->accounting_version());
+  EXPECT_EQ(*b->accounting_version_mirror(), b->accounting_version());
+  b->MarkAccountingChanged();
+  EXPECT_EQ(*b->accounting_version_mirror(), b->accounting_version());
+  EXPECT_NE(*b->accounting_version_mirror(), *a->accounting_version_mirror());
+
+  std::unique_ptr<ClusterInfo> back = ssn.TakeCluster();
+  EXPECT_EQ(a->accounting_version_mirror(), nullptr);
+  EXPECT_EQ(b->accounting_version_mirror(), nullptr);
+  a->MarkAccountingChanged();  // under ASan: no write into the session's table
+}
+
 }  // namespace
 }  // namespace kai::scheduler
