@@ -16,7 +16,7 @@ class MirroredVersion {
   MirroredVersion() = default;
   MirroredVersion(const MirroredVersion& o) : value_(o.value_) {}
   MirroredVersion& operator=(const MirroredVersion& o) {
-    Set(o.value_);
+    if (this != &o) Set(o.value_);
     return *this;
   }
   ~MirroredVersion() = default;

@@ -94,7 +94,7 @@ class TopologyPlugin : public Plugin {
   }
 
  private:
-  Domain* NewDomain(Tree* t, std::string id, std::string level) {
+  Domain* NewDomain(Tree* t, const std::string& id, const std::string& level) {
     auto d = std::make_unique<Domain>();
     d->id = id;
     d->level = level;
