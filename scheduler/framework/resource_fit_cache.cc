@@ -163,25 +163,16 @@ ResourceFitCache::Result ResourceFitCache::Check(const PodInfo& task, const Node
   Shape& shape = it->second;
   const int set = InternNodeSet(nodes);
   const InternedSet& s = sets_[set];
-  if (versions_ != nullptr && shape.by_rank.size() < versions_->size()) {
-    shape.by_rank.resize(versions_->size());
-  }
   room_.resize(nodes.size());
   int num_room = 0;
   for (size_t i = 0; i < nodes.size(); ++i) {
+    // A mirrored node is not read unless it changed: its rank and version come from dense tables.
+    const uint64_t version = VersionAt(s, i);
+    const int rank = s.mirrored[i] > 0 ? s.mirrored[i] : nodes[i]->name_rank();
     NodeRoom* memo = nullptr;
-    uint64_t version = 0;
-    if (const int mirrored = s.mirrored[i]; mirrored > 0) {
-      // The common case, read from two dense tables: no NodeInfo is touched unless it changed.
-      memo = &shape.by_rank[mirrored];
-      version = (*versions_)[mirrored];
-    } else {
-      const NodeInfo& n = *nodes[i];
-      version = n.accounting_version();
-      if (const int rank = n.name_rank(); rank > 0) {
-        if (static_cast<size_t>(rank) >= shape.by_rank.size()) shape.by_rank.resize(rank + 1);
-        memo = &shape.by_rank[rank];
-      }
+    if (rank > 0) {
+      if (static_cast<size_t>(rank) >= shape.by_rank.size()) shape.by_rank.resize(rank + 1);
+      memo = &shape.by_rank[rank];
     }
     if (memo == nullptr || memo->version != version) {
       ++node_rechecks_;
