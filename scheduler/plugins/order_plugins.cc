@@ -41,9 +41,11 @@ class ElasticPlugin : public Plugin {
   }
 };
 
-std::string_view LabelOf(const PodInfo& t, std::string_view key) {
+// `key` as a std::string made once by the caller: task orders compare pairs of tasks thousands of
+// times per job, and a label key built per lookup is a heap allocation each time.
+std::string_view LabelOf(const PodInfo& t, const std::string& key) {
   const auto& labels = t.pod().metadata.labels;
-  auto it = labels.find(std::string(key));
+  auto it = labels.find(key);
   return it == labels.end() ? std::string_view() : std::string_view(it->second);
 }
 
@@ -58,13 +60,14 @@ class KubeflowPlugin : public Plugin {
  public:
   std::string_view Name() const override { return "kubeflow"; }
   void OnSessionOpen(Session* ssn) override {
-    ssn->AddTaskOrderFn([](const PodInfo& l, const PodInfo& r) {
-      auto leader = [](const PodInfo& t) {
-        std::string_view role = LabelOf(t, api::kKubeflowJobRoleLabel);
-        return role == "master" || role == "launcher";
-      };
-      return PreferFirst(leader(l), leader(r));
-    });
+    ssn->AddTaskOrderFn(
+        [key = std::string(api::kKubeflowJobRoleLabel)](const PodInfo& l, const PodInfo& r) {
+          auto leader = [&key](const PodInfo& t) {
+            std::string_view role = LabelOf(t, key);
+            return role == "master" || role == "launcher";
+          };
+          return PreferFirst(leader(l), leader(r));
+        });
   }
 };
 
@@ -73,10 +76,10 @@ class RayPlugin : public Plugin {
  public:
   std::string_view Name() const override { return "ray"; }
   void OnSessionOpen(Session* ssn) override {
-    ssn->AddTaskOrderFn([](const PodInfo& l, const PodInfo& r) {
-      return PreferFirst(LabelOf(l, api::kRayNodeTypeLabel) == "head",
-                         LabelOf(r, api::kRayNodeTypeLabel) == "head");
-    });
+    ssn->AddTaskOrderFn(
+        [key = std::string(api::kRayNodeTypeLabel)](const PodInfo& l, const PodInfo& r) {
+          return PreferFirst(LabelOf(l, key) == "head", LabelOf(r, key) == "head");
+        });
   }
 };
 
@@ -85,22 +88,23 @@ class TaskOrderPlugin : public Plugin {
  public:
   std::string_view Name() const override { return "taskorder"; }
   void OnSessionOpen(Session* ssn) override {
-    ssn->AddTaskOrderFn([](const PodInfo& l, const PodInfo& r) {
-      auto parse = [](const PodInfo& t, int64_t* out) {
-        std::string_view v = LabelOf(t, api::kTaskPriorityLabel);
-        if (v.empty()) return false;
-        auto [ptr, ec] = std::from_chars(v.data(), v.data() + v.size(), *out);
-        return ec == std::errc() && ptr == v.data() + v.size();
-      };
-      int64_t lp = 0, rp = 0;
-      bool lok = parse(l, &lp), rok = parse(r, &rp);
-      if (!lok && !rok) return 0;
-      if (!lok) return 1;
-      if (!rok) return -1;
-      if (lp > rp) return -1;
-      if (lp < rp) return 1;
-      return 0;
-    });
+    ssn->AddTaskOrderFn(
+        [key = std::string(api::kTaskPriorityLabel)](const PodInfo& l, const PodInfo& r) {
+          auto parse = [&key](const PodInfo& t, int64_t* out) {
+            std::string_view v = LabelOf(t, key);
+            if (v.empty()) return false;
+            auto [ptr, ec] = std::from_chars(v.data(), v.data() + v.size(), *out);
+            return ec == std::errc() && ptr == v.data() + v.size();
+          };
+          int64_t lp = 0, rp = 0;
+          bool lok = parse(l, &lp), rok = parse(r, &rp);
+          if (!lok && !rok) return 0;
+          if (!lok) return 1;
+          if (!rok) return -1;
+          if (lp > rp) return -1;
+          if (lp < rp) return 1;
+          return 0;
+        });
   }
 };
 
