@@ -7,6 +7,7 @@
 #include <map>
 #include <memory>
 #include <optional>
+#include <span>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -104,6 +105,12 @@ using PredicateFn = std::function<std::vector<std::string>(
 using NodePreOrderFn = std::function<void(const PodInfo& task, const NodeSet& nodes)>;
 // nullopt = the node could not be scored (it is dropped).
 using NodeOrderFn = std::function<std::optional<double>(const PodInfo& task, const NodeInfo& node)>;
+// The same for many nodes at once: adds node i's score to scores[i], or sets failed[i] when the
+// node cannot be scored. One call per task instead of one per node lets a plugin decide once
+// what depends on the task alone (most add nothing for most tasks).
+using NodeOrderBatchFn =
+    std::function<void(const PodInfo& task, std::span<const NodeInfo* const> nodes,
+                       std::span<double> scores, std::span<uint8_t> failed)>;
 using GpuOrderFn = std::function<std::optional<double>(const PodInfo& task, const NodeInfo& node,
                                                        const std::string& gpu_group)>;
 // The subsets of `nodes` to try, in order (empty: none fits); nullopt: `nodes` whole, unsplit

@@ -211,14 +211,35 @@ void Session::NodePreOrder(const PodInfo& task, const NodeSet& nodes) const {
   for (const auto& f : node_pre_order_fns_) f(task, nodes);
 }
 
+void Session::AddNodeOrderFn(NodeOrderFn f) {
+  node_order_fns_.push_back(
+      [f = std::move(f)](const PodInfo& task, std::span<const NodeInfo* const> nodes,
+                         std::span<double> scores, std::span<uint8_t> failed) {
+        for (size_t i = 0; i < nodes.size(); ++i) {
+          if (failed[i] != 0) continue;  // already dropped: later plugins are not asked
+          if (std::optional<double> s = f(task, *nodes[i])) {
+            scores[i] += *s;
+          } else {
+            failed[i] = 1;
+          }
+        }
+      });
+}
+
+void Session::NodeOrderScores(const PodInfo& task, std::span<const NodeInfo* const> nodes,
+                              std::span<double> scores, std::span<uint8_t> failed) const {
+  CHECK_EQ(scores.size(), nodes.size());
+  CHECK_EQ(failed.size(), nodes.size());
+  for (const auto& f : node_order_fns_) f(task, nodes, scores, failed);
+}
+
 std::optional<double> Session::NodeOrderScore(const PodInfo& task, const NodeInfo& node) const {
-  double total = 0;
-  for (const auto& f : node_order_fns_) {
-    std::optional<double> s = f(task, node);
-    if (!s) return std::nullopt;
-    total += *s;
-  }
-  return total;
+  const NodeInfo* one[] = {&node};
+  double score = 0;
+  uint8_t failed = 0;
+  NodeOrderScores(task, one, std::span<double>(&score, 1), std::span<uint8_t>(&failed, 1));
+  if (failed != 0) return std::nullopt;
+  return score;
 }
 
 std::optional<double> Session::GpuOrderScore(const PodInfo& task, const NodeInfo& node,
@@ -369,18 +390,26 @@ std::vector<Session::ScoredNode> ScoreNodes(const Session& ssn, const NodeSet& n
                                             const PodInfo& task,
                                             const std::vector<uint8_t>* room = nullptr) {
   ssn.NodePreOrder(task, nodes);
+  NodeSet with_room;
+  if (room != nullptr) {
+    for (size_t i = 0; i < nodes.size(); ++i) {
+      if ((*room)[i] != 0) with_room.push_back(nodes[i]);
+    }
+  }
+  const NodeSet& candidates = room != nullptr ? with_room : nodes;
+  std::vector<double> scores(candidates.size(), 0.0);
+  std::vector<uint8_t> failed(candidates.size(), 0);
+  ssn.NodeOrderScores(task, candidates, scores, failed);
   std::vector<Session::ScoredNode> scored;
-  scored.reserve(nodes.size());
-  for (size_t i = 0; i < nodes.size(); ++i) {
-    if (room != nullptr && (*room)[i] == 0) continue;
-    NodeInfo* n = nodes[i];
-    std::optional<double> s = ssn.NodeOrderScore(task, *n);
-    if (!s) {
+  scored.reserve(candidates.size());
+  for (size_t i = 0; i < candidates.size(); ++i) {
+    NodeInfo* n = candidates[i];
+    if (failed[i] != 0) {
       LOG(ERROR) << "session " << ssn.id() << ": scoring node " << n->name() << " for "
                  << task.key() << " failed; node skipped";
       continue;
     }
-    scored.push_back({*s, n->name_rank(), n});
+    scored.push_back({scores[i], n->name_rank(), n});
   }
   return scored;
 }
@@ -411,12 +440,22 @@ NodeSet Session::OrderedNodesByTask(const NodeSet& nodes, const PodInfo& task) c
 }
 
 Session::NodeOrder::NodeOrder(std::vector<ScoredNode> scored)
-    : heap_(std::move(scored)), size_(heap_.size()) {
-  std::make_heap(heap_.begin(), heap_.end(), NodeAfter);
-}
+    : heap_(std::move(scored)), size_(heap_.size()) {}
 
 NodeInfo* Session::NodeOrder::Next() {
   if (size_ == 0) return nullptr;
+  const auto end = heap_.begin() + static_cast<std::ptrdiff_t>(size_);
+  if (!first_taken_) {
+    // The strict total order has one first node: the scan finds exactly what a heap would pop.
+    first_taken_ = true;
+    std::iter_swap(std::min_element(heap_.begin(), end, NodeBefore), end - 1);
+    --size_;
+    return heap_[size_].node;
+  }
+  if (!heapified_) {
+    std::make_heap(heap_.begin(), end, NodeAfter);
+    heapified_ = true;
+  }
   std::pop_heap(heap_.begin(), heap_.begin() + static_cast<std::ptrdiff_t>(size_), NodeAfter);
   --size_;
   return heap_[size_].node;

@@ -112,7 +112,9 @@ class Session {
   void AddPrePredicateFn(PrePredicateFn f) { pre_predicate_fns_.push_back(std::move(f)); }
   void AddPredicateFn(PredicateFn f) { predicate_fns_.push_back(std::move(f)); }
   void AddNodePreOrderFn(NodePreOrderFn f) { node_pre_order_fns_.push_back(std::move(f)); }
-  void AddNodeOrderFn(NodeOrderFn f) { node_order_fns_.push_back(std::move(f)); }
+  // Scores add up in registration order, whichever of the two forms a plugin uses.
+  void AddNodeOrderFn(NodeOrderFn f);
+  void AddNodeOrderBatchFn(NodeOrderBatchFn f) { node_order_fns_.push_back(std::move(f)); }
   void AddGpuOrderFn(GpuOrderFn f) { gpu_order_fns_.push_back(std::move(f)); }
   void AddSubsetNodesFn(SubsetNodesFn f) { subset_nodes_fns_.push_back(std::move(f)); }
   void AddCanReclaimResourcesFn(CanReclaimResourcesFn f) {
@@ -173,6 +175,10 @@ class Session {
                                      const NodeInfo& node) const;
   void NodePreOrder(const PodInfo& task, const NodeSet& nodes) const;
   std::optional<double> NodeOrderScore(const PodInfo& task, const NodeInfo& node) const;
+  // Every node order function over `nodes`: scores[i] is node i's total unless failed[i].
+  // Both spans hold nodes.size() entries, zeroed by the caller.
+  void NodeOrderScores(const PodInfo& task, std::span<const NodeInfo* const> nodes,
+                       std::span<double> scores, std::span<uint8_t> failed) const;
   std::optional<double> GpuOrderScore(const PodInfo& task, const NodeInfo& node,
                                       const std::string& group) const;
   StatusOr<NodeSubsets> SubsetNodes(const PodGroupInfo& job, const SubGroupRef& sg,
@@ -219,6 +225,10 @@ class Session {
    private:
     std::vector<ScoredNode> heap_;
     size_t size_;
+    // The first node is found by one scan (a task usually takes it); the rest become a heap only
+    // when a second one is asked for.
+    bool first_taken_ = false;
+    bool heapified_ = false;
   };
   // With `room` (aligned with `nodes`, see NoNodeHasRoom), only the nodes marked 1 are scored and
   // ordered; the pre-order still sees every node, so their scores and relative order are
@@ -293,7 +303,7 @@ class Session {
   std::vector<PrePredicateFn> pre_predicate_fns_;
   std::vector<PredicateFn> predicate_fns_;
   std::vector<NodePreOrderFn> node_pre_order_fns_;
-  std::vector<NodeOrderFn> node_order_fns_;
+  std::vector<NodeOrderBatchFn> node_order_fns_;
   std::vector<GpuOrderFn> gpu_order_fns_;
   std::vector<SubsetNodesFn> subset_nodes_fns_;
   std::vector<CanReclaimResourcesFn> can_reclaim_fns_;

@@ -4,6 +4,9 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
+#include <random>
+
 #include "kube/base/fake_clock.h"
 
 namespace kai::scheduler {
@@ -93,6 +96,32 @@ TEST(SessionTest, NodesMirrorTheirVersionsOnlyWhileTheSessionHasThem) {
   EXPECT_EQ(a->accounting_version_mirror(), nullptr);
   EXPECT_EQ(b->accounting_version_mirror(), nullptr);
   a->MarkAccountingChanged();  // under ASan: no write into the session's table
+}
+
+// NodeOrder hands out nodes by score, highest first, ties by name rank, whether it found the
+// node by its first scan or through the heap it builds for the rest.
+TEST(SessionTest, NodeOrderYieldsTheSortedOrderWithTiesByName) {
+  ResourceVectorMap map;
+  std::vector<std::unique_ptr<NodeInfo>> nodes;
+  std::vector<Session::ScoredNode> scored;
+  std::mt19937 rng(7);
+  for (int i = 0; i < 200; ++i) {
+    auto node = std::make_shared<api::Node>();
+    node->metadata.name = "node-" + std::to_string(i);
+    nodes.push_back(
+        std::make_unique<NodeInfo>(node, NodeFacts{}, &map, ResourceVector(4000, 0, 2)));
+    // Few distinct scores, so most comparisons are ties broken by rank.
+    scored.push_back({static_cast<double>(rng() % 5), i + 1, nodes.back().get()});
+  }
+  std::shuffle(scored.begin(), scored.end(), rng);
+  std::vector<Session::ScoredNode> want = scored;
+  std::sort(want.begin(), want.end(), [](const auto& a, const auto& b) {
+    return a.score != b.score ? a.score > b.score : a.rank < b.rank;
+  });
+  Session::NodeOrder order(scored);
+  for (const Session::ScoredNode& w : want) EXPECT_EQ(order.Next(), w.node);
+  EXPECT_EQ(order.Next(), nullptr);
+  EXPECT_EQ(Session::NodeOrder({}).Next(), nullptr);
 }
 
 }  // namespace

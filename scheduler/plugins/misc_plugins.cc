@@ -1,6 +1,8 @@
 // podaffinity (inter-pod affinity scoring), dynamicresources and snapshot.
+#include <algorithm>
 #include <map>
 #include <memory>
+#include <span>
 
 #include "scheduler/k8s_internal/inter_pod_affinity.h"
 #include "scheduler/k8s_internal/pod_affinity_index.h"
@@ -41,12 +43,18 @@ class PodAffinityPlugin : public Plugin {
           k8s::InterPodAffinityScorer::PreScore(task.pod(), *index_));
       scored_task_ = task.uid();
     });
-    ssn->AddNodeOrderFn([this](const PodInfo& task, const NodeInfo& node) -> std::optional<double> {
-      if (!scorer_ || scored_task_ != task.uid() || scorer_->status().IsSkip()) return 0.0;
-      if (!scorer_->status().IsSuccess()) return std::nullopt;
-      auto it = ids_.find(node.name());
-      if (it == ids_.end()) return 0.0;
-      return static_cast<double>(scorer_->Score(it->second)) * scores::kK8sPlugins;
+    ssn->AddNodeOrderBatchFn([this](const PodInfo& task, std::span<const NodeInfo* const> nodes,
+                                    std::span<double> out, std::span<uint8_t> failed) {
+      if (!scorer_ || scored_task_ != task.uid() || scorer_->status().IsSkip()) return;
+      if (!scorer_->status().IsSuccess()) {
+        std::fill(failed.begin(), failed.end(), 1);
+        return;
+      }
+      for (size_t i = 0; i < nodes.size(); ++i) {
+        auto it = ids_.find(nodes[i]->name());
+        if (it == ids_.end()) continue;
+        out[i] += static_cast<double>(scorer_->Score(it->second)) * scores::kK8sPlugins;
+      }
     });
   }
 

@@ -2,6 +2,7 @@
 // gpusharingorder, gpupack, gpuspread, nodeplacement (reference §8, §8.2, §12.3).
 #include <limits>
 #include <map>
+#include <span>
 
 #include "scheduler/plugins/plugins.h"
 
@@ -14,9 +15,13 @@ class NominatedNodePlugin : public Plugin {
  public:
   std::string_view Name() const override { return "nominatednode"; }
   void OnSessionOpen(Session* ssn) override {
-    ssn->AddNodeOrderFn([](const PodInfo& task, const NodeInfo& node) -> std::optional<double> {
+    ssn->AddNodeOrderBatchFn([](const PodInfo& task, std::span<const NodeInfo* const> nodes,
+                                std::span<double> out, std::span<uint8_t>) {
       const std::string& nominated = task.pod().status.nominated_node_name;
-      return !nominated.empty() && nominated == node.name() ? scores::kNominatedNode : 0.0;
+      if (nominated.empty()) return;
+      for (size_t i = 0; i < nodes.size(); ++i) {
+        if (nodes[i]->name() == nominated) out[i] += scores::kNominatedNode;
+      }
     });
   }
 };
@@ -26,8 +31,11 @@ class NodeAvailabilityPlugin : public Plugin {
  public:
   std::string_view Name() const override { return "nodeavailability"; }
   void OnSessionOpen(Session* ssn) override {
-    ssn->AddNodeOrderFn([](const PodInfo& task, const NodeInfo& node) -> std::optional<double> {
-      return node.IsTaskAllocatable(task) ? scores::kAvailability : 0.0;
+    ssn->AddNodeOrderBatchFn([](const PodInfo& task, std::span<const NodeInfo* const> nodes,
+                                std::span<double> out, std::span<uint8_t>) {
+      for (size_t i = 0; i < nodes.size(); ++i) {
+        if (nodes[i]->IsTaskAllocatable(task)) out[i] += scores::kAvailability;
+      }
     });
   }
 };
@@ -37,8 +45,12 @@ class ResourceTypePlugin : public Plugin {
  public:
   std::string_view Name() const override { return "resourcetype"; }
   void OnSessionOpen(Session* ssn) override {
-    ssn->AddNodeOrderFn([](const PodInfo& task, const NodeInfo& node) -> std::optional<double> {
-      return task.IsCpuOnlyRequest() && node.IsCpuOnlyNode() ? scores::kResourceType : 0.0;
+    ssn->AddNodeOrderBatchFn([](const PodInfo& task, std::span<const NodeInfo* const> nodes,
+                                std::span<double> out, std::span<uint8_t>) {
+      if (!task.IsCpuOnlyRequest()) return;
+      for (size_t i = 0; i < nodes.size(); ++i) {
+        if (nodes[i]->IsCpuOnlyNode()) out[i] += scores::kResourceType;
+      }
     });
   }
 };
@@ -48,9 +60,12 @@ class GpuSharingOrderPlugin : public Plugin {
  public:
   std::string_view Name() const override { return "gpusharingorder"; }
   void OnSessionOpen(Session* ssn) override {
-    ssn->AddNodeOrderFn([](const PodInfo& task, const NodeInfo& node) -> std::optional<double> {
-      if (!task.IsSharedGpuRequest()) return 0.0;
-      return node.CountFittingGpuGroups(task, 1) > 0 ? scores::kGpuSharing : 0.0;
+    ssn->AddNodeOrderBatchFn([](const PodInfo& task, std::span<const NodeInfo* const> nodes,
+                                std::span<double> out, std::span<uint8_t>) {
+      if (!task.IsSharedGpuRequest()) return;
+      for (size_t i = 0; i < nodes.size(); ++i) {
+        if (nodes[i]->CountFittingGpuGroups(task, 1) > 0) out[i] += scores::kGpuSharing;
+      }
     });
   }
 };
@@ -105,23 +120,14 @@ class NodePlacementPlugin : public Plugin {
       last_task_ = &task;
       last_range_ = {min, max};
     });
-    ssn->AddNodeOrderFn([this](const PodInfo& task, const NodeInfo& node) -> std::optional<double> {
+    ssn->AddNodeOrderBatchFn([this](const PodInfo& task, std::span<const NodeInfo* const> nodes,
+                                    std::span<double> out, std::span<uint8_t>) {
       bool cpu = task.IsCpuOnlyRequest();
-      int idx = cpu ? kCpuIndex : kGpuIndex;
       if (cpu ? cpu_spread_ : gpu_spread_) {
-        double count = 0;
-        double non_allocated = 0;
-        if (!cpu) {
-          count = static_cast<double>(node.NumberOfGpusInNode());
-          if (count == 0) return 0.0;
-          non_allocated = node.SumOfIdleGpus().first + node.SumOfReleasingGpus().first;
-        } else {
-          count = node.allocatable.Get(idx);
-          if (count == 0) return 0.0;
-          non_allocated = node.NonAllocatedResource(idx);
-        }
-        return non_allocated / count;
+        for (size_t i = 0; i < nodes.size(); ++i) out[i] += SpreadScore(*nodes[i], cpu);
+        return;
       }
+      int idx = cpu ? kCpuIndex : kGpuIndex;
       double min = 0, max = 0;
       if (&task == last_task_) {
         // Scoring right after the pre-order of the same task (the usual case): no map lookup.
@@ -131,12 +137,35 @@ class NodePlacementPlugin : public Plugin {
         min = it->second.first;
         max = it->second.second;
       }
-      double overall = node.allocatable.Get(idx);
-      if (overall == 0 || max == 0) return 0.0;
-      if (min == max) return scores::kMaxHighDensity;
-      double cur = node.NonAllocatedResource(idx);
-      return scores::kMaxHighDensity * (1 - (cur - min) / (max - min));
+      if (max == 0) return;
+      for (size_t i = 0; i < nodes.size(); ++i) {
+        const NodeInfo& node = *nodes[i];
+        if (node.allocatable.Get(idx) == 0) continue;
+        if (min == max) {
+          out[i] += scores::kMaxHighDensity;
+          continue;
+        }
+        double cur = node.NonAllocatedResource(idx);
+        out[i] += scores::kMaxHighDensity * (1 - (cur - min) / (max - min));
+      }
     });
+  }
+
+ private:
+  // The share of the node's GPUs (CPU for CPU-only tasks) that is free or being freed.
+  static double SpreadScore(const NodeInfo& node, bool cpu) {
+    double count = 0;
+    double non_allocated = 0;
+    if (!cpu) {
+      count = static_cast<double>(node.NumberOfGpusInNode());
+      if (count == 0) return 0.0;
+      non_allocated = node.SumOfIdleGpus().first + node.SumOfReleasingGpus().first;
+    } else {
+      count = node.allocatable.Get(kCpuIndex);
+      if (count == 0) return 0.0;
+      non_allocated = node.NonAllocatedResource(kCpuIndex);
+    }
+    return non_allocated / count;
   }
 
  private:

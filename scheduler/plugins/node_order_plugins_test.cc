@@ -2,6 +2,9 @@
 // define a strict precedence; nodeplacement bin-packs or spreads GPUs and CPU.
 #include <gtest/gtest.h>
 
+#include <optional>
+#include <span>
+
 #include "scheduler/testing/test_cluster.h"
 
 namespace kai::scheduler {
@@ -135,6 +138,45 @@ TEST(NodeOrderTest, TiesBreakByNodeName) {
   c.AddJob(PendingJob("gpu", "q", 1));
   TestSession s(c);
   EXPECT_EQ(Order(s, "gpu-0"), (std::vector<std::string>{"a", "m", "z"}));
+}
+
+// Per-node and batch node order functions add into one total per node in registration order
+// (floating-point sums depend on it), and a node one of them cannot score is dropped: the
+// per-node functions registered after it are not asked about it.
+TEST(NodeOrderTest, PerNodeAndBatchFunctionsAddUpInRegistrationOrder) {
+  TestCluster c;
+  c.SetPlugins({{"predicates", {}}});
+  c.AddNode({.name = "a", .gpus = 2});
+  c.AddNode({.name = "b", .gpus = 2});
+  c.AddNode({.name = "c", .gpus = 2});
+  c.AddQueue({.name = "q"});
+  c.AddJob(PendingJob("gpu", "q", 1));
+  TestSession s(c);
+  Session& ssn = s.ssn();
+  std::vector<std::string> last_asked;
+  ssn.AddNodeOrderFn([](const PodInfo&, const NodeInfo& n) -> std::optional<double> {
+    if (n.name() == "b") return std::nullopt;
+    return 1e16;
+  });
+  ssn.AddNodeOrderBatchFn([](const PodInfo&, std::span<const NodeInfo* const> nodes,
+                             std::span<double> out, std::span<uint8_t>) {
+    for (size_t i = 0; i < nodes.size(); ++i) out[i] += nodes[i]->name() == "c" ? 2.0 : 1.0;
+  });
+  ssn.AddNodeOrderFn([&](const PodInfo&, const NodeInfo& n) -> std::optional<double> {
+    last_asked.push_back(n.name());
+    return -1e16;
+  });
+  PodInfo& task = *s.Task("gpu-0");
+  // (1e16 + 1) rounds back to 1e16, so a gets 0 where another order would give 1; c's
+  // 1e16 + 2 is exact and stays 2.
+  EXPECT_EQ(*ssn.NodeOrderScore(task, *s.Node("a")), 0.0);
+  EXPECT_EQ(*ssn.NodeOrderScore(task, *s.Node("c")), 2.0);
+  last_asked.clear();
+  EXPECT_EQ(ssn.NodeOrderScore(task, *s.Node("b")), std::nullopt);
+  EXPECT_TRUE(last_asked.empty());
+  last_asked.clear();
+  EXPECT_EQ(Order(s, "gpu-0"), (std::vector<std::string>{"c", "a"}));
+  EXPECT_EQ(last_asked, (std::vector<std::string>{"a", "c"}));
 }
 
 TEST(GpuOrderTest, PackFillsTheFullestSharedGpuSpreadPrefersWholeGpus) {

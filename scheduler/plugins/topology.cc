@@ -7,6 +7,7 @@
 #include <map>
 #include <memory>
 #include <set>
+#include <span>
 
 #include "scheduler/plugins/plugins.h"
 
@@ -88,8 +89,9 @@ class TopologyPlugin : public Plugin {
         [this](const PodGroupInfo& job, const SubGroupRef& sg, const std::vector<PodSet*>& pod_sets,
                const std::vector<PodInfo*>& tasks,
                const NodeSet& nodes) { return SubsetNodes(job, sg, pod_sets, tasks, nodes); });
-    ssn->AddNodeOrderFn(
-        [this](const PodInfo& task, const NodeInfo& node) { return NodeOrder(task, node); });
+    ssn->AddNodeOrderBatchFn(
+        [this](const PodInfo& task, std::span<const NodeInfo* const> nodes, std::span<double> out,
+               std::span<uint8_t> failed) { NodeOrder(task, nodes, out, failed); });
     ssn->AddPreJobAllocationFn([this](const PodGroupInfo&) { node_scores_.clear(); });
   }
 
@@ -447,30 +449,35 @@ class TopologyPlugin : public Plugin {
     for (Domain* c : d->children) AddSubtree(c, out);
   }
 
-  std::optional<double> NodeOrder(const PodInfo& task, const NodeInfo& node) {
-    if (node_scores_.empty()) return 0.0;
+  void NodeOrder(const PodInfo& task, std::span<const NodeInfo* const> nodes, std::span<double> out,
+                 std::span<uint8_t> failed) {
+    if (node_scores_.empty()) return;
     const PodGroupInfo* job = ssn_->cluster().FindJob(task.job());
-    if (job == nullptr) return std::nullopt;
-    const PodSet* ps = job->PodSetOf(task);
-    if (ps == nullptr) return std::nullopt;
-    // The task's PodSet, or the nearest ancestor with preferred-level scores.
-    const std::map<std::string, double>* scores = nullptr;
-    auto it = node_scores_.find(ps->name());
-    if (it != node_scores_.end()) {
-      scores = &it->second;
-    } else {
-      for (const SubGroupSet* s = ps->parent(); s != nullptr; s = s->parent()) {
-        auto sit = node_scores_.find(s->name());
-        if (sit != node_scores_.end()) {
-          scores = &sit->second;
-          break;
-        }
+    const PodSet* ps = job == nullptr ? nullptr : job->PodSetOf(task);
+    if (ps == nullptr) {
+      std::fill(failed.begin(), failed.end(), 1);
+      return;
+    }
+    const std::map<std::string, double>* scores = ScoresFor(*ps);
+    if (scores == nullptr) return;
+    for (size_t i = 0; i < nodes.size(); ++i) {
+      auto nit = scores->find(nodes[i]->name());
+      if (nit == scores->end()) {
+        failed[i] = 1;  // outside the preferred domains
+      } else {
+        out[i] += nit->second;
       }
     }
-    if (scores == nullptr) return 0.0;
-    auto nit = scores->find(node.name());
-    if (nit == scores->end()) return std::nullopt;  // outside the preferred domains
-    return nit->second;
+  }
+
+  // The preferred-level node scores of the PodSet or of its nearest ancestor that has them;
+  // nullptr when none has.
+  const std::map<std::string, double>* ScoresFor(const PodSet& ps) const {
+    if (auto it = node_scores_.find(ps.name()); it != node_scores_.end()) return &it->second;
+    for (const SubGroupSet* s = ps.parent(); s != nullptr; s = s->parent()) {
+      if (auto it = node_scores_.find(s->name()); it != node_scores_.end()) return &it->second;
+    }
+    return nullptr;
   }
 
   Session* ssn_ = nullptr;
