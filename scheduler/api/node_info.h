@@ -155,6 +155,8 @@ class NodeInfo {
   // `limit` of them (-1 = all). One ordered walk over the accounting maps instead of three
   // lookups per group: this runs for every node a fractional task is scored on.
   int CountFittingGpuGroups(const PodInfo& task, int limit) const;
+  // The shared GPU groups a fractional task can use, up to its device count.
+  int64_t FractionTaskGpusAllocatableDeviceCount(const PodInfo& task) const;
   std::vector<std::string> FittingGpuGroups(const PodInfo& task) const;
   bool EnoughIdleResourcesOnGpu(const GpuRequirement& r, const std::string& group) const;
   // Used portion of a group (0..1); nullopt when the node's GPU memory is unusable.
@@ -180,7 +182,6 @@ class NodeInfo {
   bool IsTaskAllocatableOn(const PodInfo& task, const V& vec) const;
   template <typename V>
   bool LessEqualTaskToNodeResources(const PodInfo& task, const V& vec) const;
-  int64_t FractionTaskGpusAllocatableDeviceCount(const PodInfo& task) const;
   // FittingFailures past its test against Idle: requests against allocatable - used.
   FitFailures FailuresAgainstUsed(const PodInfo& task) const;
   int CountFittingGpuGroupsUncached(int64_t need) const;

@@ -2,6 +2,8 @@
 
 #include <glog/logging.h>
 
+#include <utility>
+
 namespace kai::scheduler {
 
 namespace {
@@ -34,9 +36,77 @@ bool SameResult(const ResourceFitCache::Result& a, const ResourceFitCache::Resul
 
 }  // namespace
 
-const NodeFitErrors::Reasons* ResourceFitCache::NodeErrors(const PodInfo& task,
+const ResourceFitCache::TaskFit* ResourceFitCache::PrepareTaskFit(const PodInfo& task,
+                                                                  const NodeSet& nodes) {
+  if (nodes.empty() || !NodeFitView::Answers(task)) return nullptr;
+  const ResourceVectorMap& map = nodes[0]->vector_map();
+  if (task_fit_.map != &map || task_fit_.map_size != map.size()) {
+    task_fit_.map = &map;
+    task_fit_.map_size = map.size();
+    task_fit_.others = NodeFitView::OtherResources(map);
+  }
+  // The same on every node for the tasks a view answers (no GPU-memory request).
+  task_fit_.valid_portion = nodes[0]->IsValidGpuPortion(task.gpu_req);
+  return &task_fit_;
+}
+
+bool ResourceFitCache::HasRoom(const PodInfo& task, const TaskFit* fit, const NodeInfo& node,
+                               int rank, uint64_t version) const {
+  // Only a view that is already current: building one for a node checked once (victim
+  // simulations change nodes all the time) would cost more than the check itself.
+  if (fit != nullptr && rank > 0 && static_cast<size_t>(rank) < views_.size()) {
+    const NodeFitView& view = views_[rank];
+    if (view.version == version && view.usable && view.map == fit->map &&
+        view.map_size == fit->map_size) {
+      return view.HasRoom(task, node, fit->valid_portion);
+    }
+  }
+  return node.IsTaskAllocatableOnReleasingOrIdle(task);
+}
+
+void ResourceFitCache::FitsInIdle(const PodInfo& task, std::span<const NodeInfo* const> nodes,
+                                  std::span<uint8_t> out) const {
+  CHECK_EQ(out.size(), nodes.size());
+  const bool answers = !nodes.empty() && NodeFitView::Answers(task);
+  const ResourceVectorMap* map = answers ? &nodes[0]->vector_map() : nullptr;
+  const bool valid_portion = answers && nodes[0]->IsValidGpuPortion(task.gpu_req);
+  for (size_t i = 0; i < nodes.size(); ++i) {
+    const NodeInfo& node = *nodes[i];
+    const int rank = node.name_rank();
+    if (answers && rank > 0 && static_cast<size_t>(rank) < views_.size()) {
+      const NodeFitView& view = views_[rank];
+      if (view.version == node.accounting_version() && view.usable && view.map == map &&
+          view.map_size == map->size()) {
+        out[i] = view.FitsInIdle(task, node, valid_portion) ? 1 : 0;
+        DCHECK_EQ(out[i], node.IsTaskAllocatable(task) ? 1 : 0)
+            << "stale NodeFitView of " << node.name() << " for " << task.key();
+        continue;
+      }
+    }
+    out[i] = node.IsTaskAllocatable(task) ? 1 : 0;
+  }
+}
+
+std::optional<FitFailures> ResourceFitCache::Failures(const PodInfo& task, const TaskFit* fit,
+                                                      const InternedSet& s, size_t i,
+                                                      uint64_t version) {
+  const NodeInfo& node = *s.nodes[i];
+  const int rank = s.mirrored[i] > 0 ? s.mirrored[i] : node.name_rank();
+  if (fit != nullptr && rank > 0) {
+    if (static_cast<size_t>(rank) >= views_.size()) views_.resize(rank + 1);
+    NodeFitView& view = views_[rank];
+    if (view.version != version || view.map != fit->map || view.map_size != fit->map_size) {
+      view.Build(node, version);
+    }
+    if (view.usable && view.map == fit->map && view.map_size == fit->map_size) {
+      return view.Failures(task, node, fit->valid_portion, fit->others);
+    }
+  }
+  return node.FittingFailuresUnlessAllocatable(task);
+}
+
+const NodeFitErrors::Reasons* ResourceFitCache::NodeErrors(std::optional<FitFailures> f,
                                                            const NodeInfo& node) {
-  std::optional<FitFailures> f = node.FittingFailuresUnlessAllocatable(task);
   if (!f) return nullptr;
   // Most nodes fail like the previous one: compare with it before searching the table.
   if (last_reasons_ != nullptr && *f == last_failures_) return last_reasons_;
@@ -124,12 +194,13 @@ std::shared_ptr<const NodeFitErrors> ResourceFitCache::ErrorsFor(const std::stri
   Errors& e = it->second;
   const InternedSet& s = sets_[set];
   const NodeSet& nodes = s.nodes;
+  const TaskFit* fit = PrepareTaskFit(task, nodes);
   if (fresh) {
     e.versions.resize(nodes.size());
     std::vector<const NodeFitErrors::Reasons*> reasons(nodes.size());
     for (size_t i = 0; i < nodes.size(); ++i) {
-      e.versions[i] = nodes[i]->accounting_version();
-      reasons[i] = NodeErrors(task, *nodes[i]);
+      e.versions[i] = VersionAt(s, i);
+      reasons[i] = NodeErrors(Failures(task, fit, s, i, e.versions[i]), *nodes[i]);
     }
     e.errors = std::make_shared<NodeFitErrors>(SetNames(set), std::move(reasons), reasons_);
   } else {
@@ -138,7 +209,8 @@ std::shared_ptr<const NodeFitErrors> ResourceFitCache::ErrorsFor(const std::stri
       const uint64_t version = VersionAt(s, i);
       if (version == e.versions[i]) continue;
       e.versions[i] = version;
-      const NodeFitErrors::Reasons* reasons = NodeErrors(task, *nodes[i]);
+      const NodeFitErrors::Reasons* reasons =
+          NodeErrors(Failures(task, fit, s, i, version), *nodes[i]);
       if (reasons == e.errors->dense_at(i)) continue;  // interned: same pointer, same reasons
       // Tasks that recorded the old errors keep them: copy before writing.
       if (e.errors.use_count() > 1) e.errors = std::make_shared<NodeFitErrors>(*e.errors);
@@ -156,6 +228,8 @@ ResourceFitCache::Result ResourceFitCache::Check(const PodInfo& task, const Node
   auto it = shapes_.find(key);
   if (it == shapes_.end()) {
     it = shapes_.emplace(key, Shape{}).first;
+    // Every node of the session has a rank below the table's size: no growth node by node.
+    if (versions_ != nullptr) it->second.by_rank.resize(versions_->size());
     ++misses_;
   } else {
     ++hits_;
@@ -163,6 +237,7 @@ ResourceFitCache::Result ResourceFitCache::Check(const PodInfo& task, const Node
   Shape& shape = it->second;
   const int set = InternNodeSet(nodes);
   const InternedSet& s = sets_[set];
+  const TaskFit* fit = PrepareTaskFit(task, nodes);
   room_.resize(nodes.size());
   int num_room = 0;
   for (size_t i = 0; i < nodes.size(); ++i) {
@@ -176,7 +251,7 @@ ResourceFitCache::Result ResourceFitCache::Check(const PodInfo& task, const Node
     }
     if (memo == nullptr || memo->version != version) {
       ++node_rechecks_;
-      const uint8_t room = nodes[i]->IsTaskAllocatableOnReleasingOrIdle(task) ? 1 : 0;
+      const uint8_t room = HasRoom(task, fit, *nodes[i], rank, version) ? 1 : 0;
       if (memo != nullptr) *memo = NodeRoom{version, room};
       room_[i] = room;
     } else {

@@ -20,6 +20,7 @@
 #include <map>
 #include <memory>
 #include <optional>
+#include <span>
 #include <string>
 #include <unordered_map>
 #include <vector>
@@ -28,6 +29,7 @@
 #include "scheduler/api/node_info.h"
 #include "scheduler/api/pod_info.h"
 #include "scheduler/framework/interfaces.h"
+#include "scheduler/framework/node_fit_view.h"
 
 namespace kai::scheduler {
 
@@ -53,6 +55,12 @@ class ResourceFitCache {
   // NodeInfo::MirrorAccountingVersion writes it): nodes that mirror into it are compared through
   // it, without reading the NodeInfo, the others through NodeInfo::accounting_version.
   void SetNodeVersions(const std::vector<uint64_t>* versions) { versions_ = versions; }
+
+  // NodeInfo::IsTaskAllocatable of every node (out[i] = 1 where the task fits in Idle), through
+  // the views the fit errors built, where they are still current (nodeavailability scores every
+  // node with room this way).
+  void FitsInIdle(const PodInfo& task, std::span<const NodeInfo* const> nodes,
+                  std::span<uint8_t> out) const;
 
   // What the memo would hold for the task, computed from scratch (tests and debug checks).
   static Result Compute(const PodInfo& task, const NodeSet& nodes, bool gang);
@@ -107,8 +115,24 @@ class ResourceFitCache {
   const std::shared_ptr<const std::vector<std::string>>& SetNames(int set);
   // What the resource check reads of a task.
   static void ShapeKey(const PodInfo& task, std::string* key);
-  // The reasons FittingNode records for the node (nullptr: none), interned.
-  const NodeFitErrors::Reasons* NodeErrors(const PodInfo& task, const NodeInfo& node);
+  // What the fit-error pass knows of a task whose failures node views answer.
+  struct TaskFit {
+    const ResourceVectorMap* map = nullptr;
+    int map_size = 0;
+    std::vector<int> others;  // NodeFitView::OtherResources(*map)
+    bool valid_portion = false;
+  };
+  // task_fit_ filled in for the task when node views answer for it; nullptr otherwise.
+  const TaskFit* PrepareTaskFit(const PodInfo& task, const NodeSet& nodes);
+  // NodeInfo::IsTaskAllocatableOnReleasingOrIdle, through the node's view when it is current.
+  bool HasRoom(const PodInfo& task, const TaskFit* fit, const NodeInfo& node, int rank,
+               uint64_t version) const;
+  // NodeInfo::FittingFailuresUnlessAllocatable of the set's i-th node (at `version`), through
+  // its view when `fit` is given and the view can answer.
+  std::optional<FitFailures> Failures(const PodInfo& task, const TaskFit* fit, const InternedSet& s,
+                                      size_t i, uint64_t version);
+  // The reasons FittingNode records for failures `f` of the node (nullptr: none), interned.
+  const NodeFitErrors::Reasons* NodeErrors(std::optional<FitFailures> f, const NodeInfo& node);
   // The errors of every node of the set, brought up to date.
   std::shared_ptr<const NodeFitErrors> ErrorsFor(const std::string& shape_key, const PodInfo& task,
                                                  int set);
@@ -122,7 +146,9 @@ class ResourceFitCache {
   const NodeFitErrors::Reasons* last_reasons_ = nullptr;
   std::map<std::string, Shape, std::less<>> shapes_;
   std::map<std::string, Errors, std::less<>> errors_;
-  std::vector<uint8_t> room_;  // the last answer's per-node room (Result::room)
+  std::vector<uint8_t> room_;       // the last answer's per-node room (Result::room)
+  std::vector<NodeFitView> views_;  // by name rank
+  TaskFit task_fit_;
   int64_t hits_ = 0;
   int64_t misses_ = 0;
   int64_t node_rechecks_ = 0;

@@ -3,6 +3,7 @@
 #include <limits>
 #include <map>
 #include <span>
+#include <vector>
 
 #include "scheduler/plugins/plugins.h"
 
@@ -31,10 +32,12 @@ class NodeAvailabilityPlugin : public Plugin {
  public:
   std::string_view Name() const override { return "nodeavailability"; }
   void OnSessionOpen(Session* ssn) override {
-    ssn->AddNodeOrderBatchFn([](const PodInfo& task, std::span<const NodeInfo* const> nodes,
-                                std::span<double> out, std::span<uint8_t>) {
+    ssn->AddNodeOrderBatchFn([ssn](const PodInfo& task, std::span<const NodeInfo* const> nodes,
+                                   std::span<double> out, std::span<uint8_t>) {
+      std::vector<uint8_t> fits(nodes.size());
+      ssn->resource_fit_cache().FitsInIdle(task, nodes, fits);  // NodeInfo::IsTaskAllocatable
       for (size_t i = 0; i < nodes.size(); ++i) {
-        if (nodes[i]->IsTaskAllocatable(task)) out[i] += scores::kAvailability;
+        if (fits[i] != 0) out[i] += scores::kAvailability;
       }
     });
   }
