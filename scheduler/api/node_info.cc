@@ -532,6 +532,19 @@ bool NodeInfo::IsTaskAllocatableOnReleasingOrIdle(const PodInfo& task) const {
                              AvailableView(idle, &releasing, NumGroupsWithoutReservationPod()));
 }
 
+bool NodeInfo::IsTaskAllocatableWithin(const PodInfo& task, const ResourceVector& available) const {
+  return IsTaskAllocatableOn(task, available);
+}
+
+ResourceVector NodeInfo::AvailableResources(bool with_releasing) const {
+  const int missing = NumGroupsWithoutReservationPod();
+  if (!with_releasing && missing == 0) return idle;  // what IsTaskAllocatable reads then
+  const AvailableView view(idle, with_releasing ? &releasing : nullptr, missing);
+  ResourceVector out(view.size());
+  for (int i = 0; i < view.size(); ++i) out.Set(i, view.Get(i));
+  return out;
+}
+
 template <typename F>
 void NodeInfo::ForEachSharedGroup(F&& f) const {
   auto alloc = allocated_shared_gpus_memory.begin();

@@ -120,6 +120,13 @@ class NodeInfo {
   // Fit checks (§6.5).
   bool IsTaskAllocatable(const PodInfo& task) const;
   bool IsTaskAllocatableOnReleasingOrIdle(const PodInfo& task) const;
+  // The two checks above (less IsTaskAllocatable's best-effort shortcut) against resources
+  // materialised by AvailableResources, for callers that keep them across many tasks
+  // (framework/node_fit_view.h).
+  bool IsTaskAllocatableWithin(const PodInfo& task, const ResourceVector& available) const;
+  // What those checks compare a request with: Idle (+ Releasing), less the pod slots of
+  // reservation pods still to be created.
+  ResourceVector AvailableResources(bool with_releasing) const;
   // Why the task does not fit in Idle (insufficient-resource messages).
   std::optional<NodeFitError> FittingError(const PodInfo& task, bool gang) const;
   // FittingError's checks without its strings (nullopt: fits in Idle), and the reasons they
@@ -155,8 +162,6 @@ class NodeInfo {
   // `limit` of them (-1 = all). One ordered walk over the accounting maps instead of three
   // lookups per group: this runs for every node a fractional task is scored on.
   int CountFittingGpuGroups(const PodInfo& task, int limit) const;
-  // The shared GPU groups a fractional task can use, up to its device count.
-  int64_t FractionTaskGpusAllocatableDeviceCount(const PodInfo& task) const;
   std::vector<std::string> FittingGpuGroups(const PodInfo& task) const;
   bool EnoughIdleResourcesOnGpu(const GpuRequirement& r, const std::string& group) const;
   // Used portion of a group (0..1); nullopt when the node's GPU memory is unusable.
@@ -182,6 +187,7 @@ class NodeInfo {
   bool IsTaskAllocatableOn(const PodInfo& task, const V& vec) const;
   template <typename V>
   bool LessEqualTaskToNodeResources(const PodInfo& task, const V& vec) const;
+  int64_t FractionTaskGpusAllocatableDeviceCount(const PodInfo& task) const;
   // FittingFailures past its test against Idle: requests against allocatable - used.
   FitFailures FailuresAgainstUsed(const PodInfo& task) const;
   int CountFittingGpuGroupsUncached(int64_t need) const;

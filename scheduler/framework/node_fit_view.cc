@@ -1,7 +1,6 @@
 #include "scheduler/framework/node_fit_view.h"
 
 #include <algorithm>
-#include <cmath>
 
 namespace kai::scheduler {
 
@@ -28,23 +27,8 @@ void NodeFitView::Build(const NodeInfo& node, uint64_t accounting_version) {
   if (!usable) return;
   idle = node.idle;
   missing_reservations = node.NumGroupsWithoutReservationPod() > 0;
-  const int missing = node.NumGroupsWithoutReservationPod();
-  allocatable_idle = idle;
-  if (missing > 0) {
-    // Reservation pods the binder still has to create take pod slots (NodeInfo::IsTaskAllocatable
-    // reads Idle through the same adjustment).
-    allocatable_idle.Resize(kPodsIndex + 1);
-    allocatable_idle.Set(kPodsIndex, allocatable_idle.Get(kPodsIndex) - missing);
-  }
-  // Idle + Releasing as NodeInfo's AvailableView computes it, entry by entry.
-  const int room_size = std::max({idle.size(), node.releasing.size(), kPodsIndex + 1});
-  room = ResourceVector(room_size);
-  for (int i = 0; i < room_size; ++i) {
-    double v = idle.Get(i);
-    if (i < node.releasing.size()) v += node.releasing.Get(i);
-    if (i == kPodsIndex) v = v - missing;
-    room.Set(i, v);
-  }
+  allocatable_idle = node.AvailableResources(false);
+  room = node.AvailableResources(true);
   // As NodeInfo::FailuresAgainstUsed computes it, index by index.
   const double used_gpus = node.used.gpu() + node.NumberOfUsedSharedGpus();
   const int n = std::max({map->size(), kCpuIndex + 1, kMemoryIndex + 1, kGpuIndex + 1});
@@ -53,32 +37,15 @@ void NodeFitView::Build(const NodeInfo& node, uint64_t accounting_version) {
     available[i] = node.allocatable.Get(i) - (i == kGpuIndex ? used_gpus : node.used.Get(i));
   }
   memory_of_every_gpu = node.memory_of_every_gpu;
-  shared_groups = !node.used_shared_gpus_memory.empty();
-}
-
-bool NodeFitView::FitsIn(const PodInfo& task, const NodeInfo& node, bool valid_portion,
-                         const ResourceVector& vec) const {
-  if (task.IsRegularGpuRequest()) return valid_portion && task.res_req.LessEqualTo(vec);
-  // A fraction: everything but GPUs within Idle, then enough whole or shared devices.
-  for (int i = 0; i < task.res_req.size(); ++i) {
-    if (i == kGpuIndex) continue;
-    if (task.res_req.Get(i) > vec.Get(i)) return false;
-  }
-  if (!valid_portion) return false;
-  const auto whole = static_cast<int64_t>(std::floor(vec.gpu()));
-  // Without shared groups the count is 0 without asking the node.
-  const int64_t shared = shared_groups ? node.FractionTaskGpusAllocatableDeviceCount(task) : 0;
-  return whole + shared >= task.gpu_req.NumDevices();
 }
 
 std::optional<FitFailures> NodeFitView::Failures(const PodInfo& task, const NodeInfo& node,
-                                                 bool valid_portion,
                                                  std::span<const int> others) const {
-  if (FitsInIdle(task, node, valid_portion)) return std::nullopt;
+  if (FitsInIdle(task, node)) return std::nullopt;
   // FittingFailures' own test against Idle itself: for whole-GPU tasks on a node without missing
   // reservation pods, the one that just failed.
-  if ((!task.IsRegularGpuRequest() || missing_reservations) && valid_portion &&
-      task.res_req.LessEqualTo(idle)) {
+  if ((!task.IsRegularGpuRequest() || missing_reservations) &&
+      node.IsValidGpuPortion(task.gpu_req) && task.res_req.LessEqualTo(idle)) {
     return std::nullopt;
   }
   // The failures against allocatable - used, as FailuresAgainstUsed sets them.

@@ -6,8 +6,9 @@
 // (~1,600 shapes x 4,000 nodes in the L benchmark). Through the general path each node costs a
 // few hundred instructions (the used-GPU count, the reservation-pod check, per-resource Get
 // calls, a MIG-name test per extended resource); through a view it is a few comparisons of
-// contiguous doubles. The answer is the general path's, bit for bit: debug builds check every
-// fit-cache answer against a fresh node-by-node computation.
+// contiguous doubles. The fit tests themselves are NodeInfo's, on the materialised vectors; the
+// failure flags repeat FailuresAgainstUsed's for the tasks a view answers. Debug builds check
+// every fit-cache answer against a fresh node-by-node computation.
 #pragma once
 
 #include <cstdint>
@@ -35,19 +36,18 @@ struct NodeFitView {
   void Build(const NodeInfo& node, uint64_t accounting_version);
 
   // FittingFailuresUnlessAllocatable for a task Answers() accepts on `node`, the node the view
-  // was built from (still at that version): nullopt when it fits in Idle. `valid_portion` is
-  // NodeInfo::IsValidGpuPortion of the task's GPU request (the same on every node for such
-  // tasks); `others` is OtherResources of the node's map.
-  std::optional<FitFailures> Failures(const PodInfo& task, const NodeInfo& node, bool valid_portion,
+  // was built from (still at that version): nullopt when it fits in Idle. `others` is
+  // OtherResources of the node's map.
+  std::optional<FitFailures> Failures(const PodInfo& task, const NodeInfo& node,
                                       std::span<const int> others) const;
 
   // NodeInfo::IsTaskAllocatable for a task Answers() accepts.
-  bool FitsInIdle(const PodInfo& task, const NodeInfo& node, bool valid_portion) const {
-    return FitsIn(task, node, valid_portion, allocatable_idle);
+  bool FitsInIdle(const PodInfo& task, const NodeInfo& node) const {
+    return node.IsTaskAllocatableWithin(task, allocatable_idle);
   }
   // NodeInfo::IsTaskAllocatableOnReleasingOrIdle for a task Answers() accepts.
-  bool HasRoom(const PodInfo& task, const NodeInfo& node, bool valid_portion) const {
-    return FitsIn(task, node, valid_portion, room);
+  bool HasRoom(const PodInfo& task, const NodeInfo& node) const {
+    return node.IsTaskAllocatableWithin(task, room);
   }
 
   uint64_t version = kNeverBuilt;
@@ -55,20 +55,11 @@ struct NodeFitView {
   const ResourceVectorMap* map = nullptr;
   int map_size = 0;  // the map's size when built (a grown map needs a rebuild)
   ResourceVector idle;
-  // What IsTaskAllocatable compares the request with: Idle less the pod slots of reservation pods
-  // still to be created.
-  ResourceVector allocatable_idle;
-  // What IsTaskAllocatableOnReleasingOrIdle compares with: Idle + Releasing, less the same slots.
-  ResourceVector room;
+  ResourceVector allocatable_idle;  // NodeInfo::AvailableResources(false)
+  ResourceVector room;              // NodeInfo::AvailableResources(true)
   bool missing_reservations = false;
   std::vector<double> available;  // allocatable - used (GPUs: + used shared GPUs), per index
   int64_t memory_of_every_gpu = 0;
-  bool shared_groups = false;  // the node has shared GPU groups a fraction might fit on
-
- private:
-  // NodeInfo::IsTaskAllocatableOn: the request within `vec`.
-  bool FitsIn(const PodInfo& task, const NodeInfo& node, bool valid_portion,
-              const ResourceVector& vec) const;
 };
 
 }  // namespace kai::scheduler

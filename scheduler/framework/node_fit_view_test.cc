@@ -83,12 +83,10 @@ TEST(NodeFitViewTest, AnswersLikeTheGeneralPath) {
       const PodInfo& task = *s.Task(name);
       ASSERT_TRUE(NodeFitView::Answers(task)) << name;
       std::optional<FitFailures> want = node->FittingFailuresUnlessAllocatable(task);
-      std::optional<FitFailures> got =
-          view.Failures(task, *node, node->IsValidGpuPortion(task.gpu_req), others);
+      std::optional<FitFailures> got = view.Failures(task, *node, others);
       EXPECT_EQ(got, want) << name << " on " << node->name();
       const bool room = node->IsTaskAllocatableOnReleasingOrIdle(task);
-      EXPECT_EQ(view.HasRoom(task, *node, node->IsValidGpuPortion(task.gpu_req)), room)
-          << name << " on " << node->name();
+      EXPECT_EQ(view.HasRoom(task, *node), room) << name << " on " << node->name();
       if (room && !node->IsTaskAllocatable(task)) ++room_only;
       ++compared;
       if (!want) ++fits;
@@ -133,14 +131,12 @@ TEST(NodeFitViewTest, PodSlotsOfMissingReservationPodsCountAsOnTheGeneralPath) {
   const std::vector<int> others = NodeFitView::OtherResources(n.vector_map());
   for (const char* name : {"one-0", "two-0", "f-quarter-0", "cpu-0"}) {
     const PodInfo& task = *s.Task(name);
-    const bool valid = n.IsValidGpuPortion(task.gpu_req);
-    EXPECT_EQ(view.Failures(task, n, valid, others), n.FittingFailuresUnlessAllocatable(task))
-        << name;
-    EXPECT_EQ(view.HasRoom(task, n, valid), n.IsTaskAllocatableOnReleasingOrIdle(task)) << name;
+    EXPECT_EQ(view.Failures(task, n, others), n.FittingFailuresUnlessAllocatable(task)) << name;
+    EXPECT_EQ(view.HasRoom(task, n), n.IsTaskAllocatableOnReleasingOrIdle(task)) << name;
   }
   const PodInfo& one = *s.Task("one-0");
   EXPECT_FALSE(n.IsTaskAllocatable(one));
-  EXPECT_EQ(view.Failures(one, n, true, others), std::nullopt);
+  EXPECT_EQ(view.Failures(one, n, others), std::nullopt);
 }
 
 }  // namespace

@@ -45,8 +45,6 @@ const ResourceFitCache::TaskFit* ResourceFitCache::PrepareTaskFit(const PodInfo&
     task_fit_.map_size = map.size();
     task_fit_.others = NodeFitView::OtherResources(map);
   }
-  // The same on every node for the tasks a view answers (no GPU-memory request).
-  task_fit_.valid_portion = nodes[0]->IsValidGpuPortion(task.gpu_req);
   return &task_fit_;
 }
 
@@ -54,11 +52,9 @@ bool ResourceFitCache::HasRoom(const PodInfo& task, const TaskFit* fit, const No
                                int rank, uint64_t version) const {
   // Only a view that is already current: building one for a node checked once (victim
   // simulations change nodes all the time) would cost more than the check itself.
-  if (fit != nullptr && rank > 0 && static_cast<size_t>(rank) < views_.size()) {
-    const NodeFitView& view = views_[rank];
-    if (view.version == version && view.usable && view.map == fit->map &&
-        view.map_size == fit->map_size) {
-      return view.HasRoom(task, node, fit->valid_portion);
+  if (fit != nullptr) {
+    if (const NodeFitView* view = CurrentView(rank, version, *fit->map)) {
+      return view->HasRoom(task, node);
     }
   }
   return node.IsTaskAllocatableOnReleasingOrIdle(task);
@@ -67,23 +63,19 @@ bool ResourceFitCache::HasRoom(const PodInfo& task, const TaskFit* fit, const No
 void ResourceFitCache::FitsInIdle(const PodInfo& task, std::span<const NodeInfo* const> nodes,
                                   std::span<uint8_t> out) const {
   CHECK_EQ(out.size(), nodes.size());
-  const bool answers = !nodes.empty() && NodeFitView::Answers(task);
-  const ResourceVectorMap* map = answers ? &nodes[0]->vector_map() : nullptr;
-  const bool valid_portion = answers && nodes[0]->IsValidGpuPortion(task.gpu_req);
+  const ResourceVectorMap* map =
+      !nodes.empty() && NodeFitView::Answers(task) ? &nodes[0]->vector_map() : nullptr;
   for (size_t i = 0; i < nodes.size(); ++i) {
     const NodeInfo& node = *nodes[i];
-    const int rank = node.name_rank();
-    if (answers && rank > 0 && static_cast<size_t>(rank) < views_.size()) {
-      const NodeFitView& view = views_[rank];
-      if (view.version == node.accounting_version() && view.usable && view.map == map &&
-          view.map_size == map->size()) {
-        out[i] = view.FitsInIdle(task, node, valid_portion) ? 1 : 0;
-        DCHECK_EQ(out[i], node.IsTaskAllocatable(task) ? 1 : 0)
-            << "stale NodeFitView of " << node.name() << " for " << task.key();
-        continue;
-      }
+    const NodeFitView* view =
+        map != nullptr ? CurrentView(node.name_rank(), node.accounting_version(), *map) : nullptr;
+    if (view != nullptr) {
+      out[i] = view->FitsInIdle(task, node) ? 1 : 0;
+      DCHECK_EQ(out[i], node.IsTaskAllocatable(task) ? 1 : 0)
+          << "stale NodeFitView of " << node.name() << " for " << task.key();
+    } else {
+      out[i] = node.IsTaskAllocatable(task) ? 1 : 0;
     }
-    out[i] = node.IsTaskAllocatable(task) ? 1 : 0;
   }
 }
 
@@ -94,12 +86,9 @@ std::optional<FitFailures> ResourceFitCache::Failures(const PodInfo& task, const
   const int rank = s.mirrored[i] > 0 ? s.mirrored[i] : node.name_rank();
   if (fit != nullptr && rank > 0) {
     if (static_cast<size_t>(rank) >= views_.size()) views_.resize(rank + 1);
-    NodeFitView& view = views_[rank];
-    if (view.version != version || view.map != fit->map || view.map_size != fit->map_size) {
-      view.Build(node, version);
-    }
-    if (view.usable && view.map == fit->map && view.map_size == fit->map_size) {
-      return view.Failures(task, node, fit->valid_portion, fit->others);
+    if (CurrentView(rank, version, *fit->map) == nullptr) views_[rank].Build(node, version);
+    if (const NodeFitView* view = CurrentView(rank, version, *fit->map)) {
+      return view->Failures(task, node, fit->others);
     }
   }
   return node.FittingFailuresUnlessAllocatable(task);

@@ -120,10 +120,18 @@ class ResourceFitCache {
     const ResourceVectorMap* map = nullptr;
     int map_size = 0;
     std::vector<int> others;  // NodeFitView::OtherResources(*map)
-    bool valid_portion = false;
   };
   // task_fit_ filled in for the task when node views answer for it; nullptr otherwise.
   const TaskFit* PrepareTaskFit(const PodInfo& task, const NodeSet& nodes);
+  // The view of the node with that name rank when it was built at `version` over `map` as the map
+  // is now and can answer; nullptr otherwise.
+  // Inline: asked for every node of every check.
+  const NodeFitView* CurrentView(int rank, uint64_t version, const ResourceVectorMap& map) const {
+    if (rank <= 0 || static_cast<size_t>(rank) >= views_.size()) return nullptr;
+    const NodeFitView& view = views_[rank];
+    const bool current = view.version == version && view.map == &map && view.map_size == map.size();
+    return current && view.usable ? &view : nullptr;
+  }
   // NodeInfo::IsTaskAllocatableOnReleasingOrIdle, through the node's view when it is current.
   bool HasRoom(const PodInfo& task, const TaskFit* fit, const NodeInfo& node, int rank,
                uint64_t version) const;

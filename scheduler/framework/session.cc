@@ -456,7 +456,7 @@ NodeInfo* Session::NodeOrder::Next() {
     std::make_heap(heap_.begin(), end, NodeAfter);
     heapified_ = true;
   }
-  std::pop_heap(heap_.begin(), heap_.begin() + static_cast<std::ptrdiff_t>(size_), NodeAfter);
+  std::pop_heap(heap_.begin(), end, NodeAfter);
   --size_;
   return heap_[size_].node;
 }
