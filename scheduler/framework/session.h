@@ -204,6 +204,8 @@ class Session {
   std::map<std::string, std::string> MutateBindRequestAnnotations(const PodInfo& task,
                                                                   const std::string& node) const;
   bool has_queue_order_fns() const { return !queue_order_fns_.empty(); }
+  // Every job-order function is a rank (JobOrderLess compares memoized ranks).
+  bool job_order_ranked() const { return job_order_ranked_; }
 
   // Nodes sorted by summed score (desc), ties by name (§6.7).
   NodeSet OrderedNodesByTask(const NodeSet& nodes, const PodInfo& task) const;

@@ -1,5 +1,7 @@
 #include "scheduler/actions/common/job_order.h"
 
+#include <algorithm>
+
 namespace kai::scheduler {
 
 struct JobsOrderByQueues::Node {
@@ -243,6 +245,20 @@ bool JobsOrderByQueues::NodeLess(Node* l, Node* r) const {
   bool result =
       ssn_->QueueOrderLess(*l->queue, *r->queue, l_pending, r_pending, l_victims, r_victims);
   return reverse ? !result : result;
+}
+
+std::optional<std::vector<PodGroupInfo*>> PopOrderWithinOneLeafQueue(
+    const Session& ssn, std::vector<PodGroupInfo*> jobs) {
+  if (!ssn.job_order_ranked() || jobs.empty()) return std::nullopt;
+  const QueueInfo* q = ssn.cluster().QueueOf(*jobs.front());
+  for (const PodGroupInfo* job : jobs) {
+    if (ssn.cluster().QueueOf(*job) != q) return std::nullopt;
+  }
+  if (!JobsOrderByQueues(&ssn, JobsOrderOptions{}).Admits(*jobs.front())) return {{}};
+  std::sort(jobs.begin(), jobs.end(), [&ssn](const PodGroupInfo* l, const PodGroupInfo* r) {
+    return ssn.JobOrderLess(*l, *r);
+  });
+  return jobs;
 }
 
 }  // namespace kai::scheduler

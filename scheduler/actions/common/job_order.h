@@ -6,6 +6,7 @@
 
 #include <map>
 #include <memory>
+#include <optional>
 #include <unordered_map>
 #include <vector>
 
@@ -41,6 +42,8 @@ class JobsOrderByQueues {
   // A copy in the same state, popping in the same order: victim searches start every partial
   // job from the same victim queue, built once per job instead of once per partial job.
   std::unique_ptr<JobsOrderByQueues> Clone() const;
+  // Whether InitializeWithJobs would take `job` (its own filters and its queue's).
+  bool Admits(const PodGroupInfo& job) const { return PassesFilters(job); }
 
  private:
   struct Node;
@@ -67,5 +70,14 @@ class JobsOrderByQueues {
   // PassesFilters' queue checks per leaf queue (queues do not change during a session).
   mutable std::unordered_map<const QueueInfo*, bool> queue_passes_;
 };
+
+// The order in which a JobsOrderByQueues without filters or depth limit, holding `jobs` among any
+// others, pops `jobs` — when their leaf queue alone decides it: all of them in one leaf queue and
+// the session's job order given by ranks (Session::AddJobOrderRankFn: a rank reads only the job's
+// own state). The leaf's heap then pops them in job order (a total order, ties by uid) whatever
+// other queues and jobs are interleaved and whatever is done to the jobs popped before. Empty if
+// the queue is not admitted (none of them would be popped); nullopt when the condition fails.
+std::optional<std::vector<PodGroupInfo*>> PopOrderWithinOneLeafQueue(
+    const Session& ssn, std::vector<PodGroupInfo*> jobs);
 
 }  // namespace kai::scheduler

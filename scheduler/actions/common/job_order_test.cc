@@ -4,6 +4,8 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
+
 #include "scheduler/actions/common/victims.h"
 #include "scheduler/testing/test_cluster.h"
 
@@ -112,6 +114,82 @@ TEST(JobsOrderByQueuesTest, PushedBackJobCompetesAgain) {
   EXPECT_EQ(q.size(), 2);
   // Nothing changed in the queues' allocation, so the same job comes first again.
   EXPECT_EQ(q.PopNextJob(), first);
+}
+
+PodGroupInfo* JobNamed(const Session& ssn, const std::string& name) {
+  for (PodGroupInfo* j : AllJobs(ssn)) {
+    if (j->name() == name) return j;
+  }
+  ADD_FAILURE() << "no job " << name;
+  return nullptr;
+}
+
+std::vector<std::string> Names(const std::vector<PodGroupInfo*>& jobs) {
+  std::vector<std::string> out;
+  for (const PodGroupInfo* j : jobs) out.push_back(j->name());
+  return out;
+}
+
+// Victim simulations pop the preemptor and the victims' jobs among every pending job; when those
+// share one leaf queue their order is that leaf's job order, whatever else is queued.
+TEST(JobsOrderByQueuesTest, OneLeafQueuesJobsPopInJobOrderWhateverElseIsQueued) {
+  TestCluster c;
+  c.AddNode({.name = "n", .gpus = 16});
+  c.AddQueue({.name = "d0", .gpu_quota = 8});
+  c.AddQueue({.name = "d1", .gpu_quota = 8});
+  c.AddQueue({.name = "q0", .parent = "d0", .gpu_quota = 2, .gpu_weight = 0});
+  c.AddQueue({.name = "q1", .parent = "d0", .gpu_quota = 2, .gpu_weight = 0});
+  c.AddQueue({.name = "q2", .parent = "d1", .gpu_quota = 4, .gpu_weight = 0});
+  c.AddJob(RunningJob("q0-run-low", "q0", 2, "n", 1, 40));
+  c.AddJob(RunningJob("q0-run-mid", "q0", 1, "n", 2, 50));
+  c.AddJob(PendingJob("q0-pend-high", "q0", 1, 1, 125));
+  c.AddJob(PendingJob("q0-pend-mid", "q0", 1, 1, 50));
+  c.AddJob(PendingJob("q0-other", "q0", 1, 1, 100));
+  c.AddJob(PendingJob("q1-high", "q1", 1, 1, 200));
+  c.AddJob(PendingJob("q2-a", "q2", 2, 1, 50));
+  c.AddJob(RunningJob("q2-run", "q2", 1, "n", 1, 50));
+  TestSession s(c);
+  const std::vector<std::string> relevant_names = {"q0-pend-mid", "q0-run-low", "q0-pend-high",
+                                                   "q0-run-mid"};
+  std::vector<PodGroupInfo*> relevant;
+  for (const std::string& name : relevant_names) relevant.push_back(JobNamed(s.ssn(), name));
+  auto order = PopOrderWithinOneLeafQueue(s.ssn(), relevant);
+  ASSERT_TRUE(order.has_value());
+  // Priority first, then creation (all equal here), then uid.
+  EXPECT_EQ(Names(*order), (std::vector<std::string>{"q0-pend-high", "q0-pend-mid", "q0-run-mid",
+                                                      "q0-run-low"}));
+  JobsOrderByQueues q(&s.ssn(), JobsOrderOptions{});
+  q.InitializeWithJobs(AllJobs(s.ssn()));
+  std::vector<std::string> popped;
+  for (const std::string& name : PopAll(&q)) {
+    if (std::find(relevant_names.begin(), relevant_names.end(), name) != relevant_names.end()) {
+      popped.push_back(name);
+    }
+  }
+  EXPECT_EQ(popped, Names(*order));
+}
+
+TEST(JobsOrderByQueuesTest, PopOrderWithinOneLeafQueueNeedsOneQueueAndRankedOrder) {
+  TestCluster c;
+  c.AddNode({.name = "n", .gpus = 8});
+  c.AddQueue({.name = "q0"});
+  c.AddQueue({.name = "q1"});
+  c.AddQueue({.name = "orphan", .parent = "gone"});
+  c.AddJob(PendingJob("a", "q0", 1));
+  c.AddJob(PendingJob("b", "q1", 1));
+  c.AddJob(PendingJob("lost", "orphan", 1));
+  TestSession s(c);
+  std::vector<PodGroupInfo*> jobs;
+  for (const char* name : {"a", "b", "lost"}) jobs.push_back(JobNamed(s.ssn(), name));
+  EXPECT_FALSE(PopOrderWithinOneLeafQueue(s.ssn(), {jobs[0], jobs[1]}).has_value());
+  EXPECT_EQ(PopOrderWithinOneLeafQueue(s.ssn(), {jobs[0]}), std::vector<PodGroupInfo*>{jobs[0]});
+  // A queue the job order never admits pops nothing.
+  auto none = PopOrderWithinOneLeafQueue(s.ssn(), {jobs[2]});
+  ASSERT_TRUE(none.has_value());
+  EXPECT_TRUE(none->empty());
+  // A job order without ranks may read anything a simulation changes: no shortcut.
+  s.ssn().AddJobOrderFn([](const PodGroupInfo&, const PodGroupInfo&) { return 0; });
+  EXPECT_FALSE(PopOrderWithinOneLeafQueue(s.ssn(), {jobs[0]}).has_value());
 }
 
 // Victim searches copy one victim queue per partial job: a copy taken at any point pops exactly

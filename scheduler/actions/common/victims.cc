@@ -178,14 +178,19 @@ bool PreemptorFitsNowhere(Session* ssn, const NodeSet& nodes, const PodGroupInfo
   return true;
 }
 
-// The simulation itself: the preemptor and the victims' jobs popped in fairness order among all
-// pending jobs.
-bool PopAndAllocate(Session* ssn, Statement* stmt, const NodeSet& nodes, PodGroupInfo* preemptor,
-                    const std::map<PodGroupId, PodGroupInfo*>& victim_jobs) {
-  const ClusterInfo& c = ssn->cluster();
-  // All pending jobs, the victims' jobs and the preemptor (which replaces its session job), in
-  // uid order. The pending jobs come sorted (from the session's job map); the few others are
-  // merged in, instead of building a map of every pending job per simulation.
+// The preemptor and the victims' jobs (the preemptor replaces the session job of its uid).
+std::map<PodGroupId, PodGroupInfo*> RelevantJobs(
+    PodGroupInfo* preemptor, const std::map<PodGroupId, PodGroupInfo*>& victim_jobs) {
+  std::map<PodGroupId, PodGroupInfo*> out = victim_jobs;
+  out[preemptor->uid()] = preemptor;
+  return out;
+}
+
+// Every pending job and the relevant ones (PopAndAllocate's queue), in uid order. The pending
+// jobs come sorted (from the session's job map); the few others are merged in, instead of
+// building a map of every pending job per simulation.
+std::vector<PodGroupInfo*> PendingAndRelevantJobs(
+    const ClusterInfo& c, const std::map<PodGroupId, PodGroupInfo*>& relevant) {
   std::vector<PodGroupInfo*> pending;
   if (c.jobs_pending_at_open_set && c.num_jobs_at_open == c.jobs.size()) {
     pending.reserve(c.jobs_pending_at_open.size());
@@ -205,36 +210,72 @@ bool PopAndAllocate(Session* ssn, Statement* stmt, const NodeSet& nodes, PodGrou
       if (job->HasPendingTasks()) pending.push_back(job.get());
     }
   }
-  std::map<PodGroupId, PodGroupInfo*> extra = victim_jobs;
-  extra[preemptor->uid()] = preemptor;
   std::vector<PodGroupInfo*> list;
-  list.reserve(pending.size() + extra.size());
+  list.reserve(pending.size() + relevant.size());
   auto p = pending.begin();
-  for (const auto& [id, j] : extra) {
+  for (const auto& [id, j] : relevant) {
     while (p != pending.end() && (*p)->uid() < id) list.push_back(*p++);
-    if (p != pending.end() && (*p)->uid() == id) ++p;  // replaced by the extra entry
+    if (p != pending.end() && (*p)->uid() == id) ++p;  // replaced by the relevant entry
     list.push_back(j);
   }
   list.insert(list.end(), p, pending.end());
-  JobsOrderByQueues queue(ssn, JobsOrderOptions{});
-  queue.InitializeWithJobs(list);
+  return list;
+}
 
+// The order in which PopAndAllocate's queue of every pending job pops the relevant ones, when
+// their leaf queue alone decides it (preempt: victims share the preemptor's queue). Building and
+// ordering every pending job was most of a preempt simulation; the other jobs are only skipped.
+std::optional<std::vector<PodGroupInfo*>> RelevantPopOrder(
+    const Session& ssn, const std::map<PodGroupId, PodGroupInfo*>& relevant) {
+  std::vector<PodGroupInfo*> jobs;
+  jobs.reserve(relevant.size());
+  for (const auto& [id, j] : relevant) jobs.push_back(j);
+  std::optional<std::vector<PodGroupInfo*>> order = PopOrderWithinOneLeafQueue(ssn, jobs);
+#ifndef NDEBUG
+  if (order) {
+    JobsOrderByQueues queue(&ssn, JobsOrderOptions{});
+    queue.InitializeWithJobs(PendingAndRelevantJobs(ssn.cluster(), relevant));
+    std::vector<PodGroupInfo*> popped;
+    while (PodGroupInfo* job = queue.PopNextJob()) {
+      auto it = relevant.find(job->uid());
+      if (it != relevant.end() && it->second == job) popped.push_back(job);
+    }
+    CHECK(popped == *order) << "the relevant jobs' pop order is not their leaf queue's job order";
+  }
+#endif
+  return order;
+}
+
+// The simulation itself: the preemptor and the victims' jobs popped in fairness order among all
+// pending jobs; victims re-placed where they can be, the preemptor must be placed.
+bool PopAndAllocate(Session* ssn, Statement* stmt, const NodeSet& nodes, PodGroupInfo* preemptor,
+                    const std::map<PodGroupId, PodGroupInfo*>& victim_jobs) {
+  const std::map<PodGroupId, PodGroupInfo*> relevant = RelevantJobs(preemptor, victim_jobs);
   bool preemptor_allocated = false;
+  auto allocate = [&](PodGroupInfo* job) {
+    bool placed = AllocateJob(ssn, stmt, nodes, job, /*pipeline_only=*/true);
+    if (job != preemptor) return true;
+    preemptor_allocated = placed;
+    return placed;
+  };
+  if (std::optional<std::vector<PodGroupInfo*>> order = RelevantPopOrder(*ssn, relevant)) {
+    for (PodGroupInfo* job : *order) {
+      if (!allocate(job)) return false;
+    }
+    return preemptor_allocated;
+  }
+  JobsOrderByQueues queue(ssn, JobsOrderOptions{});
+  queue.InitializeWithJobs(PendingAndRelevantJobs(ssn->cluster(), relevant));
   // Pending jobs only shape the order; once the preemptor and every victim job were popped, the
   // rest of the queue changes nothing.
-  size_t relevant_left = victim_jobs.size() + (victim_jobs.count(preemptor->uid()) ? 0 : 1);
+  size_t relevant_left = relevant.size();
   while (!queue.empty() && relevant_left > 0) {
     PodGroupInfo* job = queue.PopNextJob();
     if (job == nullptr) break;
-    bool is_preemptor = job->uid() == preemptor->uid();
-    if (!is_preemptor && victim_jobs.count(job->uid()) == 0) continue;
+    auto it = relevant.find(job->uid());
+    if (it == relevant.end()) continue;
     --relevant_left;
-    if (!is_preemptor) {
-      AllocateJob(ssn, stmt, nodes, job, /*pipeline_only=*/true);
-      continue;
-    }
-    if (!AllocateJob(ssn, stmt, nodes, job, /*pipeline_only=*/true)) return false;
-    preemptor_allocated = true;
+    if (!allocate(job)) return false;
   }
   return preemptor_allocated;
 }
