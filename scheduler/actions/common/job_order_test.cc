@@ -156,8 +156,8 @@ TEST(JobsOrderByQueuesTest, OneLeafQueuesJobsPopInJobOrderWhateverElseIsQueued) 
   auto order = PopOrderWithinOneLeafQueue(s.ssn(), relevant);
   ASSERT_TRUE(order.has_value());
   // Priority first, then creation (all equal here), then uid.
-  EXPECT_EQ(Names(*order), (std::vector<std::string>{"q0-pend-high", "q0-pend-mid", "q0-run-mid",
-                                                      "q0-run-low"}));
+  EXPECT_EQ(Names(*order),
+            (std::vector<std::string>{"q0-pend-high", "q0-pend-mid", "q0-run-mid", "q0-run-low"}));
   JobsOrderByQueues q(&s.ssn(), JobsOrderOptions{});
   q.InitializeWithJobs(AllJobs(s.ssn()));
   std::vector<std::string> popped;
