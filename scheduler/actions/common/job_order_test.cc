@@ -126,6 +126,7 @@ PodGroupInfo* JobNamed(const Session& ssn, const std::string& name) {
 
 std::vector<std::string> Names(const std::vector<PodGroupInfo*>& jobs) {
   std::vector<std::string> out;
+  out.reserve(jobs.size());
   for (const PodGroupInfo* j : jobs) out.push_back(j->name());
   return out;
 }
@@ -152,6 +153,7 @@ TEST(JobsOrderByQueuesTest, OneLeafQueuesJobsPopInJobOrderWhateverElseIsQueued) 
   const std::vector<std::string> relevant_names = {"q0-pend-mid", "q0-run-low", "q0-pend-high",
                                                    "q0-run-mid"};
   std::vector<PodGroupInfo*> relevant;
+  relevant.reserve(relevant_names.size());
   for (const std::string& name : relevant_names) relevant.push_back(JobNamed(s.ssn(), name));
   auto order = PopOrderWithinOneLeafQueue(s.ssn(), relevant);
   ASSERT_TRUE(order.has_value());
