@@ -714,18 +714,33 @@ std::optional<FitFailures> NodeInfo::FittingFailuresUnlessAllocatable(const PodI
   return FittingFailures(task);
 }
 
-FitFailures NodeInfo::FailuresAgainstUsed(const PodInfo& task) const {
-  // allocatable - (used + used shared GPUs), per resource, without copying the vectors (this
-  // runs for every node a task does not fit on).
-  const double used_gpus = used.gpu() + NumberOfUsedSharedGpus();
-  auto available = [&](int i) {
-    return allocatable.Get(i) - (i == kGpuIndex ? used_gpus : used.Get(i));
-  };
+namespace {
+
+// allocatable - (used + used shared GPUs), per resource, without copying the vectors (this runs
+// for every node a task does not fit on).
+class UnusedView {
+ public:
+  UnusedView(const ResourceVector& allocatable, const ResourceVector& used, double used_gpus)
+      : allocatable_(allocatable), used_(used), used_gpus_(used_gpus) {}
+  double Get(int i) const {
+    return allocatable_.Get(i) - (i == kGpuIndex ? used_gpus_ : used_.Get(i));
+  }
+
+ private:
+  const ResourceVector& allocatable_;
+  const ResourceVector& used_;
+  double used_gpus_;
+};
+
+}  // namespace
+
+template <typename V>
+FitFailures NodeInfo::FailuresAgainst(const PodInfo& task, const V& unused) const {
   FitFailures f;
   const GpuRequirement& req = task.gpu_req;
   if (!req.MigResources().empty()) {
     for (const auto& [profile, quantity] : req.MigResources()) {
-      if (static_cast<int64_t>(available(vector_map_->Index(profile))) < quantity) {
+      if (static_cast<int64_t>(unused.Get(vector_map_->Index(profile))) < quantity) {
         f.mig_profiles.push_back(profile);
       }
     }
@@ -734,20 +749,36 @@ FitFailures NodeInfo::FailuresAgainstUsed(const PodInfo& task) const {
     if (req.GpuMemory() > 0) {
       requested = RoundGpus(ResourceGpuPortion(req), req.NumDevices());
     }
-    if (requested > available(kGpuIndex)) f.Set(kGpuIndex);
+    if (requested > unused.Get(kGpuIndex)) f.Set(kGpuIndex);
     f.gpu_memory = req.GpuMemory() > memory_of_every_gpu;
   }
-  if (static_cast<int64_t>(task.res_req.milli_cpu()) > static_cast<int64_t>(available(kCpuIndex))) {
+  if (static_cast<int64_t>(task.res_req.milli_cpu()) >
+      static_cast<int64_t>(unused.Get(kCpuIndex))) {
     f.Set(kCpuIndex);
   }
-  if (task.res_req.memory() > available(kMemoryIndex)) f.Set(kMemoryIndex);
-  for (int i = 0; i < vector_map_->size(); ++i) {
-    if (i == kCpuIndex || i == kMemoryIndex || i == kGpuIndex) continue;
-    if (IsMigResource(vector_map_->NameAt(i))) continue;
+  if (task.res_req.memory() > unused.Get(kMemoryIndex)) f.Set(kMemoryIndex);
+  for (int i : vector_map_->other_indices()) {
     auto req_q = static_cast<int64_t>(task.res_req.Get(i));
-    if (req_q > 0 && static_cast<int64_t>(available(i)) < req_q) f.Set(i);
+    if (req_q > 0 && static_cast<int64_t>(unused.Get(i)) < req_q) f.Set(i);
   }
   return f;
+}
+
+FitFailures NodeInfo::FailuresAgainstUsed(const PodInfo& task) const {
+  return FailuresAgainst(task,
+                         UnusedView(allocatable, used, used.gpu() + NumberOfUsedSharedGpus()));
+}
+
+FitFailures NodeInfo::FailuresWithin(const PodInfo& task, const ResourceVector& unused) const {
+  return FailuresAgainst(task, unused);
+}
+
+ResourceVector NodeInfo::UnusedResources() const {
+  const UnusedView view(allocatable, used, used.gpu() + NumberOfUsedSharedGpus());
+  const int n = std::max({vector_map_->size(), allocatable.size(), used.size(), kGpuIndex + 1});
+  ResourceVector out(n);
+  for (int i = 0; i < n; ++i) out.Set(i, view.Get(i));
+  return out;
 }
 
 std::vector<std::string> NodeInfo::FitFailureReasons(const FitFailures& f) const {

@@ -127,6 +127,12 @@ class NodeInfo {
   // What those checks compare a request with: Idle (+ Releasing), less the pod slots of
   // reservation pods still to be created.
   ResourceVector AvailableResources(bool with_releasing) const;
+  // Allocatable - used per resource, the used GPUs counting the shared ones in use: what
+  // FittingFailures compares a request with once it does not fit in Idle.
+  ResourceVector UnusedResources() const;
+  // FittingFailures' flags past its test against Idle, against resources UnusedResources
+  // materialised (framework/node_fit_view.h keeps them across many tasks).
+  FitFailures FailuresWithin(const PodInfo& task, const ResourceVector& unused) const;
   // Why the task does not fit in Idle (insufficient-resource messages).
   std::optional<NodeFitError> FittingError(const PodInfo& task, bool gang) const;
   // FittingError's checks without its strings (nullopt: fits in Idle), and the reasons they
@@ -190,6 +196,9 @@ class NodeInfo {
   int64_t FractionTaskGpusAllocatableDeviceCount(const PodInfo& task) const;
   // FittingFailures past its test against Idle: requests against allocatable - used.
   FitFailures FailuresAgainstUsed(const PodInfo& task) const;
+  // V: a ResourceVector or anything with Get(i) (node_info.cc's UnusedView).
+  template <typename V>
+  FitFailures FailuresAgainst(const PodInfo& task, const V& unused) const;
   int CountFittingGpuGroupsUncached(int64_t need) const;
   static constexpr size_t kMaxFitMemo = 8;
   int NumberOfUsedGpus() const;

@@ -54,6 +54,9 @@ void ResourceVectorMap::Add(std::string_view raw) {
   index_.emplace(std::string(name), idx);
   int64_t g = 0, m = 0;
   if (ParseMigResourceName(name, &g, &m)) mig_indices_.emplace_back(idx, g);
+  if (idx != kCpuIndex && idx != kMemoryIndex && idx != kGpuIndex && !IsMigResource(name)) {
+    other_indices_.push_back(idx);
+  }
 }
 
 int ResourceVectorMap::Index(std::string_view name) const {

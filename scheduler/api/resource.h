@@ -44,11 +44,15 @@ class ResourceVectorMap {
   const std::vector<std::string>& names() const { return names_; }
   // Indices of MIG resources with their GPU slice count (for TotalGpus).
   const std::vector<std::pair<int, int64_t>>& mig_indices() const { return mig_indices_; }
+  // Every index besides CPU, memory and GPUs that is not a MIG resource: the resources a fit
+  // check compares one by one (pods and extended resources).
+  const std::vector<int>& other_indices() const { return other_indices_; }
 
  private:
   std::vector<std::string> names_;
   std::map<std::string, int, std::less<>> index_;
   std::vector<std::pair<int, int64_t>> mig_indices_;
+  std::vector<int> other_indices_;
 };
 
 class ResourceVector {

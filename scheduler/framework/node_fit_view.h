@@ -6,13 +6,12 @@
 // (~1,600 shapes x 4,000 nodes in the L benchmark). Through the general path each node costs a
 // few hundred instructions (the used-GPU count, the reservation-pod check, per-resource Get
 // calls, a MIG-name test per extended resource); through a view it is a few comparisons of
-// contiguous doubles. The fit tests themselves are NodeInfo's, on the materialised vectors; the
-// failure flags repeat FailuresAgainstUsed's for the tasks a view answers. Debug builds check
-// every fit-cache answer against a fresh node-by-node computation.
+// contiguous doubles. The fit tests and the failure flags are NodeInfo's own, on the
+// materialised vectors. Debug builds check every fit-cache answer against a fresh node-by-node
+// computation.
 #pragma once
 
 #include <cstdint>
-#include <span>
 #include <vector>
 
 #include "scheduler/api/fit_errors.h"
@@ -27,19 +26,14 @@ struct NodeFitView {
   // Tasks a view answers for: whole-GPU, fractional or CPU-only requests, not best effort, no GPU
   // memory, no MIG profile (the others need the node's GPU memory and MIG accounting).
   static bool Answers(const PodInfo& task);
-  // The resource-vector indices FailuresAgainstUsed checks besides CPU, memory and GPUs: every
-  // resource of the map that is not a MIG profile.
-  static std::vector<int> OtherResources(const ResourceVectorMap& map);
 
   // Flattens the node as it is now; `usable` is false when the node needs the general path (more
   // than 64 resources: failures beyond the first 64 are kept apart).
   void Build(const NodeInfo& node, uint64_t accounting_version);
 
   // FittingFailuresUnlessAllocatable for a task Answers() accepts on `node`, the node the view
-  // was built from (still at that version): nullopt when it fits in Idle. `others` is
-  // OtherResources of the node's map.
-  std::optional<FitFailures> Failures(const PodInfo& task, const NodeInfo& node,
-                                      std::span<const int> others) const;
+  // was built from (still at that version): nullopt when it fits in Idle.
+  std::optional<FitFailures> Failures(const PodInfo& task, const NodeInfo& node) const;
 
   // NodeInfo::IsTaskAllocatable for a task Answers() accepts.
   bool FitsInIdle(const PodInfo& task, const NodeInfo& node) const {
@@ -58,8 +52,7 @@ struct NodeFitView {
   ResourceVector allocatable_idle;  // NodeInfo::AvailableResources(false)
   ResourceVector room;              // NodeInfo::AvailableResources(true)
   bool missing_reservations = false;
-  std::vector<double> available;  // allocatable - used (GPUs: + used shared GPUs), per index
-  int64_t memory_of_every_gpu = 0;
+  ResourceVector unused;  // NodeInfo::UnusedResources()
 };
 
 }  // namespace kai::scheduler

@@ -67,8 +67,6 @@ TEST(NodeFitViewTest, AnswersLikeTheGeneralPath) {
   c.AddJob(memory);
   TestSession s(c);
 
-  const ResourceVectorMap& map = s.cluster().node_list.front()->vector_map();
-  const std::vector<int> others = NodeFitView::OtherResources(map);
   ASSERT_EQ(s.Node("shared")->NumGroupsWithoutReservationPod(), 0);
   ASSERT_FALSE(s.Node("shared")->used_shared_gpus_memory.empty());
   int compared = 0, fits = 0, multi = 0, fraction_fits_shared = 0, room_only = 0;
@@ -83,7 +81,7 @@ TEST(NodeFitViewTest, AnswersLikeTheGeneralPath) {
       const PodInfo& task = *s.Task(name);
       ASSERT_TRUE(NodeFitView::Answers(task)) << name;
       std::optional<FitFailures> want = node->FittingFailuresUnlessAllocatable(task);
-      std::optional<FitFailures> got = view.Failures(task, *node, others);
+      std::optional<FitFailures> got = view.Failures(task, *node);
       EXPECT_EQ(got, want) << name << " on " << node->name();
       const bool room = node->IsTaskAllocatableOnReleasingOrIdle(task);
       EXPECT_EQ(view.HasRoom(task, *node), room) << name << " on " << node->name();
@@ -128,15 +126,14 @@ TEST(NodeFitViewTest, PodSlotsOfMissingReservationPodsCountAsOnTheGeneralPath) {
   view.Build(n, 1);
   ASSERT_TRUE(view.usable);
   EXPECT_TRUE(view.missing_reservations);
-  const std::vector<int> others = NodeFitView::OtherResources(n.vector_map());
   for (const char* name : {"one-0", "two-0", "f-quarter-0", "cpu-0"}) {
     const PodInfo& task = *s.Task(name);
-    EXPECT_EQ(view.Failures(task, n, others), n.FittingFailuresUnlessAllocatable(task)) << name;
+    EXPECT_EQ(view.Failures(task, n), n.FittingFailuresUnlessAllocatable(task)) << name;
     EXPECT_EQ(view.HasRoom(task, n), n.IsTaskAllocatableOnReleasingOrIdle(task)) << name;
   }
   const PodInfo& one = *s.Task("one-0");
   EXPECT_FALSE(n.IsTaskAllocatable(one));
-  EXPECT_EQ(view.Failures(one, n, others), std::nullopt);
+  EXPECT_EQ(view.Failures(one, n), std::nullopt);
 }
 
 }  // namespace

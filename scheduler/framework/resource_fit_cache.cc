@@ -43,7 +43,6 @@ const ResourceFitCache::TaskFit* ResourceFitCache::PrepareTaskFit(const PodInfo&
   if (task_fit_.map != &map || task_fit_.map_size != map.size()) {
     task_fit_.map = &map;
     task_fit_.map_size = map.size();
-    task_fit_.others = NodeFitView::OtherResources(map);
   }
   return &task_fit_;
 }
@@ -88,7 +87,7 @@ std::optional<FitFailures> ResourceFitCache::Failures(const PodInfo& task, const
     if (static_cast<size_t>(rank) >= views_.size()) views_.resize(rank + 1);
     if (CurrentView(rank, version, *fit->map) == nullptr) views_[rank].Build(node, version);
     if (const NodeFitView* view = CurrentView(rank, version, *fit->map)) {
-      return view->Failures(task, node, fit->others);
+      return view->Failures(task, node);
     }
   }
   return node.FittingFailuresUnlessAllocatable(task);

@@ -119,7 +119,6 @@ class ResourceFitCache {
   struct TaskFit {
     const ResourceVectorMap* map = nullptr;
     int map_size = 0;
-    std::vector<int> others;  // NodeFitView::OtherResources(*map)
   };
   // task_fit_ filled in for the task when node views answer for it; nullptr otherwise.
   const TaskFit* PrepareTaskFit(const PodInfo& task, const NodeSet& nodes);
