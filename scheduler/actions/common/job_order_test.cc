@@ -194,6 +194,35 @@ TEST(JobsOrderByQueuesTest, PopOrderWithinOneLeafQueueNeedsOneQueueAndRankedOrde
   EXPECT_FALSE(PopOrderWithinOneLeafQueue(s.ssn(), {jobs[0]}).has_value());
 }
 
+// The proportion plugin keeps each queue's order key between allocations (job-order heaps compare
+// the same queues many times); an allocation, and its undoing, must change the order it gives.
+TEST(JobsOrderByQueuesTest, QueueOrderFollowsAllocationsWithinASession) {
+  TestCluster c;
+  c.AddNode({.name = "n", .gpus = 8});
+  c.AddQueue({.name = "q0", .gpu_quota = 2, .gpu_weight = 0});
+  c.AddQueue({.name = "q1", .gpu_quota = 2, .gpu_weight = 0, .creation_offset_min = 1});
+  c.AddJob(PendingJob("a", "q0", 1));
+  c.AddJob(PendingJob("b", "q1", 1));
+  c.AddJob(PendingJob("extra", "q0", 1));
+  TestSession s(c);
+  const Session& ssn = s.ssn();
+  const QueueInfo& q0 = *ssn.cluster().FindQueue("q0");
+  const QueueInfo& q1 = *ssn.cluster().FindQueue("q1");
+  const PodGroupInfo* a = s.Job("a");
+  const PodGroupInfo* b = s.Job("b");
+  // Equal shares: the older queue first.
+  EXPECT_TRUE(ssn.QueueOrderLess(q0, q1, a, b, {}, {}));
+  EXPECT_FALSE(ssn.QueueOrderLess(q1, q0, b, a, {}, {}));
+  auto stmt = s.ssn().NewStatement();
+  ASSERT_TRUE(stmt->Allocate(s.Task("extra-0"), "n").ok());
+  // q0 now holds a GPU: its share with its candidate is the larger.
+  EXPECT_FALSE(ssn.QueueOrderLess(q0, q1, a, b, {}, {}));
+  EXPECT_TRUE(ssn.QueueOrderLess(q1, q0, b, a, {}, {}));
+  stmt->Discard();
+  EXPECT_TRUE(ssn.QueueOrderLess(q0, q1, a, b, {}, {}));
+  EXPECT_FALSE(ssn.QueueOrderLess(q1, q0, b, a, {}, {}));
+}
+
 // Victim searches copy one victim queue per partial job: a copy taken at any point pops exactly
 // what the original pops from there on, and popping one leaves the other as it was.
 TEST(VictimsQueueTest, ACloneContinuesExactlyAsTheOriginal) {

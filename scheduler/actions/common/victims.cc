@@ -7,6 +7,7 @@
 #include <cstdio>
 
 #include "scheduler/actions/common/allocation.h"
+#include "scheduler/framework/job_state_generation.h"
 #include "scheduler/plugins/proportion/messages/format.h"
 
 namespace kai::scheduler {
@@ -18,22 +19,41 @@ std::vector<PodGroupInfo*> AllJobs(const Session& ssn) {
   return out;
 }
 
+namespace {
+
+// One alive task on an existing node (or none) decides: stop at the first (the per-task node
+// lookup dominated preempt and reclaim at M when every task was checked).
+bool HasAlivePodUncached(const ClusterInfo& c, const PodGroupInfo& job) {
+  for (const PodInfo* t : job.tasks()) {
+    if (!IsAliveStatus(t->status)) continue;
+    if (!t->node_name.empty() && c.FindNode(t->node_name) == nullptr) continue;
+    return true;
+  }
+  return false;
+}
+
+// Memoized per job state: every job of the cluster is asked once per victim queue, i.e. once
+// per job an action searches for, and few of them change in between.
+bool HasAlivePod(const ClusterInfo& c, const PodGroupInfo& job) {
+  PodGroupInfo::AliveMemo& m = job.alive_memo;
+  if (JobStateStampHolds(job, m.stamp)) {
+    DCHECK_EQ(m.alive, HasAlivePodUncached(c, job)) << "stale alive memo of job " << job.uid();
+    return m.alive;
+  }
+  m.alive = HasAlivePodUncached(c, job);
+  m.stamp = CurrentJobStateStamp(job);
+  return m.alive;
+}
+
+}  // namespace
+
 std::unique_ptr<JobsOrderByQueues> GetVictimsQueue(const Session& ssn, const JobFilter& filter,
                                                    const JobFilter& pure_filter) {
   std::vector<PodGroupInfo*> preemptees;
   const ClusterInfo& c = ssn.cluster();
   for (const auto& [id, job] : c.jobs) {
     if (pure_filter && !pure_filter(*job)) continue;
-    // One alive task on an existing node (or none) decides: stop at the first (the per-task node
-    // lookup dominated preempt and reclaim at M when every task was checked).
-    bool alive = false;
-    for (const PodInfo* t : job->tasks()) {
-      if (!IsAliveStatus(t->status)) continue;
-      if (!t->node_name.empty() && c.FindNode(t->node_name) == nullptr) continue;
-      alive = true;
-      break;
-    }
-    if (alive && (!filter || filter(*job))) preemptees.push_back(job.get());
+    if (HasAlivePod(c, *job) && (!filter || filter(*job))) preemptees.push_back(job.get());
   }
   JobsOrderOptions opts;
   opts.victim_queue = true;

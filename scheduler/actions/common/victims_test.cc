@@ -105,6 +105,30 @@ TEST(VictimsQueueTest, FilterSeesOnlyAliveJobsThatPassedThePureFilter) {
   EXPECT_EQ(q->size(), 1);
 }
 
+// Whether a job has a live pod is kept per job between victim queues; evicting its only pod, and
+// undoing that, must show in the next queue.
+TEST(VictimsQueueTest, AJobEvictedSinceTheLastQueueIsNoLongerAVictim) {
+  TestCluster c;
+  c.AddNode({.name = "n", .gpus = 8});
+  c.AddQueue({.name = "q"});
+  c.AddJob(RunningJob("stays", "q", 1, "n"));
+  c.AddJob(RunningJob("goes", "q", 1, "n"));
+  TestSession s(c);
+  auto names = [&s] {
+    std::vector<std::string> out;
+    auto q = GetVictimsQueue(s.ssn(), nullptr);
+    while (PodGroupInfo* j = q->PopNextJob()) out.push_back(j->name());
+    std::sort(out.begin(), out.end());
+    return out;
+  };
+  EXPECT_EQ(names(), (std::vector<std::string>{"goes", "stays"}));
+  auto stmt = s.ssn().NewStatement();
+  ASSERT_TRUE(stmt->Evict(s.Task("goes-0"), "test", {}).ok());
+  EXPECT_EQ(names(), (std::vector<std::string>{"stays"}));
+  stmt->Discard();
+  EXPECT_EQ(names(), (std::vector<std::string>{"goes", "stays"}));
+}
+
 TEST(EvictionMessageTest, EveryPodOfAVictimGangGetsItsOwnMessageWithBothQueues) {
   TestCluster c;
   c.AddNode({.name = "n1", .gpus = 8});

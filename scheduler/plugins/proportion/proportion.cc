@@ -95,6 +95,8 @@ void ProportionPlugin::OnSessionOpen(Session* ssn) {
   }
   AccumulateJobs(*ssn);
   p::SetFairShare(queues_, total_, division_);
+  order_key_memo_.assign(queues_.size(), OrderKeyMemo{});
+  ++queues_generation_;
   capacity_ = std::make_unique<p::CapacityPolicy>(&queues_);
   RegisterHooks(ssn);
   VLOG(3) << "proportion: total " << total_.ToString() << ", " << ssn->cluster().nodes.size()
@@ -305,11 +307,34 @@ void ProportionPlugin::OnAllocate(const Session& ssn, const PodInfo& task, bool 
   const p::QueueIndex q = IndexOfJob(*job);
   if (q == p::kNoQueue) return;
   const p::ResourceQuantities resources = Quantify(task.accepted, *ssn.cluster().vector_map);
+  ++queues_generation_;
   if (add) {
     queues_.AddAllocated(q, resources, !job->IsPreemptible());
   } else {
     queues_.SubAllocated(q, resources, !job->IsPreemptible());
   }
+}
+
+const p::QueueOrderKey& ProportionPlugin::OrderKeyOf(p::QueueIndex q,
+                                                     const p::ResourceQuantities* job) {
+  OrderKeyMemo& m = order_key_memo_[q];
+  const bool hit = m.generation == queues_generation_ && m.has_job == (job != nullptr) &&
+                   (job == nullptr || m.job == *job);
+  if (!hit) {
+    m.key = p::QueueOrderKeyOf({&queues_[q], job, {}}, total_);
+    m.generation = queues_generation_;
+    m.has_job = job != nullptr;
+    if (job != nullptr) m.job = *job;
+  }
+#ifndef NDEBUG
+  const p::QueueOrderKey fresh = p::QueueOrderKeyOf({&queues_[q], job, {}}, total_);
+  CHECK(fresh.queue == m.key.queue && fresh.over_utilized == m.key.over_utilized &&
+        fresh.starved == m.key.starved &&
+        fresh.zero_share_violation == m.key.zero_share_violation &&
+        fresh.share_with_job == m.key.share_with_job && fresh.share == m.key.share)
+      << "stale queue-order key of queue " << q;
+#endif
+  return m.key;
 }
 
 void ProportionPlugin::RegisterHooks(Session* ssn) {
@@ -333,6 +358,10 @@ void ProportionPlugin::RegisterHooks(Session* ssn) {
     std::optional<p::ResourceQuantities> rj;
     if (l_job != nullptr) lj = JobInitResources(*ssn, *l_job, nullptr);
     if (r_job != nullptr) rj = JobInitResources(*ssn, *r_job, nullptr);
+    if (l_victims.empty() && r_victims.empty()) {
+      return p::CompareQueueKeys(OrderKeyOf(li, lj ? &*lj : nullptr),
+                                 OrderKeyOf(ri, rj ? &*rj : nullptr));
+    }
     const std::vector<p::ResourceQuantities> lv = victims(l_victims);
     const std::vector<p::ResourceQuantities> rv = victims(r_victims);
     return p::CompareQueues({&queues_[li], lj ? &*lj : nullptr, lv},

@@ -15,6 +15,7 @@
 
 #include "scheduler/framework/session.h"
 #include "scheduler/plugins/proportion/capacity_policy/capacity_policy.h"
+#include "scheduler/plugins/proportion/queue_order/queue_order.h"
 #include "scheduler/plugins/proportion/reclaimable/reclaimable.h"
 #include "scheduler/plugins/proportion/resource_division/resource_division.h"
 #include "scheduler/plugins/proportion/usage/cluster_usage.h"
@@ -72,6 +73,10 @@ class ProportionPlugin final : public Plugin {
   bool ValidateReclaimScenario(const Session& ssn, const ScenarioInfo& scenario) const;
   SchedulableResult Convert(const proportion::SchedulableResult& r) const;
   void OnAllocate(const Session& ssn, const PodInfo& task, bool add);
+  // The queue order's key of queue `q` with candidate resources `job` (nullptr: none, no
+  // victims), memoized per queue while queues_ and the candidate stay as they were.
+  const proportion::QueueOrderKey& OrderKeyOf(proportion::QueueIndex q,
+                                              const proportion::ResourceQuantities* job);
 
   proportion::DivisionOptions division_;
   proportion::Reclaimable reclaimable_;
@@ -82,6 +87,17 @@ class ProportionPlugin final : public Plugin {
   // The reclaim validator's view: a copy taken when a job's solving starts (§9.6).
   proportion::QueueTable simulation_queues_;
   std::unordered_map<const QueueInfo*, proportion::QueueIndex> index_by_queue_;
+  // Job-order heaps compare the same queues with the same best jobs many times between two
+  // allocations (a victim simulation orders every pending job); queues_generation_ moves with
+  // every change of queues_.
+  struct OrderKeyMemo {
+    uint64_t generation = 0;  // 0: never computed
+    bool has_job = false;
+    proportion::ResourceQuantities job;
+    proportion::QueueOrderKey key;
+  };
+  std::vector<OrderKeyMemo> order_key_memo_;
+  uint64_t queues_generation_ = 1;
   std::unique_ptr<proportion::CapacityPolicy> capacity_;
 };
 

@@ -7,22 +7,6 @@ ResourceQuantities JobOf(const QueueOrderSide& s) {
   return s.job != nullptr ? *s.job : ResourceQuantities{};
 }
 
-int PrioritizeUnderUtilized(const QueueAttributes& l, const QueueAttributes& r) {
-  const bool l_over = l.FairShareLessThanAllocated();
-  const bool r_over = r.FairShareLessThanAllocated();
-  if (!l_over && r_over) return kLeftQueueFirst;
-  if (l_over && !r_over) return kRightQueueFirst;
-  return kQueuesEqual;
-}
-
-int PrioritizeUnderQuotaWithJob(const QueueOrderSide& l, const QueueOrderSide& r) {
-  const bool l_starved = l.queue->AllocatedPlusLessEqualDeserved(JobOf(l));
-  const bool r_starved = r.queue->AllocatedPlusLessEqualDeserved(JobOf(r));
-  if (l_starved && !r_starved) return kLeftQueueFirst;
-  if (r_starved && !l_starved) return kRightQueueFirst;
-  return kQueuesEqual;
-}
-
 int PrioritizePrioritized(const QueueAttributes& l, const QueueAttributes& r) {
   if (l.priority > r.priority) return kLeftQueueFirst;
   if (l.priority < r.priority) return kRightQueueFirst;
@@ -37,14 +21,6 @@ bool ZeroShareViolation(const QueueOrderSide& s) {
     if (with_job[r] > 0) return true;
   }
   return false;
-}
-
-int PenalizeZeroShareWithJob(const QueueOrderSide& l, const QueueOrderSide& r) {
-  const bool l_violation = ZeroShareViolation(l);
-  const bool r_violation = ZeroShareViolation(r);
-  if (l_violation && !r_violation) return kRightQueueFirst;
-  if (!l_violation && r_violation) return kLeftQueueFirst;
-  return kQueuesEqual;
 }
 
 double DominantShareWithJob(const QueueOrderSide& s, const ResourceQuantities& total) {
@@ -82,24 +58,46 @@ int PrioritizeBasedOnCreationTime(const QueueAttributes& l, const QueueAttribute
 
 }  // namespace
 
-int CompareQueues(const QueueOrderSide& l, const QueueOrderSide& r,
-                  const ResourceQuantities& total) {
+// Rules 1, 2 and 4: the side with the property goes first (`first_if_set`) or last.
+int PreferSide(bool l, bool r, bool first_if_set) {
+  if (l == r) return kQueuesEqual;
+  return l == first_if_set ? kLeftQueueFirst : kRightQueueFirst;
+}
+
+QueueOrderKey QueueOrderKeyOf(const QueueOrderSide& s, const ResourceQuantities& total) {
+  QueueOrderKey k;
+  k.queue = s.queue;
+  k.over_utilized = s.queue->FairShareLessThanAllocated();
+  k.starved = s.queue->AllocatedPlusLessEqualDeserved(JobOf(s));
+  k.zero_share_violation = ZeroShareViolation(s);
+  k.share_with_job = DominantShareWithJob(s, total);
+  k.share = s.queue->DominantResourceShare(total);
+  return k;
+}
+
+int CompareQueueKeys(const QueueOrderKey& l, const QueueOrderKey& r) {
   const QueueAttributes& lq = *l.queue;
   const QueueAttributes& rq = *r.queue;
-  if (int res = PrioritizeUnderUtilized(lq, rq); res != kQueuesEqual) return res;
-  if (int res = PrioritizeUnderQuotaWithJob(l, r); res != kQueuesEqual) return res;
+  if (int res = PreferSide(l.over_utilized, r.over_utilized, false); res != kQueuesEqual) {
+    return res;
+  }
+  if (int res = PreferSide(l.starved, r.starved, true); res != kQueuesEqual) return res;
   if (int res = PrioritizePrioritized(lq, rq); res != kQueuesEqual) return res;
-  if (int res = PenalizeZeroShareWithJob(l, r); res != kQueuesEqual) return res;
-  if (int res = CompareShares(DominantShareWithJob(l, total), DominantShareWithJob(r, total));
+  if (int res = PreferSide(l.zero_share_violation, r.zero_share_violation, false);
       res != kQueuesEqual) {
     return res;
   }
-  if (int res = CompareShares(lq.DominantResourceShare(total), rq.DominantResourceShare(total));
-      res != kQueuesEqual) {
+  if (int res = CompareShares(l.share_with_job, r.share_with_job); res != kQueuesEqual) {
     return res;
   }
+  if (int res = CompareShares(l.share, r.share); res != kQueuesEqual) return res;
   if (int res = PrioritizeBasedOnAllocatableShare(lq, rq); res != kQueuesEqual) return res;
   return PrioritizeBasedOnCreationTime(lq, rq);
+}
+
+int CompareQueues(const QueueOrderSide& l, const QueueOrderSide& r,
+                  const ResourceQuantities& total) {
+  return CompareQueueKeys(QueueOrderKeyOf(l, total), QueueOrderKeyOf(r, total));
 }
 
 }  // namespace kai::proportion

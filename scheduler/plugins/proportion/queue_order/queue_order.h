@@ -31,8 +31,23 @@ struct QueueOrderSide {
   std::span<const ResourceQuantities> victims;
 };
 
+// What rules 1, 2 and 4-6 read of one side, computed from that side alone (and `total`); rules
+// 3, 7 and 8 read the queue's own fields. A caller may keep a side's key while the queue's
+// numbers and the job's resources stay as they were.
+struct QueueOrderKey {
+  const QueueAttributes* queue = nullptr;
+  bool over_utilized = false;         // rule 1
+  bool starved = false;               // rule 2
+  bool zero_share_violation = false;  // rule 4
+  double share_with_job = 0;          // rule 5
+  double share = 0;                   // rule 6
+};
+QueueOrderKey QueueOrderKeyOf(const QueueOrderSide& s, const ResourceQuantities& total);
+int CompareQueueKeys(const QueueOrderKey& l, const QueueOrderKey& r);
+
 // Returns kLeftQueueFirst, kRightQueueFirst, or kQueuesEqual (only for the same UID).
 // `total` is the cluster total (used where an allocatable share is unlimited).
+// CompareQueueKeys of the two sides' keys.
 int CompareQueues(const QueueOrderSide& l, const QueueOrderSide& r,
                   const ResourceQuantities& total);
 
