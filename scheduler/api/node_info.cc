@@ -496,6 +496,14 @@ class AvailableView {
   int size_;
 };
 
+// A view's entries as a vector, for callers that keep them across many tasks.
+template <typename V>
+ResourceVector Materialize(const V& view) {
+  ResourceVector out(view.size());
+  for (int i = 0; i < view.size(); ++i) out.Set(i, view.Get(i));
+  return out;
+}
+
 }  // namespace
 
 template <typename V>
@@ -539,10 +547,7 @@ bool NodeInfo::IsTaskAllocatableWithin(const PodInfo& task, const ResourceVector
 ResourceVector NodeInfo::AvailableResources(bool with_releasing) const {
   const int missing = NumGroupsWithoutReservationPod();
   if (!with_releasing && missing == 0) return idle;  // what IsTaskAllocatable reads then
-  const AvailableView view(idle, with_releasing ? &releasing : nullptr, missing);
-  ResourceVector out(view.size());
-  for (int i = 0; i < view.size(); ++i) out.Set(i, view.Get(i));
-  return out;
+  return Materialize(AvailableView(idle, with_releasing ? &releasing : nullptr, missing));
 }
 
 template <typename F>
@@ -720,8 +725,13 @@ namespace {
 // for every node a task does not fit on).
 class UnusedView {
  public:
-  UnusedView(const ResourceVector& allocatable, const ResourceVector& used, double used_gpus)
-      : allocatable_(allocatable), used_(used), used_gpus_(used_gpus) {}
+  UnusedView(const ResourceVector& allocatable, const ResourceVector& used, double used_gpus,
+             int map_size)
+      : allocatable_(allocatable),
+        used_(used),
+        used_gpus_(used_gpus),
+        size_(std::max({map_size, allocatable.size(), used.size(), kGpuIndex + 1})) {}
+  int size() const { return size_; }
   double Get(int i) const {
     return allocatable_.Get(i) - (i == kGpuIndex ? used_gpus_ : used_.Get(i));
   }
@@ -730,6 +740,7 @@ class UnusedView {
   const ResourceVector& allocatable_;
   const ResourceVector& used_;
   double used_gpus_;
+  int size_;
 };
 
 }  // namespace
@@ -765,8 +776,8 @@ FitFailures NodeInfo::FailuresAgainst(const PodInfo& task, const V& unused) cons
 }
 
 FitFailures NodeInfo::FailuresAgainstUsed(const PodInfo& task) const {
-  return FailuresAgainst(task,
-                         UnusedView(allocatable, used, used.gpu() + NumberOfUsedSharedGpus()));
+  return FailuresAgainst(task, UnusedView(allocatable, used, used.gpu() + NumberOfUsedSharedGpus(),
+                                          vector_map_->size()));
 }
 
 FitFailures NodeInfo::FailuresWithin(const PodInfo& task, const ResourceVector& unused) const {
@@ -774,11 +785,8 @@ FitFailures NodeInfo::FailuresWithin(const PodInfo& task, const ResourceVector& 
 }
 
 ResourceVector NodeInfo::UnusedResources() const {
-  const UnusedView view(allocatable, used, used.gpu() + NumberOfUsedSharedGpus());
-  const int n = std::max({vector_map_->size(), allocatable.size(), used.size(), kGpuIndex + 1});
-  ResourceVector out(n);
-  for (int i = 0; i < n; ++i) out.Set(i, view.Get(i));
-  return out;
+  return Materialize(
+      UnusedView(allocatable, used, used.gpu() + NumberOfUsedSharedGpus(), vector_map_->size()));
 }
 
 std::vector<std::string> NodeInfo::FitFailureReasons(const FitFailures& f) const {

@@ -39,11 +39,7 @@ bool SameResult(const ResourceFitCache::Result& a, const ResourceFitCache::Resul
 const ResourceFitCache::TaskFit* ResourceFitCache::PrepareTaskFit(const PodInfo& task,
                                                                   const NodeSet& nodes) {
   if (nodes.empty() || !NodeFitView::Answers(task)) return nullptr;
-  const ResourceVectorMap& map = nodes[0]->vector_map();
-  if (task_fit_.map != &map || task_fit_.map_size != map.size()) {
-    task_fit_.map = &map;
-    task_fit_.map_size = map.size();
-  }
+  task_fit_.map = &nodes[0]->vector_map();
   return &task_fit_;
 }
 

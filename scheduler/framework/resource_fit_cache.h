@@ -118,7 +118,6 @@ class ResourceFitCache {
   // What the fit-error pass knows of a task whose failures node views answer.
   struct TaskFit {
     const ResourceVectorMap* map = nullptr;
-    int map_size = 0;
   };
   // task_fit_ filled in for the task when node views answer for it; nullptr otherwise.
   const TaskFit* PrepareTaskFit(const PodInfo& task, const NodeSet& nodes);

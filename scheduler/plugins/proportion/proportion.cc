@@ -318,22 +318,15 @@ void ProportionPlugin::OnAllocate(const Session& ssn, const PodInfo& task, bool 
 const p::QueueOrderKey& ProportionPlugin::OrderKeyOf(p::QueueIndex q,
                                                      const p::ResourceQuantities* job) {
   OrderKeyMemo& m = order_key_memo_[q];
-  const bool hit = m.generation == queues_generation_ && m.has_job == (job != nullptr) &&
-                   (job == nullptr || m.job == *job);
-  if (!hit) {
+  const std::optional<p::ResourceQuantities> candidate =
+      job != nullptr ? std::optional(*job) : std::nullopt;
+  if (m.generation != queues_generation_ || m.job != candidate) {
     m.key = p::QueueOrderKeyOf({&queues_[q], job, {}}, total_);
     m.generation = queues_generation_;
-    m.has_job = job != nullptr;
-    if (job != nullptr) m.job = *job;
+    m.job = candidate;
   }
-#ifndef NDEBUG
-  const p::QueueOrderKey fresh = p::QueueOrderKeyOf({&queues_[q], job, {}}, total_);
-  CHECK(fresh.queue == m.key.queue && fresh.over_utilized == m.key.over_utilized &&
-        fresh.starved == m.key.starved &&
-        fresh.zero_share_violation == m.key.zero_share_violation &&
-        fresh.share_with_job == m.key.share_with_job && fresh.share == m.key.share)
+  DCHECK(m.key == p::QueueOrderKeyOf({&queues_[q], job, {}}, total_))
       << "stale queue-order key of queue " << q;
-#endif
   return m.key;
 }
 

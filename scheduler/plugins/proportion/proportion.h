@@ -92,8 +92,7 @@ class ProportionPlugin final : public Plugin {
   // every change of queues_.
   struct OrderKeyMemo {
     uint64_t generation = 0;  // 0: never computed
-    bool has_job = false;
-    proportion::ResourceQuantities job;
+    std::optional<proportion::ResourceQuantities> job;
     proportion::QueueOrderKey key;
   };
   std::vector<OrderKeyMemo> order_key_memo_;

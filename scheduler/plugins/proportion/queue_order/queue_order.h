@@ -41,6 +41,8 @@ struct QueueOrderKey {
   bool zero_share_violation = false;  // rule 4
   double share_with_job = 0;          // rule 5
   double share = 0;                   // rule 6
+
+  bool operator==(const QueueOrderKey&) const = default;
 };
 QueueOrderKey QueueOrderKeyOf(const QueueOrderSide& s, const ResourceQuantities& total);
 int CompareQueueKeys(const QueueOrderKey& l, const QueueOrderKey& r);
