@@ -2,6 +2,7 @@
 
 #include <glog/logging.h>
 
+#include <algorithm>
 #include <utility>
 
 namespace kai::scheduler {
@@ -169,6 +170,122 @@ void ResourceFitCache::ShapeKey(const PodInfo& task, std::string* key) {
   key->append(reinterpret_cast<const char*>(v.data()), v.size() * sizeof(double));
 }
 
+bool ResourceFitCache::RefreshColumns(const InternedSet& s, const ResourceVectorMap& map) {
+  if (versions_ == nullptr || map.size() > 64) return false;
+  Columns& c = columns_;
+  if (c.map != &map || c.dims != map.size() || c.ranks != versions_->size()) {
+    c.map = &map;
+    c.dims = map.size();
+    c.ranks = versions_->size();
+    c.version.assign(c.ranks, kNeverChecked);
+    c.plain.assign(c.ranks, 0);
+    c.missing_reservations.assign(c.ranks, 0);
+    for (auto* col : {&c.room, &c.allocatable_idle, &c.idle, &c.unused, &c.unused_whole}) {
+      col->assign(c.ranks * c.dims, 0.0);
+    }
+  }
+  for (size_t i = 0; i < s.nodes.size(); ++i) {
+    const int rank = s.mirrored[i];
+    if (rank <= 0) return false;
+    const uint64_t version = (*versions_)[rank];
+    if (c.version[rank] == version) continue;
+    if (static_cast<size_t>(rank) >= views_.size()) views_.resize(rank + 1);
+    if (CurrentView(rank, version, map) == nullptr) views_[rank].Build(*s.nodes[i], version);
+    const NodeFitView* v = CurrentView(rank, version, map);
+    if (v == nullptr) return false;
+    for (const ResourceVector* vec : {&v->room, &v->allocatable_idle, &v->idle, &v->unused}) {
+      if (vec->size() > c.dims) return false;
+    }
+    for (int d = 0; d < c.dims; ++d) {
+      const size_t at = d * c.ranks + rank;
+      c.room[at] = v->room.Get(d);
+      c.allocatable_idle[at] = v->allocatable_idle.Get(d);
+      c.idle[at] = v->idle.Get(d);
+      c.unused[at] = v->unused.Get(d);
+      c.unused_whole[at] = static_cast<double>(static_cast<int64_t>(c.unused[at]));
+    }
+    c.plain[rank] = s.nodes[i]->memory_of_every_gpu >= 0 ? 1 : 0;
+    c.missing_reservations[rank] = v->missing_reservations ? 1 : 0;
+    c.version[rank] = version;
+  }
+  return true;
+}
+
+bool ResourceFitCache::ColumnsAnswer(const PodInfo& task, const TaskFit* fit,
+                                     const InternedSet& s) {
+  // Whole-GPU and CPU-only tasks: their fit tests are one comparison per resource (fractions
+  // also count the node's GPU groups).
+  return fit != nullptr && task.IsRegularGpuRequest() && task.res_req.size() <= fit->map->size() &&
+         RefreshColumns(s, *fit->map);
+}
+
+void ResourceFitCache::ColumnRoom(const PodInfo& task, const InternedSet& s) {
+  const Columns& c = columns_;
+  const size_t n = s.nodes.size();
+  // IsTaskAllocatableOn for these tasks: the portion test (the task's own) and LessEqualTo, whose
+  // shorter-vector rules are those of vectors padded with zeros.
+  room_.assign(n, s.nodes.empty() || s.nodes[0]->IsValidGpuPortion(task.gpu_req) ? 1 : 0);
+  for (int d = 0; d < c.dims; ++d) {
+    const double req = task.res_req.Get(d);
+    const double* col = &c.room[d * c.ranks];
+    for (size_t i = 0; i < n; ++i) room_[i] &= req > col[s.mirrored[i]] ? 0 : 1;
+  }
+}
+
+void ResourceFitCache::ColumnReasons(const PodInfo& task, const TaskFit* fit, const InternedSet& s,
+                                     const std::vector<uint64_t>& versions,
+                                     std::vector<const NodeFitErrors::Reasons*>* reasons) {
+  const Columns& c = columns_;
+  const size_t n = s.nodes.size();
+  const ResourceVector& req = task.res_req;
+  const bool valid = n == 0 || s.nodes[0]->IsValidGpuPortion(task.gpu_req);
+  // NodeInfo::FailuresAgainst's comparisons for a whole-GPU or CPU-only task.
+  const double gpus = task.gpu_req.Gpus();
+  const double cpu_whole = static_cast<double>(static_cast<int64_t>(req.milli_cpu()));
+  const double memory = req.memory();
+  const auto at = [&c](int d, int rank) { return d * c.ranks + rank; };
+  std::vector<std::pair<uint64_t, const NodeFitErrors::Reasons*>> seen;
+  for (size_t i = 0; i < n; ++i) {
+    const int rank = s.mirrored[i];
+    if (c.plain[rank] == 0) {
+      (*reasons)[i] = NodeErrors(Failures(task, fit, s, i, versions[i]), *s.nodes[i]);
+      continue;
+    }
+    // NodeFitView::Failures: no failure when the task fits in Idle as IsTaskAllocatable sees it
+    // or, when reservation pods are missing, in Idle itself.
+    bool fits_idle = valid;
+    for (int d = 0; d < c.dims && fits_idle; ++d) {
+      fits_idle = !(req.Get(d) > c.allocatable_idle[at(d, rank)]);
+    }
+    if (!fits_idle && valid && c.missing_reservations[rank] != 0) {
+      fits_idle = true;
+      for (int d = 0; d < c.dims && fits_idle; ++d) fits_idle = !(req.Get(d) > c.idle[at(d, rank)]);
+    }
+    if (fits_idle) {
+      (*reasons)[i] = nullptr;
+      continue;
+    }
+    uint64_t bits = 0;
+    const auto flag = [&bits](bool failed, int d) { bits |= uint64_t{failed} << d; };
+    flag(gpus > c.unused[at(kGpuIndex, rank)], kGpuIndex);
+    flag(cpu_whole > c.unused_whole[at(kCpuIndex, rank)], kCpuIndex);
+    flag(memory > c.unused[at(kMemoryIndex, rank)], kMemoryIndex);
+    for (int d : c.map->other_indices()) {
+      const auto req_q = static_cast<int64_t>(req.Get(d));
+      flag(req_q > 0 && static_cast<double>(req_q) > c.unused_whole[at(d, rank)], d);
+    }
+    // A handful of failure combinations per shape: intern each once.
+    auto known =
+        std::find_if(seen.begin(), seen.end(), [bits](auto& e) { return e.first == bits; });
+    if (known == seen.end()) {
+      FitFailures f;
+      f.low = bits;
+      known = seen.emplace(seen.end(), bits, NodeErrors(std::move(f), *s.nodes[i]));
+    }
+    (*reasons)[i] = known->second;
+  }
+}
+
 std::shared_ptr<const NodeFitErrors> ResourceFitCache::ErrorsFor(const std::string& shape_key,
                                                                  const PodInfo& task, int set) {
   thread_local std::string key;
@@ -181,10 +298,15 @@ std::shared_ptr<const NodeFitErrors> ResourceFitCache::ErrorsFor(const std::stri
   const TaskFit* fit = PrepareTaskFit(task, nodes);
   if (fresh) {
     e.versions.resize(nodes.size());
+    for (size_t i = 0; i < nodes.size(); ++i) e.versions[i] = VersionAt(s, i);
     std::vector<const NodeFitErrors::Reasons*> reasons(nodes.size());
-    for (size_t i = 0; i < nodes.size(); ++i) {
-      e.versions[i] = VersionAt(s, i);
-      reasons[i] = NodeErrors(Failures(task, fit, s, i, e.versions[i]), *nodes[i]);
+    if (ColumnsAnswer(task, fit, s)) {
+      ++column_passes_;
+      ColumnReasons(task, fit, s, e.versions, &reasons);
+    } else {
+      for (size_t i = 0; i < nodes.size(); ++i) {
+        reasons[i] = NodeErrors(Failures(task, fit, s, i, e.versions[i]), *nodes[i]);
+      }
     }
     e.errors = std::make_shared<NodeFitErrors>(SetNames(set), std::move(reasons), reasons_);
   } else {
@@ -210,7 +332,8 @@ ResourceFitCache::Result ResourceFitCache::Check(const PodInfo& task, const Node
   thread_local std::string key;
   ShapeKey(task, &key);
   auto it = shapes_.find(key);
-  if (it == shapes_.end()) {
+  const bool new_shape = it == shapes_.end();
+  if (new_shape) {
     it = shapes_.emplace(key, Shape{}).first;
     // Every node of the session has a rank below the table's size: no growth node by node.
     if (versions_ != nullptr) it->second.by_rank.resize(versions_->size());
@@ -224,7 +347,19 @@ ResourceFitCache::Result ResourceFitCache::Check(const PodInfo& task, const Node
   const TaskFit* fit = PrepareTaskFit(task, nodes);
   room_.resize(nodes.size());
   int num_room = 0;
-  for (size_t i = 0; i < nodes.size(); ++i) {
+  // A new shape meets every node: where the nodes change rarely (the fit errors are wanted outside
+  // victim simulations) their columns are current and answer for all of them at once.
+  const bool by_columns = new_shape && want_errors && ColumnsAnswer(task, fit, s);
+  if (by_columns) {
+    ++column_passes_;
+    ColumnRoom(task, s);
+    for (size_t i = 0; i < nodes.size(); ++i) {
+      shape.by_rank[s.mirrored[i]] = NodeRoom{(*versions_)[s.mirrored[i]], room_[i]};
+      num_room += room_[i];
+    }
+    node_rechecks_ += static_cast<int64_t>(nodes.size());
+  }
+  for (size_t i = 0; i < nodes.size() && !by_columns; ++i) {
     // A mirrored node is not read unless it changed: its rank and version come from dense tables.
     const uint64_t version = VersionAt(s, i);
     const int rank = s.mirrored[i] > 0 ? s.mirrored[i] : nodes[i]->name_rank();

@@ -70,6 +70,9 @@ class ResourceFitCache {
   int64_t misses() const { return misses_; }
   // Nodes checked again because their accounting changed after the entry was made.
   int64_t node_rechecks() const { return node_rechecks_; }
+  // Passes over a whole node set (room of a new shape, fit errors of a new entry) answered from
+  // the views' columns.
+  int64_t column_passes() const { return column_passes_; }
 
  private:
   static constexpr uint64_t kNeverChecked = ~uint64_t{0};
@@ -139,11 +142,38 @@ class ResourceFitCache {
                                       size_t i, uint64_t version);
   // The reasons FittingNode records for failures `f` of the node (nullptr: none), interned.
   const NodeFitErrors::Reasons* NodeErrors(std::optional<FitFailures> f, const NodeInfo& node);
+  // The views of every node of the set as dense columns (see Columns), brought up to date; false
+  // when some node cannot be read that way (its version is not mirrored, its view is not usable).
+  bool RefreshColumns(const InternedSet& s, const ResourceVectorMap& map);
+  // Whether a new shape's first pass over the set can read the columns (RefreshColumns done).
+  bool ColumnsAnswer(const PodInfo& task, const TaskFit* fit, const InternedSet& s);
+  // HasRoom of every node of the set, from the columns, into room_.
+  void ColumnRoom(const PodInfo& task, const InternedSet& s);
+  // NodeErrors(Failures(...)) of every node of the set, from the columns where they answer.
+  void ColumnReasons(const PodInfo& task, const TaskFit* fit, const InternedSet& s,
+                     const std::vector<uint64_t>& versions,
+                     std::vector<const NodeFitErrors::Reasons*>* reasons);
   // The errors of every node of the set, brought up to date.
   std::shared_ptr<const NodeFitErrors> ErrorsFor(const std::string& shape_key, const PodInfo& task,
                                                  int set);
 
+  // The views' vectors by dimension and name rank ([d * ranks + rank]), for the first pass of a
+  // new whole-GPU or CPU-only shape: one dimension at a time over contiguous doubles instead of
+  // the fit tests node by node (each new shape meets every node of the cluster once).
+  struct Columns {
+    const ResourceVectorMap* map = nullptr;
+    int dims = 0;
+    size_t ranks = 0;
+    std::vector<uint64_t> version;  // per rank: the view version the columns hold
+    // Per rank: a non-negative GPU memory (else the GPU-memory flag could be set: such nodes take
+    // the view path), and whether reservation pods are missing (then a second test on Idle).
+    std::vector<uint8_t> plain, missing_reservations;
+    std::vector<double> room, allocatable_idle, idle, unused;
+    std::vector<double> unused_whole;  // static_cast<int64_t>(unused), as the flags compare it
+  };
+
   const std::vector<uint64_t>* versions_ = nullptr;
+  Columns columns_;
   std::vector<InternedSet> sets_;
   std::unordered_multimap<uint64_t, int> set_by_hash_;
   std::shared_ptr<ReasonTable> reasons_ = std::make_shared<ReasonTable>();
@@ -158,6 +188,7 @@ class ResourceFitCache {
   int64_t hits_ = 0;
   int64_t misses_ = 0;
   int64_t node_rechecks_ = 0;
+  int64_t column_passes_ = 0;
 };
 
 }  // namespace kai::scheduler

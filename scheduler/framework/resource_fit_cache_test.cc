@@ -301,6 +301,69 @@ TEST(ResourceFitCacheTest, PodSlotsOfMissingReservationPodsAreTakenOff) {
   EXPECT_FALSE(cache.Check(one, s.cluster().node_list, false, true).none_fits);
 }
 
+// A new whole-GPU or CPU-only shape is answered from the views' columns (room and fit errors of
+// every node in one pass per resource): they must equal the node-by-node answers on nodes in every
+// state (full, short of CPU, memory or pod slots, releasing, with a reservation pod missing), and
+// follow a node that changes.
+TEST(ResourceFitCacheTest, NewShapesReadTheColumnsLikeTheNodes) {
+  TestCluster c;
+  c.AddNode(NodeSpec{.name = "full", .gpus = 2});
+  c.AddNode(NodeSpec{.name = "cpu-short", .gpus = 4, .cpu = "3"});
+  c.AddNode(NodeSpec{.name = "mem-short", .gpus = 4, .memory = "3G"});
+  c.AddNode(NodeSpec{.name = "slots", .gpus = 4, .pods = 2});
+  c.AddNode(NodeSpec{.name = "shared", .gpus = 2, .pods = 2});
+  c.AddNode(NodeSpec{.name = "releasing", .gpus = 2});
+  c.AddQueue({.name = "q0", .gpu_quota = 32});
+  c.AddJob(RunningJob("run-full", "q0", 1, "full", 2));
+  c.AddJob(RunningJob("run-cpu", "q0", 1, "cpu-short", 1));
+  c.AddJob(RunningJob("run-mem", "q0", 1, "mem-short", 1));
+  c.AddJob(RunningJob("run-slots", "q0", 0, "slots", 1));
+  c.AddJob(RunningJob("half", "q0", 0.5, "shared"));  // no reservation pod: one missing
+  JobSpec leaving = RunningJob("leaving", "q0", 1, "releasing", 2);
+  leaving.tasks[0].state = testing::TaskState::kReleasing;
+  c.AddJob(leaving);
+  std::vector<std::string> shapes;
+  for (int gpus : {0, 1, 2, 3}) {
+    for (const char* cpu : {"1", "2500m", "4"}) {
+      for (const char* memory : {"1G", "2500M", "4G"}) {
+        JobSpec j = PendingJob("p" + std::to_string(shapes.size()), "q0", gpus);
+        j.cpu = cpu;
+        j.memory = memory;
+        shapes.push_back(j.name + "-0");
+        c.AddJob(j);
+      }
+    }
+  }
+  // Shapes first seen after a node changed.
+  for (const char* cpu : {"1500m", "30"}) {
+    JobSpec j = PendingJob(std::string("late-") + cpu, "q0", 1);
+    j.cpu = cpu;
+    c.AddJob(j);
+  }
+  TestSession s(c);
+  const NodeSet& nodes = s.cluster().node_list;
+  ASSERT_EQ(s.Node("shared")->NumGroupsWithoutReservationPod(), 1);
+  std::vector<uint64_t> table(nodes.size() + 1);
+  for (NodeInfo* n : nodes) n->MirrorAccountingVersion(&table[n->name_rank()]);
+  ResourceFitCache cache;
+  cache.SetNodeVersions(&table);
+  for (const std::string& t : shapes) ExpectFresh(&cache, *s.Task(t), nodes);
+  EXPECT_GE(cache.column_passes(), static_cast<int64_t>(shapes.size()));
+  EXPECT_EQ(cache.misses(), static_cast<int64_t>(shapes.size()));
+
+  // A GPU on the full node is released: new shapes see the node as it is now.
+  auto stmt = s.ssn().NewStatement();
+  ASSERT_TRUE(stmt->Evict(s.Task("run-full-0"), "msg", {}).ok());
+  const int64_t passes = cache.column_passes();
+  ExpectFresh(&cache, *s.Task("p4-0"), nodes);  // a known shape: the per-node memo
+  EXPECT_EQ(cache.column_passes(), passes);
+  for (const char* t : {"late-1500m-0", "late-30-0"}) ExpectFresh(&cache, *s.Task(t), nodes);
+  EXPECT_GT(cache.column_passes(), passes);
+  stmt->Discard();
+  for (const std::string& t : shapes) ExpectFresh(&cache, *s.Task(t), nodes);
+  for (NodeInfo* n : nodes) n->MirrorAccountingVersion(nullptr);  // the table goes first
+}
+
 // FitsInIdle answers IsTaskAllocatable for every node: through the views the fit errors of
 // a task that fits nowhere left behind, and for a node changed since, through the node itself.
 TEST(ResourceFitCacheTest, FitsInIdleAnswersLikeTheNodesBeforeAndAfterAChange) {
