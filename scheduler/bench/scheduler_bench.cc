@@ -288,7 +288,9 @@ CycleResult RunCycle(const ClusterModel& model, const SchedulerConfiguration& co
                   << " jobs, action " << it->second.action_budget_stops;
       }
     }
-    std::cerr << "\n";
+    const ResourceFitCache& fc = ssn.resource_fit_cache();
+    std::cerr << ", fit cache hits " << fc.hits() << " misses " << fc.misses() << " node rechecks "
+              << fc.node_rechecks() << " column passes " << fc.column_passes() << "\n";
   }
   t = BenchClock::now();
   ssn.Close();
