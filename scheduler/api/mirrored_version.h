@@ -1,13 +1,17 @@
-// MirroredVersion: a version number that can also be written into a slot of a dense table.
+// MirroredVersion: a version number that can also be written into a slot of a dense table
+// (VersionTable).
 //
 // Why: caches that ask "did any of these 4,000 nodes change?" for every task would otherwise
 // read each NodeInfo (a cache miss per node) just for its accounting version; a session keeps
 // the versions of its nodes side by side and the cache reads that table instead. The slot
 // belongs to the object, not to its value: a copy does not inherit it (it is another node
-// object), an assignment writes the new value through it (the object changed).
+// object), an assignment writes the new value through it (the object changed), and the table logs
+// every write.
 #pragma once
 
 #include <cstdint>
+
+#include "scheduler/api/version_table.h"
 
 namespace kai::scheduler {
 
@@ -24,18 +28,21 @@ class MirroredVersion {
   uint64_t get() const { return value_; }
   void Set(uint64_t v) {
     value_ = v;
-    if (mirror_ != nullptr) *mirror_ = v;
+    if (table_ != nullptr) table_->Write(slot_, v);
   }
-  // Starts (slot != nullptr: the slot takes the current value) or stops mirroring.
-  void MirrorInto(uint64_t* slot) {
-    mirror_ = slot;
-    if (slot != nullptr) *slot = value_;
+  // Starts (table != nullptr: slot `slot` takes the current value) or stops mirroring.
+  void MirrorInto(VersionTable* table, size_t slot) {
+    table_ = table;
+    slot_ = slot;
+    if (table != nullptr) table->Write(slot, value_);
   }
-  const uint64_t* mirror() const { return mirror_; }
+  const VersionTable* table() const { return table_; }
+  size_t slot() const { return slot_; }
 
  private:
   uint64_t value_ = 0;
-  uint64_t* mirror_ = nullptr;
+  VersionTable* table_ = nullptr;
+  size_t slot_ = 0;
 };
 
 }  // namespace kai::scheduler

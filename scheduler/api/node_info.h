@@ -96,10 +96,14 @@ class NodeInfo {
   // This node's accounting version: the AccountingGeneration of its latest change (0 = never
   // changed), so a cache can tell which nodes changed since it last looked.
   uint64_t accounting_version() const { return accounting_version_.get(); }
-  // Also write the accounting version into `slot` from now on (nullptr: stop); see
+  // Also write the accounting version into slot `slot` of `table` from now on (nullptr: stop); see
   // mirrored_version.h. A copy of the node does not mirror.
-  void MirrorAccountingVersion(uint64_t* slot) { accounting_version_.MirrorInto(slot); }
-  const uint64_t* accounting_version_mirror() const { return accounting_version_.mirror(); }
+  void MirrorAccountingVersion(VersionTable* table, size_t slot) {
+    accounting_version_.MirrorInto(table, slot);
+  }
+  // The table the version is mirrored into (nullptr: none) and its slot there.
+  const VersionTable* accounting_version_table() const { return accounting_version_.table(); }
+  size_t accounting_version_slot() const { return accounting_version_.slot(); }
   // For code that writes the accounting fields directly (Statement rollback).
   void MarkAccountingChanged() { Touched(); }
 

@@ -290,7 +290,8 @@ CycleResult RunCycle(const ClusterModel& model, const SchedulerConfiguration& co
     }
     const ResourceFitCache& fc = ssn.resource_fit_cache();
     std::cerr << ", fit cache hits " << fc.hits() << " misses " << fc.misses() << " node rechecks "
-              << fc.node_rechecks() << " column passes " << fc.column_passes() << "\n";
+              << fc.node_rechecks() << " column passes " << fc.column_passes() << " log updates "
+              << fc.log_updates() << "\n";
   }
   t = BenchClock::now();
   ssn.Close();

@@ -132,9 +132,12 @@ int ResourceFitCache::InternNodeSet(const NodeSet& nodes) {
     const int rank = nodes[i]->name_rank();
     const bool mirrored = versions_ != nullptr && rank > 0 &&
                           static_cast<size_t>(rank) < versions_->size() &&
-                          nodes[i]->accounting_version_mirror() == &(*versions_)[rank];
+                          nodes[i]->accounting_version_table() == versions_ &&
+                          nodes[i]->accounting_version_slot() == static_cast<size_t>(rank);
     s.mirrored[i] = mirrored ? rank : 0;
   }
+  s.all_mirrored = !nodes.empty() && std::all_of(s.mirrored.begin(), s.mirrored.end(),
+                                                 [](int rank) { return rank > 0; });
   const int id = static_cast<int>(sets_.size()) - 1;
   set_by_hash_.emplace(h, id);
   return id;
@@ -286,6 +289,24 @@ void ResourceFitCache::ColumnReasons(const PodInfo& task, const TaskFit* fit, co
   }
 }
 
+std::optional<std::span<const uint32_t>> ResourceFitCache::FewWrittenSince(
+    std::optional<uint64_t> since, const InternedSet& s) const {
+  if (!since || !s.all_mirrored) return std::nullopt;
+  auto written = versions_->WrittenSince(*since);
+  // Past a quarter of the set, a pass over the set's versions is as cheap and needs no index.
+  if (written && written->size() > s.nodes.size() / 4) return std::nullopt;
+  return written;
+}
+
+const std::vector<int>& ResourceFitCache::IndexByRank(InternedSet* s) const {
+  if (s->index_by_rank.empty()) {
+    s->index_by_rank.assign(versions_->size(), -1);
+    for (size_t i = 0; i < s->mirrored.size(); ++i)
+      s->index_by_rank[s->mirrored[i]] = static_cast<int>(i);
+  }
+  return s->index_by_rank;
+}
+
 std::shared_ptr<const NodeFitErrors> ResourceFitCache::ErrorsFor(const std::string& shape_key,
                                                                  const PodInfo& task, int set) {
   thread_local std::string key;
@@ -296,6 +317,19 @@ std::shared_ptr<const NodeFitErrors> ResourceFitCache::ErrorsFor(const std::stri
   const InternedSet& s = sets_[set];
   const NodeSet& nodes = s.nodes;
   const TaskFit* fit = PrepareTaskFit(task, nodes);
+  const std::optional<uint64_t> writes = WritesFor(s);
+  // The node's reasons at its current version, copying shared errors before writing.
+  const auto refresh = [&](size_t i) {
+    const uint64_t version = VersionAt(s, i);
+    if (version == e.versions[i]) return;
+    e.versions[i] = version;
+    const NodeFitErrors::Reasons* reasons =
+        NodeErrors(Failures(task, fit, s, i, version), *nodes[i]);
+    if (reasons == e.errors->dense_at(i)) return;  // interned: same pointer, same reasons
+    // Tasks that recorded the old errors keep them: copy before writing.
+    if (e.errors.use_count() > 1) e.errors = std::make_shared<NodeFitErrors>(*e.errors);
+    e.errors->set_dense_at(i, reasons);
+  };
   if (fresh) {
     e.versions.resize(nodes.size());
     for (size_t i = 0; i < nodes.size(); ++i) e.versions[i] = VersionAt(s, i);
@@ -309,20 +343,17 @@ std::shared_ptr<const NodeFitErrors> ResourceFitCache::ErrorsFor(const std::stri
       }
     }
     e.errors = std::make_shared<NodeFitErrors>(SetNames(set), std::move(reasons), reasons_);
+  } else if (auto written = FewWrittenSince(e.writes, s)) {
+    ++log_updates_;
+    const std::vector<int>& index = IndexByRank(&sets_[set]);
+    for (uint32_t rank : *written) {
+      if (index[rank] >= 0) refresh(index[rank]);
+    }
   } else {
     // Only the nodes whose accounting changed since the errors were last brought up to date.
-    for (size_t i = 0; i < nodes.size(); ++i) {
-      const uint64_t version = VersionAt(s, i);
-      if (version == e.versions[i]) continue;
-      e.versions[i] = version;
-      const NodeFitErrors::Reasons* reasons =
-          NodeErrors(Failures(task, fit, s, i, version), *nodes[i]);
-      if (reasons == e.errors->dense_at(i)) continue;  // interned: same pointer, same reasons
-      // Tasks that recorded the old errors keep them: copy before writing.
-      if (e.errors.use_count() > 1) e.errors = std::make_shared<NodeFitErrors>(*e.errors);
-      e.errors->set_dense_at(i, reasons);
-    }
+    for (size_t i = 0; i < nodes.size(); ++i) refresh(i);
   }
+  e.writes = writes;
   if (e.errors->empty()) return nullptr;
   return e.errors;
 }
@@ -347,10 +378,32 @@ ResourceFitCache::Result ResourceFitCache::Check(const PodInfo& task, const Node
   const TaskFit* fit = PrepareTaskFit(task, nodes);
   room_.resize(nodes.size());
   int num_room = 0;
+  const std::optional<uint64_t> writes = WritesFor(s);
+  std::optional<std::span<const uint32_t>> written;
+  if (!new_shape && shape.last.set == set) written = FewWrittenSince(shape.last.writes, s);
   // A new shape meets every node: where the nodes change rarely (the fit errors are wanted outside
   // victim simulations) their columns are current and answer for all of them at once.
   const bool by_columns = new_shape && want_errors && ColumnsAnswer(task, fit, s);
-  if (by_columns) {
+  if (written) {
+    // The last answer, with the nodes written since brought up to date.
+    ++log_updates_;
+    room_ = shape.last.room;
+    num_room = shape.last.num_room;
+    const std::vector<int>& index = IndexByRank(&sets_[set]);
+    for (uint32_t rank : *written) {
+      const int i = index[rank];
+      if (i < 0) continue;
+      NodeRoom& memo = shape.by_rank[rank];
+      const uint64_t version = (*versions_)[rank];
+      if (memo.version != version) {
+        ++node_rechecks_;
+        const uint8_t room = HasRoom(task, fit, *nodes[i], static_cast<int>(rank), version) ? 1 : 0;
+        memo = NodeRoom{version, room};
+      }
+      num_room += memo.room - room_[i];
+      room_[i] = memo.room;
+    }
+  } else if (by_columns) {
     ++column_passes_;
     ColumnRoom(task, s);
     for (size_t i = 0; i < nodes.size(); ++i) {
@@ -358,25 +411,32 @@ ResourceFitCache::Result ResourceFitCache::Check(const PodInfo& task, const Node
       num_room += room_[i];
     }
     node_rechecks_ += static_cast<int64_t>(nodes.size());
+  } else {
+    for (size_t i = 0; i < nodes.size(); ++i) {
+      // A mirrored node is not read unless it changed: its rank and version come from dense tables.
+      const uint64_t version = VersionAt(s, i);
+      const int rank = s.mirrored[i] > 0 ? s.mirrored[i] : nodes[i]->name_rank();
+      NodeRoom* memo = nullptr;
+      if (rank > 0) {
+        if (static_cast<size_t>(rank) >= shape.by_rank.size()) shape.by_rank.resize(rank + 1);
+        memo = &shape.by_rank[rank];
+      }
+      if (memo == nullptr || memo->version != version) {
+        ++node_rechecks_;
+        const uint8_t room = HasRoom(task, fit, *nodes[i], rank, version) ? 1 : 0;
+        if (memo != nullptr) *memo = NodeRoom{version, room};
+        room_[i] = room;
+      } else {
+        room_[i] = memo->room;
+      }
+      num_room += room_[i];
+    }
   }
-  for (size_t i = 0; i < nodes.size() && !by_columns; ++i) {
-    // A mirrored node is not read unless it changed: its rank and version come from dense tables.
-    const uint64_t version = VersionAt(s, i);
-    const int rank = s.mirrored[i] > 0 ? s.mirrored[i] : nodes[i]->name_rank();
-    NodeRoom* memo = nullptr;
-    if (rank > 0) {
-      if (static_cast<size_t>(rank) >= shape.by_rank.size()) shape.by_rank.resize(rank + 1);
-      memo = &shape.by_rank[rank];
-    }
-    if (memo == nullptr || memo->version != version) {
-      ++node_rechecks_;
-      const uint8_t room = HasRoom(task, fit, *nodes[i], rank, version) ? 1 : 0;
-      if (memo != nullptr) *memo = NodeRoom{version, room};
-      room_[i] = room;
-    } else {
-      room_[i] = memo->room;
-    }
-    num_room += room_[i];
+  if (writes) {
+    shape.last.set = set;
+    shape.last.writes = *writes;
+    shape.last.num_room = num_room;
+    shape.last.room = room_;
   }
   Result r;
   r.none_fits = num_room == 0;

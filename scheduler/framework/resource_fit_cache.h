@@ -53,8 +53,10 @@ class ResourceFitCache {
 
   // The session's table of its nodes' accounting versions by name rank (Session keeps it;
   // NodeInfo::MirrorAccountingVersion writes it): nodes that mirror into it are compared through
-  // it, without reading the NodeInfo, the others through NodeInfo::accounting_version.
-  void SetNodeVersions(const std::vector<uint64_t>* versions) { versions_ = versions; }
+  // it, without reading the NodeInfo, the others through NodeInfo::accounting_version. A shape
+  // checked again on a set of mirrored nodes reads only the nodes the table's log says were
+  // written since its last check there.
+  void SetNodeVersions(const VersionTable* versions) { versions_ = versions; }
 
   // NodeInfo::IsTaskAllocatable of every node (out[i] = 1 where the task fits in Idle), through
   // the views the fit errors built, where they are still current (nodeavailability scores every
@@ -73,6 +75,8 @@ class ResourceFitCache {
   // Passes over a whole node set (room of a new shape, fit errors of a new entry) answered from
   // the views' columns.
   int64_t column_passes() const { return column_passes_; }
+  // Checks and errors brought up to date from the table's log (only the nodes written since).
+  int64_t log_updates() const { return log_updates_; }
 
  private:
   static constexpr uint64_t kNeverChecked = ~uint64_t{0};
@@ -83,13 +87,22 @@ class ResourceFitCache {
     uint64_t version = kNeverChecked;
     uint8_t room = 0;
   };
+  // A shape's last answer on a set of mirrored nodes, at the table's write count then.
+  struct LastAnswer {
+    int set = -1;
+    uint64_t writes = 0;
+    int num_room = 0;
+    std::vector<uint8_t> room;
+  };
   struct Shape {
     std::vector<NodeRoom> by_rank;
+    LastAnswer last;
   };
   // Per shape and node set: the fit errors (dense form, in the set's order), kept up to date
   // node by node. Gangs and single pods share them: NodeInfo::FittingError ignores its gang flag.
   struct Errors {
     std::vector<uint64_t> versions;  // per node of the set, when its reasons were computed
+    std::optional<uint64_t> writes;  // the table's write count then, when every node mirrors
     std::shared_ptr<NodeFitErrors> errors;
   };
   // Reason lists by the failures they spell: nodes that fail alike point at one list. Owned
@@ -104,11 +117,24 @@ class ResourceFitCache {
   struct InternedSet {
     NodeSet nodes;
     std::vector<int> mirrored;
+    bool all_mirrored = false;
+    std::vector<int> index_by_rank;  // -1: not in the set; built on first use (IndexByRank)
     std::shared_ptr<const std::vector<std::string>> names;  // SetNames, built on first use
   };
 
   // Index of an equal node set seen before (or a new one).
   int InternNodeSet(const NodeSet& nodes);
+  // The table's write count when every node of the set mirrors into it; nullopt otherwise.
+  std::optional<uint64_t> WritesFor(const InternedSet& s) const {
+    if (!s.all_mirrored) return std::nullopt;
+    return versions_->writes();
+  }
+  // The name ranks written since `since` (a WritesFor value) when the log still has them and they
+  // are few enough to beat a pass over the set's nodes.
+  std::optional<std::span<const uint32_t>> FewWrittenSince(std::optional<uint64_t> since,
+                                                           const InternedSet& s) const;
+  // Position of each name rank in the set (all its nodes mirror).
+  const std::vector<int>& IndexByRank(InternedSet* s) const;
   // The accounting version of the set's i-th node.
   uint64_t VersionAt(const InternedSet& set, size_t i) const {
     const int rank = set.mirrored[i];
@@ -172,7 +198,7 @@ class ResourceFitCache {
     std::vector<double> unused_whole;  // static_cast<int64_t>(unused), as the flags compare it
   };
 
-  const std::vector<uint64_t>* versions_ = nullptr;
+  const VersionTable* versions_ = nullptr;
   Columns columns_;
   std::vector<InternedSet> sets_;
   std::unordered_multimap<uint64_t, int> set_by_hash_;
@@ -189,6 +215,7 @@ class ResourceFitCache {
   int64_t misses_ = 0;
   int64_t node_rechecks_ = 0;
   int64_t column_passes_ = 0;
+  int64_t log_updates_ = 0;
 };
 
 }  // namespace kai::scheduler

@@ -153,8 +153,8 @@ TEST(ResourceFitCacheTest, OnlyChangedNodesAreCheckedAgainAndUnchangedErrorsStay
 TEST(ResourceFitCacheTest, MirroredNodesAreComparedThroughTheVersionTable) {
   TestSession s(FullCluster());
   const NodeSet& nodes = s.cluster().node_list;
-  std::vector<uint64_t> table(nodes.size() + 1);
-  for (NodeInfo* n : nodes) n->MirrorAccountingVersion(&table[n->name_rank()]);
+  VersionTable table(nodes.size() + 1);
+  for (NodeInfo* n : nodes) n->MirrorAccountingVersion(&table, n->name_rank());
   ResourceFitCache cache;
   cache.SetNodeVersions(&table);
   PodInfo* a = s.Task("a-0");
@@ -162,7 +162,8 @@ TEST(ResourceFitCacheTest, MirroredNodesAreComparedThroughTheVersionTable) {
   EXPECT_EQ(cache.node_rechecks(), 2);
   ExpectFresh(&cache, *a, nodes);
   EXPECT_EQ(cache.node_rechecks(), 2);  // nothing moved: no node read again
-  table[s.Node("node0")->name_rank()] += 1000;
+  const int rank0 = s.Node("node0")->name_rank();
+  table.Write(rank0, table[rank0] + 1000);
   ExpectFresh(&cache, *a, nodes);
   EXPECT_EQ(cache.node_rechecks(), 3);
 
@@ -187,7 +188,7 @@ TEST(ResourceFitCacheTest, MirroredNodesAreComparedThroughTheVersionTable) {
   *node1 = before;
   ExpectFresh(&cache, *a, nodes);
   EXPECT_TRUE(cache.Check(*a, nodes, false, true).none_fits);
-  for (NodeInfo* n : nodes) n->MirrorAccountingVersion(nullptr);  // the table goes first
+  for (NodeInfo* n : nodes) n->MirrorAccountingVersion(nullptr, 0);  // the table goes first
 }
 
 TEST(ResourceFitCacheTest, SessionEvictionAndAllocationInvalidate) {
@@ -343,8 +344,8 @@ TEST(ResourceFitCacheTest, NewShapesReadTheColumnsLikeTheNodes) {
   TestSession s(c);
   const NodeSet& nodes = s.cluster().node_list;
   ASSERT_EQ(s.Node("shared")->NumGroupsWithoutReservationPod(), 1);
-  std::vector<uint64_t> table(nodes.size() + 1);
-  for (NodeInfo* n : nodes) n->MirrorAccountingVersion(&table[n->name_rank()]);
+  VersionTable table(nodes.size() + 1);
+  for (NodeInfo* n : nodes) n->MirrorAccountingVersion(&table, n->name_rank());
   ResourceFitCache cache;
   cache.SetNodeVersions(&table);
   for (const std::string& t : shapes) ExpectFresh(&cache, *s.Task(t), nodes);
@@ -361,7 +362,69 @@ TEST(ResourceFitCacheTest, NewShapesReadTheColumnsLikeTheNodes) {
   EXPECT_GT(cache.column_passes(), passes);
   stmt->Discard();
   for (const std::string& t : shapes) ExpectFresh(&cache, *s.Task(t), nodes);
-  for (NodeInfo* n : nodes) n->MirrorAccountingVersion(nullptr);  // the table goes first
+  for (NodeInfo* n : nodes) n->MirrorAccountingVersion(nullptr, 0);  // the table goes first
+}
+
+// A shape checked again on a set of mirrored nodes reads only the nodes the table's log names:
+// its room and fit errors must stay those of a fresh computation when a node gains room, when a
+// node's reasons change (short of CPU too), when a node is written twice, when another node set
+// of the same shape is checked in between, and when the log no longer reaches back (a pass over
+// the set instead).
+TEST(ResourceFitCacheTest, TheTablesLogBringsAnswersUpToDate) {
+  TestCluster c;
+  c.AddQueue({.name = "q0", .gpu_quota = 64});
+  for (int i = 0; i < 12; ++i) {
+    const std::string node = "node" + std::to_string(i);
+    c.AddNode(NodeSpec{.name = node, .gpus = 2});
+    c.AddJob(RunningJob("run" + std::to_string(i), "q0", 1, node, 2));
+  }
+  c.AddJob(PendingJob("one", "q0", 1));
+  c.AddJob(PendingJob("two", "q0", 2));
+  JobSpec hog = PendingJob("hog", "q0", 0);
+  hog.cpu = "17500m";  // leaves a node less CPU than one task of "two" asks
+  c.AddJob(hog);
+  TestSession s(c);
+  const NodeSet& nodes = s.cluster().node_list;
+  VersionTable table(nodes.size() + 1);
+  for (NodeInfo* n : nodes) n->MirrorAccountingVersion(&table, n->name_rank());
+  ResourceFitCache cache;
+  cache.SetNodeVersions(&table);
+  const PodInfo& one = *s.Task("one-0");
+  const PodInfo& two = *s.Task("two-0");
+  ExpectFresh(&cache, one, nodes);
+  ExpectFresh(&cache, two, nodes);
+  int64_t updates = cache.log_updates();
+  ExpectFresh(&cache, one, nodes);  // nothing written: the last answer as it was
+  EXPECT_GT(cache.log_updates(), updates);
+
+  auto stmt = s.ssn().NewStatement();
+  ASSERT_TRUE(stmt->Evict(s.Task("run3-0"), "msg", {}).ok());
+  updates = cache.log_updates();
+  const int64_t rechecks = cache.node_rechecks();
+  ExpectFresh(&cache, one, nodes);  // node3 has room now
+  EXPECT_GT(cache.log_updates(), updates);
+  EXPECT_EQ(cache.node_rechecks(), rechecks + 1);
+  ExpectFresh(&cache, two, nodes);
+  // node8 also runs short of CPU: its errors for "two" change.
+  ASSERT_TRUE(stmt->Allocate(s.Task("hog-0"), "node8").ok());
+  ExpectFresh(&cache, two, nodes);
+  ExpectFresh(&cache, one, nodes);
+
+  // node5 changes; a subset's check brings the shape's memo of node5 up to date first.
+  ASSERT_TRUE(stmt->Evict(s.Task("run5-0"), "msg", {}).ok());
+  ASSERT_TRUE(stmt->Evict(s.Task("run5-1"), "msg", {}).ok());
+  ExpectFresh(&cache, two, NodeSet{s.Node("node5"), s.Node("node6")});
+  ExpectFresh(&cache, two, nodes);
+  ExpectFresh(&cache, one, nodes);
+
+  stmt->Discard();
+  ExpectFresh(&cache, one, nodes);
+  ExpectFresh(&cache, two, nodes);
+  // More writes than the log keeps: a pass over the set.
+  for (int i = 0; i < 200; ++i) s.Node("node7")->MarkAccountingChanged();
+  ExpectFresh(&cache, one, nodes);
+  ExpectFresh(&cache, two, nodes);
+  for (NodeInfo* n : nodes) n->MirrorAccountingVersion(nullptr, 0);  // the table goes first
 }
 
 // FitsInIdle answers IsTaskAllocatable for every node: through the views the fit errors of

@@ -34,9 +34,9 @@ Session::Session(std::string id, std::unique_ptr<ClusterInfo> cluster,
   std::sort(by_name.begin(), by_name.end(),
             [](const NodeInfo* l, const NodeInfo* r) { return l->name() < r->name(); });
   for (size_t i = 0; i < by_name.size(); ++i) by_name[i]->set_name_rank(static_cast<int>(i) + 1);
-  node_versions_.assign(by_name.size() + 1, 0);
+  node_versions_.Reset(by_name.size() + 1);
   for (size_t i = 0; i < by_name.size(); ++i) {
-    by_name[i]->MirrorAccountingVersion(&node_versions_[i + 1]);
+    by_name[i]->MirrorAccountingVersion(&node_versions_, i + 1);
   }
   resource_fit_cache_.SetNodeVersions(&node_versions_);
 }
@@ -45,13 +45,9 @@ Session::~Session() { DetachNodeVersions(); }
 
 void Session::DetachNodeVersions() {
   if (cluster_ == nullptr) return;
-  const uint64_t* begin = node_versions_.data();
-  const uint64_t* end = begin + node_versions_.size();
-  const std::less<const uint64_t*> before;
   // The owners, not node_list: a node dropped from the list mid-session still mirrors.
   for (const auto& [name, n] : cluster_->nodes) {
-    const uint64_t* m = n->accounting_version_mirror();
-    if (m != nullptr && !before(m, begin) && before(m, end)) n->MirrorAccountingVersion(nullptr);
+    if (n->accounting_version_table() == &node_versions_) n->MirrorAccountingVersion(nullptr, 0);
   }
 }
 

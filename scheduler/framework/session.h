@@ -14,6 +14,7 @@
 #include "kube/base/clock.h"
 #include "kube/base/random.h"
 #include "scheduler/api/cluster_info.h"
+#include "scheduler/api/version_table.h"
 #include "scheduler/conf/scheduler_conf.h"
 #include "scheduler/framework/failed_search_backoff.h"
 #include "scheduler/framework/interfaces.h"
@@ -290,9 +291,9 @@ class Session {
   std::vector<std::unique_ptr<Plugin>> plugins_;
   std::vector<PluginLatency> plugin_latencies_;
   // Accounting version of every node of the snapshot, by name rank, mirrored by the nodes
-  // (NodeInfo::MirrorAccountingVersion) so that resource_fit_cache_ reads them side by side.
-  // Sized once at construction: the nodes hold pointers into it.
-  std::vector<uint64_t> node_versions_;
+  // (NodeInfo::MirrorAccountingVersion) so that resource_fit_cache_ reads them side by side and
+  // follows its log. The nodes point at it.
+  VersionTable node_versions_;
   ResourceFitCache resource_fit_cache_;
   std::map<std::string, ActionCounts, std::less<>> action_counts_;
 

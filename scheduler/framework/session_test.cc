@@ -83,18 +83,24 @@ TEST(SessionTest, NodesMirrorTheirVersionsOnlyWhileTheSessionHasThem) {
   SeededRandom random(1);
   Session ssn("s1", std::move(cluster), SchedulerConfiguration{}, SchedulerParams{}, nullptr,
               &clock, &random);
-  ASSERT_NE(a->accounting_version_mirror(), nullptr);
-  ASSERT_NE(b->accounting_version_mirror(), nullptr);
-  EXPECT_NE(a->accounting_version_mirror(), b->accounting_version_mirror());
-  EXPECT_EQ(*a->accounting_version_mirror(), a->accounting_version());
-  EXPECT_EQ(*b->accounting_version_mirror(), b->accounting_version());
+  const VersionTable* table = a->accounting_version_table();
+  ASSERT_NE(table, nullptr);
+  ASSERT_EQ(b->accounting_version_table(), table);
+  EXPECT_NE(a->accounting_version_slot(), b->accounting_version_slot());
+  EXPECT_EQ((*table)[a->accounting_version_slot()], a->accounting_version());
+  EXPECT_EQ((*table)[b->accounting_version_slot()], b->accounting_version());
+  const uint64_t writes = table->writes();
   b->MarkAccountingChanged();
-  EXPECT_EQ(*b->accounting_version_mirror(), b->accounting_version());
-  EXPECT_NE(*b->accounting_version_mirror(), *a->accounting_version_mirror());
+  EXPECT_EQ((*table)[b->accounting_version_slot()], b->accounting_version());
+  EXPECT_NE((*table)[b->accounting_version_slot()], (*table)[a->accounting_version_slot()]);
+  ASSERT_TRUE(table->WrittenSince(writes).has_value());
+  EXPECT_EQ(std::vector<uint32_t>(table->WrittenSince(writes)->begin(),
+                                  table->WrittenSince(writes)->end()),
+            std::vector<uint32_t>{static_cast<uint32_t>(b->accounting_version_slot())});
 
   std::unique_ptr<ClusterInfo> back = ssn.TakeCluster();
-  EXPECT_EQ(a->accounting_version_mirror(), nullptr);
-  EXPECT_EQ(b->accounting_version_mirror(), nullptr);
+  EXPECT_EQ(a->accounting_version_table(), nullptr);
+  EXPECT_EQ(b->accounting_version_table(), nullptr);
   a->MarkAccountingChanged();  // under ASan: no write into the session's table
 }
 
