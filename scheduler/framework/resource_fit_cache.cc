@@ -61,8 +61,24 @@ void ResourceFitCache::FitsInIdle(const PodInfo& task, std::span<const NodeInfo*
   CHECK_EQ(out.size(), nodes.size());
   const ResourceVectorMap* map =
       !nodes.empty() && NodeFitView::Answers(task) ? &nodes[0]->vector_map() : nullptr;
+  // Whole-GPU and CPU-only tasks read the columns where they hold the node's current view.
+  const Columns& c = columns_;
+  const bool by_columns = map != nullptr && task.IsRegularGpuRequest() && c.map == map &&
+                          c.dims == map->size() && task.res_req.size() <= c.dims;
+  const bool valid = by_columns && nodes[0]->IsValidGpuPortion(task.gpu_req);
   for (size_t i = 0; i < nodes.size(); ++i) {
     const NodeInfo& node = *nodes[i];
+    const size_t rank = node.name_rank();
+    if (by_columns && rank > 0 && rank < c.ranks && c.version[rank] == node.accounting_version()) {
+      bool fits = valid;
+      for (int d = 0; d < c.dims && fits; ++d) {
+        fits = !(task.res_req.Get(d) > c.allocatable_idle[d * c.ranks + rank]);
+      }
+      out[i] = fits ? 1 : 0;
+      DCHECK_EQ(out[i], node.IsTaskAllocatable(task) ? 1 : 0)
+          << "stale fit-cache column of " << node.name() << " for " << task.key();
+      continue;
+    }
     const NodeFitView* view =
         map != nullptr ? CurrentView(node.name_rank(), node.accounting_version(), *map) : nullptr;
     if (view != nullptr) {
@@ -120,10 +136,12 @@ ResourceFitCache::Result ResourceFitCache::Compute(const PodInfo& task, const No
 }
 
 int ResourceFitCache::InternNodeSet(const NodeSet& nodes) {
+  // Allocate asks about one set task after task: comparing with it is cheaper than hashing.
+  if (last_set_ >= 0 && sets_[last_set_].nodes == nodes) return last_set_;
   const uint64_t h = HashNodeSet(nodes);
   auto [begin, end] = set_by_hash_.equal_range(h);
   for (auto it = begin; it != end; ++it) {
-    if (sets_[it->second].nodes == nodes) return it->second;
+    if (sets_[it->second].nodes == nodes) return last_set_ = it->second;
   }
   InternedSet& s = sets_.emplace_back();
   s.nodes = nodes;
@@ -140,7 +158,7 @@ int ResourceFitCache::InternNodeSet(const NodeSet& nodes) {
                                                  [](int rank) { return rank > 0; });
   const int id = static_cast<int>(sets_.size()) - 1;
   set_by_hash_.emplace(h, id);
-  return id;
+  return last_set_ = id;
 }
 
 const std::shared_ptr<const std::vector<std::string>>& ResourceFitCache::SetNames(int set) {

@@ -201,6 +201,7 @@ class ResourceFitCache {
   const VersionTable* versions_ = nullptr;
   Columns columns_;
   std::vector<InternedSet> sets_;
+  int last_set_ = -1;  // the set InternNodeSet returned last
   std::unordered_multimap<uint64_t, int> set_by_hash_;
   std::shared_ptr<ReasonTable> reasons_ = std::make_shared<ReasonTable>();
   // The failures NodeErrors interned last and their list (reasons_ keeps the list alive).

@@ -430,41 +430,52 @@ TEST(ResourceFitCacheTest, TheTablesLogBringsAnswersUpToDate) {
 // FitsInIdle answers IsTaskAllocatable for every node: through the views the fit errors of
 // a task that fits nowhere left behind, and for a node changed since, through the node itself.
 TEST(ResourceFitCacheTest, FitsInIdleAnswersLikeTheNodesBeforeAndAfterAChange) {
-  TestCluster c;
-  c.AddNode(NodeSpec{.name = "node0", .gpus = 4});
-  c.AddNode(NodeSpec{.name = "node1", .gpus = 4});
-  c.AddQueue({.name = "q0", .gpu_quota = 8});
-  c.AddJob(RunningJob("run1", "q0", 1, "node1", 4));
-  c.AddJob(RunningJob("run0", "q0", 1, "node0", 2));
-  c.AddJob(PendingJob("three", "q0", 3));
-  c.AddJob(PendingJob("two", "q0", 2));
-  c.AddJob(PendingJob("one", "q0", 1));
-  TestSession s(c);
-  const NodeSet& nodes = s.cluster().node_list;
-  ResourceFitCache cache;
-  auto expect_like_nodes = [&](const char* when) {
-    for (const char* t : {"three-0", "two-0", "one-0"}) {
-      const PodInfo& task = *s.Task(t);
-      std::vector<uint8_t> fits(nodes.size());
-      cache.FitsInIdle(task, std::span<const NodeInfo* const>(nodes.data(), nodes.size()), fits);
-      for (size_t i = 0; i < nodes.size(); ++i) {
-        EXPECT_EQ(fits[i], nodes[i]->IsTaskAllocatable(task) ? 1 : 0)
-            << t << " on " << nodes[i]->name() << " " << when;
-      }
+  // Without a version table through the views; with one, whole-GPU tasks through the columns a
+  // new shape's pass left.
+  for (const bool with_table : {false, true}) {
+    TestCluster c;
+    c.AddNode(NodeSpec{.name = "node0", .gpus = 4});
+    c.AddNode(NodeSpec{.name = "node1", .gpus = 4});
+    c.AddQueue({.name = "q0", .gpu_quota = 8});
+    c.AddJob(RunningJob("run1", "q0", 1, "node1", 4));
+    c.AddJob(RunningJob("run0", "q0", 1, "node0", 2));
+    c.AddJob(PendingJob("three", "q0", 3));
+    c.AddJob(PendingJob("two", "q0", 2));
+    c.AddJob(PendingJob("one", "q0", 1));
+    TestSession s(c);
+    const NodeSet& nodes = s.cluster().node_list;
+    VersionTable table(nodes.size() + 1);
+    ResourceFitCache cache;
+    if (with_table) {
+      for (NodeInfo* n : nodes) n->MirrorAccountingVersion(&table, n->name_rank());
+      cache.SetNodeVersions(&table);
     }
-  };
-  expect_like_nodes("before any view");
-  // A task that fits nowhere records every node's errors, building their views.
-  ASSERT_TRUE(cache.Check(*s.Task("three-0"), nodes, false, true).none_fits);
-  expect_like_nodes("through the views");
-  // "two" fits node0's Idle until "one" takes a GPU there: the view of node0 is then stale.
-  EXPECT_EQ(s.Node("node0")->IsTaskAllocatable(*s.Task("two-0")), true);
-  auto stmt = s.ssn().NewStatement();
-  ASSERT_TRUE(stmt->Allocate(s.Task("one-0"), "node0").ok());
-  EXPECT_EQ(s.Node("node0")->IsTaskAllocatable(*s.Task("two-0")), false);
-  expect_like_nodes("after node0 changed");
-  stmt->Discard();
-  expect_like_nodes("after the discard");
+    auto expect_like_nodes = [&](const char* when) {
+      for (const char* t : {"three-0", "two-0", "one-0"}) {
+        const PodInfo& task = *s.Task(t);
+        std::vector<uint8_t> fits(nodes.size());
+        cache.FitsInIdle(task, std::span<const NodeInfo* const>(nodes.data(), nodes.size()), fits);
+        for (size_t i = 0; i < nodes.size(); ++i) {
+          EXPECT_EQ(fits[i], nodes[i]->IsTaskAllocatable(task) ? 1 : 0)
+              << t << " on " << nodes[i]->name() << " " << when << " table " << with_table;
+        }
+      }
+    };
+    expect_like_nodes("before any view");
+    // A task that fits nowhere records every node's errors, building their views (and columns).
+    ASSERT_TRUE(cache.Check(*s.Task("three-0"), nodes, false, true).none_fits);
+    EXPECT_EQ(cache.column_passes() > 0, with_table);
+    expect_like_nodes("through the views");
+    // "two" fits node0's Idle until "one" takes a GPU there: the view of node0 is then stale.
+    EXPECT_EQ(s.Node("node0")->IsTaskAllocatable(*s.Task("two-0")), true);
+    auto stmt = s.ssn().NewStatement();
+    ASSERT_TRUE(stmt->Allocate(s.Task("one-0"), "node0").ok());
+    EXPECT_EQ(s.Node("node0")->IsTaskAllocatable(*s.Task("two-0")), false);
+    expect_like_nodes("after node0 changed");
+    stmt->Discard();
+    expect_like_nodes("after the discard");
+    for (NodeInfo* n : nodes) n->MirrorAccountingVersion(nullptr, 0);
+  }
 }
 
 // NodeInfo keeps its count of used shared GPUs (which every fit error reads) between
