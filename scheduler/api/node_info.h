@@ -167,6 +167,9 @@ class NodeInfo {
   ResourceVector RequiredInitQuota(const PodInfo& task) const;
 
   // Shared GPU helpers.
+  // The shared GPU groups a fractional task fits in, up to its device count (what IsTaskAllocatable
+  // adds to the whole idle GPUs).
+  int64_t FractionTaskGpusAllocatableDeviceCount(const PodInfo& task) const;
   bool IsTaskFitOnGpuGroup(const PodInfo& task, const std::string& group) const;
   // The shared GPU groups the task fits on (IsTaskFitOnGpuGroup), in group order, at most
   // `limit` of them (-1 = all). One ordered walk over the accounting maps instead of three
@@ -197,7 +200,6 @@ class NodeInfo {
   bool IsTaskAllocatableOn(const PodInfo& task, const V& vec) const;
   template <typename V>
   bool LessEqualTaskToNodeResources(const PodInfo& task, const V& vec) const;
-  int64_t FractionTaskGpusAllocatableDeviceCount(const PodInfo& task) const;
   // FittingFailures past its test against Idle: requests against allocatable - used.
   FitFailures FailuresAgainstUsed(const PodInfo& task) const;
   // V: a ResourceVector or anything with Get(i) (node_info.cc's UnusedView).

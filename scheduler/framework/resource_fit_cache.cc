@@ -3,6 +3,7 @@
 #include <glog/logging.h>
 
 #include <algorithm>
+#include <cmath>
 #include <utility>
 
 namespace kai::scheduler {
@@ -234,10 +235,10 @@ bool ResourceFitCache::RefreshColumns(const InternedSet& s, const ResourceVector
 
 bool ResourceFitCache::ColumnsAnswer(const PodInfo& task, const TaskFit* fit,
                                      const InternedSet& s) {
-  // Whole-GPU and CPU-only tasks: their fit tests are one comparison per resource (fractions
-  // also count the node's GPU groups).
-  return fit != nullptr && task.IsRegularGpuRequest() && task.res_req.size() <= fit->map->size() &&
-         RefreshColumns(s, *fit->map);
+  // Whole-GPU and CPU-only tasks: their fit tests are one comparison per resource; fractions
+  // also count the node's shared GPU groups (NodeInfo's memo), where whole GPUs do not suffice.
+  return fit != nullptr && (task.IsRegularGpuRequest() || task.IsFractionRequest()) &&
+         task.res_req.size() <= fit->map->size() && RefreshColumns(s, *fit->map);
 }
 
 void ResourceFitCache::ColumnRoom(const PodInfo& task, const InternedSet& s) {
@@ -246,10 +247,37 @@ void ResourceFitCache::ColumnRoom(const PodInfo& task, const InternedSet& s) {
   // IsTaskAllocatableOn for these tasks: the portion test (the task's own) and LessEqualTo, whose
   // shorter-vector rules are those of vectors padded with zeros.
   room_.assign(n, s.nodes.empty() || s.nodes[0]->IsValidGpuPortion(task.gpu_req) ? 1 : 0);
+  if (task.IsFractionRequest()) {
+    ColumnFractionFits(task, s, c.room, &room_);
+    return;
+  }
   for (int d = 0; d < c.dims; ++d) {
     const double req = task.res_req.Get(d);
     const double* col = &c.room[d * c.ranks];
     for (size_t i = 0; i < n; ++i) room_[i] &= req > col[s.mirrored[i]] ? 0 : 1;
+  }
+}
+
+void ResourceFitCache::ColumnFractionFits(const PodInfo& task, const InternedSet& s,
+                                          const std::vector<double>& column,
+                                          std::vector<uint8_t>* fits) const {
+  const Columns& c = columns_;
+  const size_t n = s.nodes.size();
+  // IsTaskAllocatableOn for a fraction: the task's own non-GPU requests (its vector's length, no
+  // padding), then whole GPUs plus the shared groups it fits in.
+  for (int d = 0; d < task.res_req.size(); ++d) {
+    if (d == kGpuIndex) continue;
+    const double req = task.res_req.Get(d);
+    const double* col = &column[d * c.ranks];
+    for (size_t i = 0; i < n; ++i) (*fits)[i] &= req > col[s.mirrored[i]] ? 0 : 1;
+  }
+  const int64_t devices = task.gpu_req.NumDevices();
+  const double* gpus = &column[kGpuIndex * c.ranks];
+  for (size_t i = 0; i < n; ++i) {
+    if ((*fits)[i] == 0) continue;
+    const auto whole = static_cast<int64_t>(std::floor(gpus[s.mirrored[i]]));
+    if (whole >= devices) continue;
+    (*fits)[i] = whole + s.nodes[i]->FractionTaskGpusAllocatableDeviceCount(task) >= devices;
   }
 }
 
@@ -265,6 +293,13 @@ void ResourceFitCache::ColumnReasons(const PodInfo& task, const TaskFit* fit, co
   const double cpu_whole = static_cast<double>(static_cast<int64_t>(req.milli_cpu()));
   const double memory = req.memory();
   const auto at = [&c](int d, int rank) { return d * c.ranks + rank; };
+  const bool fraction = task.IsFractionRequest();
+  // A fraction's test against Idle as IsTaskAllocatable sees it, for every node at once.
+  std::vector<uint8_t> fraction_fits;
+  if (fraction) {
+    fraction_fits.assign(n, valid ? 1 : 0);
+    ColumnFractionFits(task, s, c.allocatable_idle, &fraction_fits);
+  }
   std::vector<std::pair<uint64_t, const NodeFitErrors::Reasons*>> seen;
   for (size_t i = 0; i < n; ++i) {
     const int rank = s.mirrored[i];
@@ -273,12 +308,16 @@ void ResourceFitCache::ColumnReasons(const PodInfo& task, const TaskFit* fit, co
       continue;
     }
     // NodeFitView::Failures: no failure when the task fits in Idle as IsTaskAllocatable sees it
-    // or, when reservation pods are missing, in Idle itself.
+    // or, for a fraction or when reservation pods are missing, in Idle itself.
     bool fits_idle = valid;
-    for (int d = 0; d < c.dims && fits_idle; ++d) {
-      fits_idle = !(req.Get(d) > c.allocatable_idle[at(d, rank)]);
+    if (fraction) {
+      fits_idle = fraction_fits[i] != 0;
+    } else {
+      for (int d = 0; d < c.dims && fits_idle; ++d) {
+        fits_idle = !(req.Get(d) > c.allocatable_idle[at(d, rank)]);
+      }
     }
-    if (!fits_idle && valid && c.missing_reservations[rank] != 0) {
+    if (!fits_idle && valid && (fraction || c.missing_reservations[rank] != 0)) {
       fits_idle = true;
       for (int d = 0; d < c.dims && fits_idle; ++d) fits_idle = !(req.Get(d) > c.idle[at(d, rank)]);
     }

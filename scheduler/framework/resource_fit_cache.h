@@ -175,6 +175,10 @@ class ResourceFitCache {
   bool ColumnsAnswer(const PodInfo& task, const TaskFit* fit, const InternedSet& s);
   // HasRoom of every node of the set, from the columns, into room_.
   void ColumnRoom(const PodInfo& task, const InternedSet& s);
+  // NodeInfo::IsTaskAllocatableOn for a fractional task against `column` (room or Idle as
+  // IsTaskAllocatable sees it) of every node of the set, ANDed into `fits`.
+  void ColumnFractionFits(const PodInfo& task, const InternedSet& s,
+                          const std::vector<double>& column, std::vector<uint8_t>* fits) const;
   // NodeErrors(Failures(...)) of every node of the set, from the columns where they answer.
   void ColumnReasons(const PodInfo& task, const TaskFit* fit, const InternedSet& s,
                      const std::vector<uint64_t>& versions,

@@ -365,6 +365,49 @@ TEST(ResourceFitCacheTest, NewShapesReadTheColumnsLikeTheNodes) {
   for (NodeInfo* n : nodes) n->MirrorAccountingVersion(nullptr, 0);  // the table goes first
 }
 
+// New fractional shapes take the columns too, counting each node's shared GPU groups only where
+// whole idle GPUs do not suffice: room and fit errors as node by node, on a full node, a full
+// shared GPU, a shared GPU with a quarter left and a node with a whole GPU but little CPU.
+TEST(ResourceFitCacheTest, NewFractionalShapesReadTheColumnsLikeTheNodes) {
+  TestCluster c;
+  c.AddNode(NodeSpec{.name = "full", .gpus = 2});
+  c.AddNode(NodeSpec{.name = "shared-full", .gpus = 1});
+  c.AddNode(NodeSpec{.name = "shared-quarter", .gpus = 1});
+  c.AddNode(NodeSpec{.name = "cpu-short", .gpus = 2, .cpu = "1500m"});
+  c.AddQueue({.name = "q0", .gpu_quota = 8});
+  c.AddJob(RunningJob("run-full", "q0", 1, "full", 2));
+  JobSpec halves = RunningJob("halves", "q0", 0.5, "shared-full", 2);
+  for (testing::TaskSpec& t : halves.tasks) t.gpu_groups = {"g-full"};
+  c.AddJob(halves);
+  JobSpec most = RunningJob("most", "q0", 0.75, "shared-quarter");
+  most.tasks[0].gpu_groups = {"g-quarter"};
+  c.AddJob(most);
+  c.AddJob(RunningJob("run-cpu", "q0", 1, "cpu-short"));
+  std::vector<std::string> shapes;
+  for (double gpus : {0.5, 0.25}) {
+    for (const char* cpu : {"1", "400m"}) {
+      JobSpec j = PendingJob("f" + std::to_string(shapes.size()), "q0", gpus);
+      j.cpu = cpu;
+      shapes.push_back(j.name + "-0");
+      c.AddJob(j);
+    }
+  }
+  TestSession s(c);
+  const NodeSet& nodes = s.cluster().node_list;
+  VersionTable table(nodes.size() + 1);
+  for (NodeInfo* n : nodes) n->MirrorAccountingVersion(&table, n->name_rank());
+  ResourceFitCache cache;
+  cache.SetNodeVersions(&table);
+  for (const std::string& t : shapes) ExpectFresh(&cache, *s.Task(t), nodes);
+  // Half a GPU with a whole CPU fits nowhere: its errors came from the columns too.
+  EXPECT_TRUE(cache.Check(*s.Task("f0-0"), nodes, false, true).none_fits);
+  EXPECT_EQ(cache.column_passes(), static_cast<int64_t>(shapes.size()) + 1);
+  // A quarter fits the shared GPU with a quarter left, counted through its groups.
+  EXPECT_FALSE(
+      cache.Check(*s.Task("f2-0"), NodeSet{s.Node("shared-quarter")}, false, true).none_fits);
+  for (NodeInfo* n : nodes) n->MirrorAccountingVersion(nullptr, 0);  // the table goes first
+}
+
 // A shape checked again on a set of mirrored nodes reads only the nodes the table's log names:
 // its room and fit errors must stay those of a fresh computation when a node gains room, when a
 // node's reasons change (short of CPU too), when a node is written twice, when another node set
