@@ -45,6 +45,24 @@ std::map<std::string, std::vector<std::string>> Nodes(const ResourceFitCache::Re
                              : r.errors->ToMap();
 }
 
+// A cache that reads the nodes' versions through a table, as a Session sets it up; the nodes
+// stop mirroring before the table goes.
+struct MirroredCache {
+  explicit MirroredCache(const NodeSet& nodes) : nodes(nodes), table(nodes.size() + 1) {
+    for (NodeInfo* n : nodes) n->MirrorAccountingVersion(&table, n->name_rank());
+    cache.SetNodeVersions(&table);
+  }
+  ~MirroredCache() {
+    for (NodeInfo* n : nodes) n->MirrorAccountingVersion(nullptr, 0);
+  }
+  MirroredCache(const MirroredCache&) = delete;
+  MirroredCache& operator=(const MirroredCache&) = delete;
+
+  NodeSet nodes;
+  VersionTable table;
+  ResourceFitCache cache;
+};
+
 // The cached answer equals a fresh computation (whatever it is).
 void ExpectFresh(ResourceFitCache* cache, const PodInfo& task, const NodeSet& nodes) {
   const ResourceFitCache::Result cached = cache->Check(task, nodes, false, true);
@@ -153,10 +171,9 @@ TEST(ResourceFitCacheTest, OnlyChangedNodesAreCheckedAgainAndUnchangedErrorsStay
 TEST(ResourceFitCacheTest, MirroredNodesAreComparedThroughTheVersionTable) {
   TestSession s(FullCluster());
   const NodeSet& nodes = s.cluster().node_list;
-  VersionTable table(nodes.size() + 1);
-  for (NodeInfo* n : nodes) n->MirrorAccountingVersion(&table, n->name_rank());
-  ResourceFitCache cache;
-  cache.SetNodeVersions(&table);
+  MirroredCache mirrored(nodes);
+  ResourceFitCache& cache = mirrored.cache;
+  VersionTable& table = mirrored.table;
   PodInfo* a = s.Task("a-0");
   ExpectFresh(&cache, *a, nodes);
   EXPECT_EQ(cache.node_rechecks(), 2);
@@ -188,7 +205,6 @@ TEST(ResourceFitCacheTest, MirroredNodesAreComparedThroughTheVersionTable) {
   *node1 = before;
   ExpectFresh(&cache, *a, nodes);
   EXPECT_TRUE(cache.Check(*a, nodes, false, true).none_fits);
-  for (NodeInfo* n : nodes) n->MirrorAccountingVersion(nullptr, 0);  // the table goes first
 }
 
 TEST(ResourceFitCacheTest, SessionEvictionAndAllocationInvalidate) {
@@ -344,10 +360,8 @@ TEST(ResourceFitCacheTest, NewShapesReadTheColumnsLikeTheNodes) {
   TestSession s(c);
   const NodeSet& nodes = s.cluster().node_list;
   ASSERT_EQ(s.Node("shared")->NumGroupsWithoutReservationPod(), 1);
-  VersionTable table(nodes.size() + 1);
-  for (NodeInfo* n : nodes) n->MirrorAccountingVersion(&table, n->name_rank());
-  ResourceFitCache cache;
-  cache.SetNodeVersions(&table);
+  MirroredCache mirrored(nodes);
+  ResourceFitCache& cache = mirrored.cache;
   for (const std::string& t : shapes) ExpectFresh(&cache, *s.Task(t), nodes);
   EXPECT_GE(cache.column_passes(), static_cast<int64_t>(shapes.size()));
   EXPECT_EQ(cache.misses(), static_cast<int64_t>(shapes.size()));
@@ -362,7 +376,6 @@ TEST(ResourceFitCacheTest, NewShapesReadTheColumnsLikeTheNodes) {
   EXPECT_GT(cache.column_passes(), passes);
   stmt->Discard();
   for (const std::string& t : shapes) ExpectFresh(&cache, *s.Task(t), nodes);
-  for (NodeInfo* n : nodes) n->MirrorAccountingVersion(nullptr, 0);  // the table goes first
 }
 
 // New fractional shapes take the columns too, counting each node's shared GPU groups only where
@@ -394,10 +407,8 @@ TEST(ResourceFitCacheTest, NewFractionalShapesReadTheColumnsLikeTheNodes) {
   }
   TestSession s(c);
   const NodeSet& nodes = s.cluster().node_list;
-  VersionTable table(nodes.size() + 1);
-  for (NodeInfo* n : nodes) n->MirrorAccountingVersion(&table, n->name_rank());
-  ResourceFitCache cache;
-  cache.SetNodeVersions(&table);
+  MirroredCache mirrored(nodes);
+  ResourceFitCache& cache = mirrored.cache;
   for (const std::string& t : shapes) ExpectFresh(&cache, *s.Task(t), nodes);
   // Half a GPU with a whole CPU fits nowhere: its errors came from the columns too.
   EXPECT_TRUE(cache.Check(*s.Task("f0-0"), nodes, false, true).none_fits);
@@ -405,7 +416,6 @@ TEST(ResourceFitCacheTest, NewFractionalShapesReadTheColumnsLikeTheNodes) {
   // A quarter fits the shared GPU with a quarter left, counted through its groups.
   EXPECT_FALSE(
       cache.Check(*s.Task("f2-0"), NodeSet{s.Node("shared-quarter")}, false, true).none_fits);
-  for (NodeInfo* n : nodes) n->MirrorAccountingVersion(nullptr, 0);  // the table goes first
 }
 
 // A shape checked again on a set of mirrored nodes reads only the nodes the table's log names:
@@ -428,10 +438,8 @@ TEST(ResourceFitCacheTest, TheTablesLogBringsAnswersUpToDate) {
   c.AddJob(hog);
   TestSession s(c);
   const NodeSet& nodes = s.cluster().node_list;
-  VersionTable table(nodes.size() + 1);
-  for (NodeInfo* n : nodes) n->MirrorAccountingVersion(&table, n->name_rank());
-  ResourceFitCache cache;
-  cache.SetNodeVersions(&table);
+  MirroredCache mirrored(nodes);
+  ResourceFitCache& cache = mirrored.cache;
   const PodInfo& one = *s.Task("one-0");
   const PodInfo& two = *s.Task("two-0");
   ExpectFresh(&cache, one, nodes);
@@ -467,7 +475,6 @@ TEST(ResourceFitCacheTest, TheTablesLogBringsAnswersUpToDate) {
   for (int i = 0; i < 200; ++i) s.Node("node7")->MarkAccountingChanged();
   ExpectFresh(&cache, one, nodes);
   ExpectFresh(&cache, two, nodes);
-  for (NodeInfo* n : nodes) n->MirrorAccountingVersion(nullptr, 0);  // the table goes first
 }
 
 // FitsInIdle answers IsTaskAllocatable for every node: through the views the fit errors of
