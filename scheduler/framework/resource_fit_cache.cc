@@ -71,11 +71,7 @@ void ResourceFitCache::FitsInIdle(const PodInfo& task, std::span<const NodeInfo*
     const NodeInfo& node = *nodes[i];
     const size_t rank = node.name_rank();
     if (by_columns && rank > 0 && rank < c.ranks && c.version[rank] == node.accounting_version()) {
-      bool fits = valid;
-      for (int d = 0; d < c.dims && fits; ++d) {
-        fits = !(task.res_req.Get(d) > c.allocatable_idle[d * c.ranks + rank]);
-      }
-      out[i] = fits ? 1 : 0;
+      out[i] = valid && c.Fits(c.allocatable_idle, task.res_req, rank) ? 1 : 0;
       DCHECK_EQ(out[i], node.IsTaskAllocatable(task) ? 1 : 0)
           << "stale fit-cache column of " << node.name() << " for " << task.key();
       continue;
@@ -309,17 +305,10 @@ void ResourceFitCache::ColumnReasons(const PodInfo& task, const TaskFit* fit, co
     }
     // NodeFitView::Failures: no failure when the task fits in Idle as IsTaskAllocatable sees it
     // or, for a fraction or when reservation pods are missing, in Idle itself.
-    bool fits_idle = valid;
-    if (fraction) {
-      fits_idle = fraction_fits[i] != 0;
-    } else {
-      for (int d = 0; d < c.dims && fits_idle; ++d) {
-        fits_idle = !(req.Get(d) > c.allocatable_idle[at(d, rank)]);
-      }
-    }
+    bool fits_idle =
+        fraction ? fraction_fits[i] != 0 : valid && c.Fits(c.allocatable_idle, req, rank);
     if (!fits_idle && valid && (fraction || c.missing_reservations[rank] != 0)) {
-      fits_idle = true;
-      for (int d = 0; d < c.dims && fits_idle; ++d) fits_idle = !(req.Get(d) > c.idle[at(d, rank)]);
+      fits_idle = c.Fits(c.idle, req, rank);
     }
     if (fits_idle) {
       (*reasons)[i] = nullptr;
@@ -365,7 +354,8 @@ const std::vector<int>& ResourceFitCache::IndexByRank(InternedSet* s) const {
 }
 
 std::shared_ptr<const NodeFitErrors> ResourceFitCache::ErrorsFor(const std::string& shape_key,
-                                                                 const PodInfo& task, int set) {
+                                                                 const PodInfo& task, int set,
+                                                                 std::optional<bool> columns) {
   thread_local std::string key;
   key = shape_key;
   AppendBytes(&key, set);
@@ -391,7 +381,7 @@ std::shared_ptr<const NodeFitErrors> ResourceFitCache::ErrorsFor(const std::stri
     e.versions.resize(nodes.size());
     for (size_t i = 0; i < nodes.size(); ++i) e.versions[i] = VersionAt(s, i);
     std::vector<const NodeFitErrors::Reasons*> reasons(nodes.size());
-    if (ColumnsAnswer(task, fit, s)) {
+    if (columns ? *columns : ColumnsAnswer(task, fit, s)) {
       ++column_passes_;
       ColumnReasons(task, fit, s, e.versions, &reasons);
     } else {
@@ -440,7 +430,9 @@ ResourceFitCache::Result ResourceFitCache::Check(const PodInfo& task, const Node
   if (!new_shape && shape.last.set == set) written = FewWrittenSince(shape.last.writes, s);
   // A new shape meets every node: where the nodes change rarely (the fit errors are wanted outside
   // victim simulations) their columns are current and answer for all of them at once.
-  const bool by_columns = new_shape && want_errors && ColumnsAnswer(task, fit, s);
+  std::optional<bool> columns;
+  if (new_shape && want_errors) columns = ColumnsAnswer(task, fit, s);
+  const bool by_columns = columns.value_or(false);
   if (written) {
     // The last answer, with the nodes written since brought up to date.
     ++log_updates_;
@@ -498,7 +490,7 @@ ResourceFitCache::Result ResourceFitCache::Check(const PodInfo& task, const Node
   Result r;
   r.none_fits = num_room == 0;
   r.room = &room_;
-  if (r.none_fits && want_errors) r.errors = ErrorsFor(key, task, set);
+  if (r.none_fits && want_errors) r.errors = ErrorsFor(key, task, set, columns);
 #ifndef NDEBUG
   // Debug builds (the sanitizer build runs every test with them) prove each answer exact.
   CHECK(SameResult(r, Compute(task, nodes, gang), want_errors))

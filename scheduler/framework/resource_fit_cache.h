@@ -183,9 +183,11 @@ class ResourceFitCache {
   void ColumnReasons(const PodInfo& task, const TaskFit* fit, const InternedSet& s,
                      const std::vector<uint64_t>& versions,
                      std::vector<const NodeFitErrors::Reasons*>* reasons);
-  // The errors of every node of the set, brought up to date.
+  // The errors of every node of the set, brought up to date. `columns`: ColumnsAnswer for the
+  // task and set when the caller just asked it (a new shape's Check), so the columns are not
+  // refreshed twice.
   std::shared_ptr<const NodeFitErrors> ErrorsFor(const std::string& shape_key, const PodInfo& task,
-                                                 int set);
+                                                 int set, std::optional<bool> columns);
 
   // The views' vectors by dimension and name rank ([d * ranks + rank]), for the first pass of a
   // new whole-GPU or CPU-only shape: one dimension at a time over contiguous doubles instead of
@@ -200,6 +202,15 @@ class ResourceFitCache {
     std::vector<uint8_t> plain, missing_reservations;
     std::vector<double> room, allocatable_idle, idle, unused;
     std::vector<double> unused_whole;  // static_cast<int64_t>(unused), as the flags compare it
+
+    // Whether `request`, padded with zeros to `dims` (LessEqualTo's rule for shorter vectors),
+    // fits `column` (room, allocatable_idle or idle) at `rank`.
+    bool Fits(const std::vector<double>& column, const ResourceVector& request, size_t rank) const {
+      for (int d = 0; d < dims; ++d) {
+        if (request.Get(d) > column[d * ranks + rank]) return false;
+      }
+      return true;
+    }
   };
 
   const VersionTable* versions_ = nullptr;

@@ -6,6 +6,7 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <optional>
 #include <span>
 #include <string>
 #include <vector>
@@ -494,12 +495,10 @@ TEST(ResourceFitCacheTest, FitsInIdleAnswersLikeTheNodesBeforeAndAfterAChange) {
     c.AddJob(PendingJob("one", "q0", 1));
     TestSession s(c);
     const NodeSet& nodes = s.cluster().node_list;
-    VersionTable table(nodes.size() + 1);
-    ResourceFitCache cache;
-    if (with_table) {
-      for (NodeInfo* n : nodes) n->MirrorAccountingVersion(&table, n->name_rank());
-      cache.SetNodeVersions(&table);
-    }
+    std::optional<MirroredCache> mirrored;
+    ResourceFitCache plain;
+    if (with_table) mirrored.emplace(nodes);
+    ResourceFitCache& cache = with_table ? mirrored->cache : plain;
     auto expect_like_nodes = [&](const char* when) {
       for (const char* t : {"three-0", "two-0", "one-0"}) {
         const PodInfo& task = *s.Task(t);
@@ -524,7 +523,6 @@ TEST(ResourceFitCacheTest, FitsInIdleAnswersLikeTheNodesBeforeAndAfterAChange) {
     expect_like_nodes("after node0 changed");
     stmt->Discard();
     expect_like_nodes("after the discard");
-    for (NodeInfo* n : nodes) n->MirrorAccountingVersion(nullptr, 0);
   }
 }
 
