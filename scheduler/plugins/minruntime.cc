@@ -4,6 +4,7 @@
 #include <glog/logging.h>
 
 #include <map>
+#include <utility>
 
 #include "kube/base/time.h"
 #include "scheduler/plugins/plugins.h"
@@ -43,6 +44,7 @@ class MinRuntimePlugin : public Plugin {
 
   void OnSessionOpen(Session* ssn) override {
     ssn_ = ssn;
+    now_ = ssn->now();
     ssn->AddReclaimVictimFilterFn([this](const PodGroupInfo& pending, const PodGroupInfo& victim) {
       return victim.IsElastic() || !Protected(pending, victim, /*reclaim=*/true);
     });
@@ -74,16 +76,20 @@ class MinRuntimePlugin : public Plugin {
     return true;
   }
 
+  // Called for every (preemptor, candidate victim) pair of every victim queue: the minimum
+  // runtime depends only on the two jobs' queues, so it is kept per queue pair (per victim queue
+  // for preempt) instead of per job pair.
   bool Protected(const PodGroupInfo& pending, const PodGroupInfo& victim, bool reclaim) {
-    std::string key = (reclaim ? pending.uid() : std::string()) + "|" + victim.uid();
-    auto& cache = reclaim ? reclaim_cache_ : preempt_cache_;
-    auto it = cache.find(key);
-    if (it != cache.end()) return it->second;
     if (!victim.last_start_timestamp) return false;
-    Duration min = reclaim ? ReclaimMinRuntime(pending, victim) : PreemptMinRuntime(victim);
-    bool prot = ssn_->now() < *victim.last_start_timestamp + min;
-    cache[key] = prot;
-    return prot;
+    const ClusterInfo& c = ssn_->cluster();
+    const QueueInfo* victim_q = c.QueueOf(victim);
+    const QueueInfo* pending_q = reclaim ? c.QueueOf(pending) : nullptr;
+    auto& memo = reclaim ? reclaim_min_ : preempt_min_;
+    auto [it, fresh] = memo.try_emplace({pending_q, victim_q}, Duration::zero());
+    if (fresh) {
+      it->second = reclaim ? ReclaimMinRuntime(pending_q, victim_q) : PreemptMinRuntime(victim_q);
+    }
+    return now_ < *victim.last_start_timestamp + it->second;
   }
 
   // First queue from `queue` up to the root with the value set, else the default.
@@ -97,8 +103,8 @@ class MinRuntimePlugin : public Plugin {
     return def;
   }
 
-  Duration PreemptMinRuntime(const PodGroupInfo& victim) const {
-    return WalkUp(ssn_->cluster().FindQueue(victim.queue()), false, default_preempt_);
+  Duration PreemptMinRuntime(const QueueInfo* victim_q) const {
+    return WalkUp(victim_q, false, default_preempt_);
   }
 
   std::vector<const QueueInfo*> PathFromRoot(const QueueInfo* q) const {
@@ -112,12 +118,10 @@ class MinRuntimePlugin : public Plugin {
     return path;
   }
 
-  Duration ReclaimMinRuntime(const PodGroupInfo& pending, const PodGroupInfo& victim) const {
-    const ClusterInfo& c = ssn_->cluster();
-    const QueueInfo* victim_q = c.FindQueue(victim.queue());
+  Duration ReclaimMinRuntime(const QueueInfo* pending_q, const QueueInfo* victim_q) const {
     if (!use_lca_) return WalkUp(victim_q, true, default_reclaim_);
     std::vector<const QueueInfo*> vp = PathFromRoot(victim_q);
-    std::vector<const QueueInfo*> pp = PathFromRoot(c.FindQueue(pending.queue()));
+    std::vector<const QueueInfo*> pp = PathFromRoot(pending_q);
     if (vp.empty()) return default_reclaim_;
     if (pp.empty() || pp.front() != vp.front()) {
       // Different top-level queues: the victim's top-level queue decides.
@@ -135,8 +139,12 @@ class MinRuntimePlugin : public Plugin {
   Duration default_preempt_;
   bool use_lca_ = true;
   Session* ssn_ = nullptr;
-  std::map<std::string, bool> reclaim_cache_;
-  std::map<std::string, bool> preempt_cache_;
+  // The session's time, read once: a job's protection does not change within a cycle.
+  WallTime now_;
+  // Minimum runtimes by (preemptor's queue, victim's queue); the first is null for preempt.
+  using QueuePair = std::pair<const QueueInfo*, const QueueInfo*>;
+  std::map<QueuePair, Duration> reclaim_min_;
+  std::map<QueuePair, Duration> preempt_min_;
 };
 
 }  // namespace

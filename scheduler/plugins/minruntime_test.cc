@@ -3,6 +3,11 @@
 // lowest common ancestor (or the victim's queue with reclaimResolveMethod=queue).
 #include <gtest/gtest.h>
 
+#include <chrono>
+#include <map>
+#include <string>
+#include <utility>
+
 #include "scheduler/testing/test_cluster.h"
 
 namespace kai::scheduler {
@@ -24,7 +29,7 @@ TestCluster Tree(std::map<std::string, std::string> minruntime_args = {}) {
   // root-a / (team-1 / q1, team-2 / q2), root-b / q3
   TestCluster c;
   std::vector<PluginOption> plugins{{"proportion", {}}, {"priority", {}}, {"minruntime", {}}};
-  plugins.back().arguments = minruntime_args;
+  plugins.back().arguments = std::move(minruntime_args);
   c.SetPlugins(plugins);
   c.AddNode({.name = "n", .gpus = 8});
   c.AddQueue({.name = "root-a", .reclaim_min_runtime = "30m"});
@@ -79,6 +84,35 @@ TEST(MinRuntimeTest, ReclaimAcrossTopLevelQueuesUsesTheVictimsTopLevelQueue) {
   const PodGroupInfo& r = *s.Job("reclaimer");
   EXPECT_FALSE(s.ssn().ReclaimVictimFilter(r, *s.Job("v-25")));
   EXPECT_TRUE(s.ssn().ReclaimVictimFilter(r, *s.Job("v-35")));
+}
+
+TEST(MinRuntimeTest, ReclaimersOfDifferentQueuesSeeTheirOwnMinRuntime) {
+  TestCluster c = Tree();
+  // The same victim (q1, started 25m ago): 20m from q2 (team-1 is the LCA's child), 30m from q3
+  // (root-a); asked in both orders within one session.
+  c.AddJob(Victim("v", "q1", 25));
+  c.AddJob(Victim("w", "q1", 25));
+  c.AddJob(PendingJob("from-q2", "q2", 1));
+  c.AddJob(PendingJob("from-q3", "q3", 1));
+  TestSession s(c);
+  EXPECT_TRUE(s.ssn().ReclaimVictimFilter(*s.Job("from-q2"), *s.Job("v")));
+  EXPECT_FALSE(s.ssn().ReclaimVictimFilter(*s.Job("from-q3"), *s.Job("v")));
+  EXPECT_FALSE(s.ssn().ReclaimVictimFilter(*s.Job("from-q3"), *s.Job("w")));
+  EXPECT_TRUE(s.ssn().ReclaimVictimFilter(*s.Job("from-q2"), *s.Job("w")));
+}
+
+TEST(MinRuntimeTest, ProtectionIsDecidedAtTheSessionsTime) {
+  TestCluster c = Tree();
+  c.AddJob(Victim("young", "q1", 3));
+  c.AddJob(Victim("other", "q1", 3));
+  c.AddJob(PendingJob("preemptor", "q1", 1, 1, 125));
+  TestSession s(c);
+  const PodGroupInfo& p = *s.Job("preemptor");
+  EXPECT_FALSE(s.ssn().PreemptVictimFilter(p, *s.Job("young")));
+  // Later in the same cycle both are still inside their 5m: one cycle, one answer.
+  s.clock().Advance(std::chrono::minutes(10));
+  EXPECT_FALSE(s.ssn().PreemptVictimFilter(p, *s.Job("young")));
+  EXPECT_FALSE(s.ssn().PreemptVictimFilter(p, *s.Job("other")));
 }
 
 TEST(MinRuntimeTest, ReclaimResolveMethodQueueWalksUpFromTheVictim) {
