@@ -223,6 +223,50 @@ TEST(JobsOrderByQueuesTest, QueueOrderFollowsAllocationsWithinASession) {
   EXPECT_FALSE(ssn.QueueOrderLess(q1, q0, b, a, {}, {}));
 }
 
+// Order keys are kept per queue until that queue changes: an allocation in a leaf changes its
+// ancestors' keys too, and leaves the other subtree's keys as they were.
+TEST(JobsOrderByQueuesTest, AnAllocationChangesTheOrderOfItsLeafsAncestors) {
+  TestCluster c;
+  c.AddNode({.name = "n", .gpus = 8});
+  c.AddQueue({.name = "d0", .gpu_quota = 4, .gpu_weight = 0});
+  c.AddQueue({.name = "d1", .gpu_quota = 4, .gpu_weight = 0, .creation_offset_min = 1});
+  c.AddQueue({.name = "q0", .parent = "d0", .gpu_quota = 2, .gpu_weight = 0});
+  c.AddQueue({.name = "q1", .parent = "d1", .gpu_quota = 2, .gpu_weight = 0});
+  c.AddQueue(
+      {.name = "q2", .parent = "d1", .gpu_quota = 2, .gpu_weight = 0, .creation_offset_min = 2});
+  c.AddJob(PendingJob("a", "q0", 1));
+  c.AddJob(PendingJob("b", "q1", 1));
+  c.AddJob(PendingJob("c", "q2", 1));
+  c.AddJob(PendingJob("extra", "q0", 1));
+  TestSession s(c);
+  const Session& ssn = s.ssn();
+  const QueueInfo& d0 = *ssn.cluster().FindQueue("d0");
+  const QueueInfo& d1 = *ssn.cluster().FindQueue("d1");
+  const QueueInfo& q1 = *ssn.cluster().FindQueue("q1");
+  const QueueInfo& q2 = *ssn.cluster().FindQueue("q2");
+  const PodGroupInfo* a = s.Job("a");
+  const PodGroupInfo* b = s.Job("b");
+  const PodGroupInfo* cj = s.Job("c");
+  // Equal shares: the older queue first, at both levels (keys computed and kept).
+  EXPECT_TRUE(ssn.QueueOrderLess(d0, d1, a, b, {}, {}));
+  EXPECT_TRUE(ssn.QueueOrderLess(q1, q2, b, cj, {}, {}));
+  auto stmt = s.ssn().NewStatement();
+  ASSERT_TRUE(stmt->Allocate(s.Task("extra-0"), "n").ok());
+  // d0 holds a GPU through q0: its share with its candidate is now the larger.
+  EXPECT_FALSE(ssn.QueueOrderLess(d0, d1, a, b, {}, {}));
+  EXPECT_TRUE(ssn.QueueOrderLess(d1, d0, b, a, {}, {}));
+  EXPECT_TRUE(ssn.QueueOrderLess(q1, q2, b, cj, {}, {}));
+  stmt->Discard();
+  EXPECT_TRUE(ssn.QueueOrderLess(d0, d1, a, b, {}, {}));
+  // An allocation under d1 (in q2) moves q2 behind q1 ... and d1 further behind d0.
+  auto stmt2 = s.ssn().NewStatement();
+  ASSERT_TRUE(stmt2->Allocate(s.Task("c-0"), "n").ok());
+  EXPECT_TRUE(ssn.QueueOrderLess(d0, d1, a, b, {}, {}));
+  EXPECT_TRUE(ssn.QueueOrderLess(q1, q2, b, nullptr, {}, {}));
+  EXPECT_FALSE(ssn.QueueOrderLess(q2, q1, nullptr, b, {}, {}));
+  stmt2->Discard();
+}
+
 // Victim searches copy one victim queue per partial job: a copy taken at any point pops exactly
 // what the original pops from there on, and popping one leaves the other as it was.
 TEST(VictimsQueueTest, ACloneContinuesExactlyAsTheOriginal) {

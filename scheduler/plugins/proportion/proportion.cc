@@ -96,7 +96,7 @@ void ProportionPlugin::OnSessionOpen(Session* ssn) {
   AccumulateJobs(*ssn);
   p::SetFairShare(queues_, total_, division_);
   order_key_memo_.assign(queues_.size(), OrderKeyMemo{});
-  ++queues_generation_;
+  queue_generation_.assign(queues_.size(), 1);
   capacity_ = std::make_unique<p::CapacityPolicy>(&queues_);
   RegisterHooks(ssn);
   VLOG(3) << "proportion: total " << total_.ToString() << ", " << ssn->cluster().nodes.size()
@@ -307,7 +307,8 @@ void ProportionPlugin::OnAllocate(const Session& ssn, const PodInfo& task, bool 
   const p::QueueIndex q = IndexOfJob(*job);
   if (q == p::kNoQueue) return;
   const p::ResourceQuantities resources = Quantify(task.accepted, *ssn.cluster().vector_map);
-  ++queues_generation_;
+  // The queue and its ancestors change; every other queue keeps its order key.
+  queues_.ForSelfAndAncestors(q, [this](p::QueueIndex a) { ++queue_generation_[a]; });
   if (add) {
     queues_.AddAllocated(q, resources, !job->IsPreemptible());
   } else {
@@ -320,9 +321,9 @@ const p::QueueOrderKey& ProportionPlugin::OrderKeyOf(p::QueueIndex q,
   OrderKeyMemo& m = order_key_memo_[q];
   const std::optional<p::ResourceQuantities> candidate =
       job != nullptr ? std::optional(*job) : std::nullopt;
-  if (m.generation != queues_generation_ || m.job != candidate) {
+  if (m.generation != queue_generation_[q] || m.job != candidate) {
     m.key = p::QueueOrderKeyOf({&queues_[q], job, {}}, total_);
-    m.generation = queues_generation_;
+    m.generation = queue_generation_[q];
     m.job = candidate;
   }
   DCHECK(m.key == p::QueueOrderKeyOf({&queues_[q], job, {}}, total_))

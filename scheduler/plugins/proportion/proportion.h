@@ -74,7 +74,7 @@ class ProportionPlugin final : public Plugin {
   SchedulableResult Convert(const proportion::SchedulableResult& r) const;
   void OnAllocate(const Session& ssn, const PodInfo& task, bool add);
   // The queue order's key of queue `q` with candidate resources `job` (nullptr: none, no
-  // victims), memoized per queue while queues_ and the candidate stay as they were.
+  // victims), memoized per queue while the queue and the candidate stay as they were.
   const proportion::QueueOrderKey& OrderKeyOf(proportion::QueueIndex q,
                                               const proportion::ResourceQuantities* job);
 
@@ -87,16 +87,17 @@ class ProportionPlugin final : public Plugin {
   // The reclaim validator's view: a copy taken when a job's solving starts (§9.6).
   proportion::QueueTable simulation_queues_;
   std::unordered_map<const QueueInfo*, proportion::QueueIndex> index_by_queue_;
-  // Job-order heaps compare the same queues with the same best jobs many times between two
-  // allocations (a victim simulation orders every pending job); queues_generation_ moves with
-  // every change of queues_.
+  // Job-order heaps compare the same queues with the same best jobs many times, within a victim
+  // simulation (it orders every pending job) and across them (each touches a few queues). A key
+  // reads only its own queue's attributes (and the session's totals), so it is kept until that
+  // queue changes: queue_generation_[q] moves when an allocation changes q or a descendant.
   struct OrderKeyMemo {
     uint64_t generation = 0;  // 0: never computed
     std::optional<proportion::ResourceQuantities> job;
     proportion::QueueOrderKey key;
   };
   std::vector<OrderKeyMemo> order_key_memo_;
-  uint64_t queues_generation_ = 1;
+  std::vector<uint64_t> queue_generation_;  // by queue index, from 1 at session open
   std::unique_ptr<proportion::CapacityPolicy> capacity_;
 };
 
