@@ -267,6 +267,33 @@ TEST(JobsOrderByQueuesTest, AnAllocationChangesTheOrderOfItsLeafsAncestors) {
   stmt2->Discard();
 }
 
+// A queue's key follows its candidate: the same queues compared with alternating candidates
+// (one within the queue's deserved share, one beyond it) in one session.
+TEST(JobsOrderByQueuesTest, QueueOrderFollowsTheCandidateJob) {
+  TestCluster c;
+  c.AddNode({.name = "n", .gpus = 8});
+  c.AddQueue({.name = "q0", .gpu_quota = 2, .gpu_weight = 0});
+  c.AddQueue({.name = "q1", .gpu_quota = 2, .gpu_weight = 0, .creation_offset_min = 1});
+  c.AddJob(PendingJob("big", "q0", 4));
+  c.AddJob(PendingJob("small", "q0", 1));
+  c.AddJob(PendingJob("mid", "q1", 2));
+  TestSession s(c);
+  const Session& ssn = s.ssn();
+  const QueueInfo& q0 = *ssn.cluster().FindQueue("q0");
+  const QueueInfo& q1 = *ssn.cluster().FindQueue("q1");
+  const PodGroupInfo* big = s.Job("big");
+  const PodGroupInfo* small = s.Job("small");
+  const PodGroupInfo* mid = s.Job("mid");
+  for (int round = 0; round < 2; ++round) {
+    // "big" would take q0 past its deserved 2 GPUs: q1 ("mid" stays within) goes first.
+    EXPECT_FALSE(ssn.QueueOrderLess(q0, q1, big, mid, {}, {})) << round;
+    EXPECT_TRUE(ssn.QueueOrderLess(q1, q0, mid, big, {}, {})) << round;
+    // Both within: the smaller dominant share with the job, q0 with "small", goes first.
+    EXPECT_TRUE(ssn.QueueOrderLess(q0, q1, small, mid, {}, {})) << round;
+    EXPECT_FALSE(ssn.QueueOrderLess(q1, q0, mid, small, {}, {})) << round;
+  }
+}
+
 // Victim searches copy one victim queue per partial job: a copy taken at any point pops exactly
 // what the original pops from there on, and popping one leaves the other as it was.
 TEST(VictimsQueueTest, ACloneContinuesExactlyAsTheOriginal) {

@@ -6,6 +6,7 @@
 #include <map>
 
 #include "scheduler/actions/common/allocation.h"
+#include "scheduler/framework/job_state_generation.h"
 #include "scheduler/plugins/proportion/messages/format.h"
 #include "scheduler/plugins/proportion/queue_order/queue_order.h"
 #include "scheduler/plugins/proportion/reclaimable/victim_chunks.h"
@@ -322,13 +323,40 @@ const p::QueueOrderKey& ProportionPlugin::OrderKeyOf(p::QueueIndex q,
   const std::optional<p::ResourceQuantities> candidate =
       job != nullptr ? std::optional(*job) : std::nullopt;
   if (m.generation != queue_generation_[q] || m.job != candidate) {
-    m.key = p::QueueOrderKeyOf({&queues_[q], job, {}}, total_);
+    if (m.base_generation != queue_generation_[q]) {
+      m.base = p::QueueOrderBaseOf(queues_[q], total_);
+      m.base_generation = queue_generation_[q];
+    }
+    m.key = p::QueueOrderKeyOf({&queues_[q], job, {}}, total_, m.base);
     m.generation = queue_generation_[q];
     m.job = candidate;
+    m.session_job = nullptr;
   }
   DCHECK(m.key == p::QueueOrderKeyOf({&queues_[q], job, {}}, total_))
       << "stale queue-order key of queue " << q;
   return m.key;
+}
+
+const p::QueueOrderKey& ProportionPlugin::OrderKeyOfJob(const Session& ssn, p::QueueIndex q,
+                                                        const PodGroupInfo* job) {
+  OrderKeyMemo& m = order_key_memo_[q];
+  // Only session jobs (status_version != 0): they live as long as the session, while copies made
+  // during it come and go and could take a freed job's address.
+  const bool session_job = job != nullptr && job->status_version != 0;
+  if (session_job && m.session_job == job && m.generation == queue_generation_[q] &&
+      JobStateStampHolds(*job, m.session_job_stamp)) {
+    DCHECK(m.job == JobInitResources(ssn, *job, nullptr))
+        << "stale queue-order candidate of queue " << q << ": " << job->uid();
+    return m.key;
+  }
+  std::optional<p::ResourceQuantities> resources;
+  if (job != nullptr) resources = JobInitResources(ssn, *job, nullptr);
+  const p::QueueOrderKey& key = OrderKeyOf(q, resources ? &*resources : nullptr);
+  if (session_job) {
+    m.session_job = job;
+    m.session_job_stamp = CurrentJobStateStamp(*job);
+  }
+  return key;
 }
 
 void ProportionPlugin::RegisterHooks(Session* ssn) {
@@ -348,14 +376,15 @@ void ProportionPlugin::RegisterHooks(Session* ssn) {
       for (const PodGroupInfo* v : jobs) out.push_back(Quantify(v->AllocatedResources(size), map));
       return out;
     };
+    if (l_victims.empty() && r_victims.empty()) {
+      // A copy: the second lookup may rewrite the first's memo (one queue on both sides).
+      const p::QueueOrderKey l_key = OrderKeyOfJob(*ssn, li, l_job);
+      return p::CompareQueueKeys(l_key, OrderKeyOfJob(*ssn, ri, r_job));
+    }
     std::optional<p::ResourceQuantities> lj;
     std::optional<p::ResourceQuantities> rj;
     if (l_job != nullptr) lj = JobInitResources(*ssn, *l_job, nullptr);
     if (r_job != nullptr) rj = JobInitResources(*ssn, *r_job, nullptr);
-    if (l_victims.empty() && r_victims.empty()) {
-      return p::CompareQueueKeys(OrderKeyOf(li, lj ? &*lj : nullptr),
-                                 OrderKeyOf(ri, rj ? &*rj : nullptr));
-    }
     const std::vector<p::ResourceQuantities> lv = victims(l_victims);
     const std::vector<p::ResourceQuantities> rv = victims(r_victims);
     return p::CompareQueues({&queues_[li], lj ? &*lj : nullptr, lv},

@@ -77,6 +77,10 @@ class ProportionPlugin final : public Plugin {
   // victims), memoized per queue while the queue and the candidate stay as they were.
   const proportion::QueueOrderKey& OrderKeyOf(proportion::QueueIndex q,
                                               const proportion::ResourceQuantities* job);
+  // OrderKeyOf(q, the resources of `job`'s tasks to allocate): a session job asked again before
+  // its state stamp or the queue moves takes the key without recomputing its resources.
+  const proportion::QueueOrderKey& OrderKeyOfJob(const Session& ssn, proportion::QueueIndex q,
+                                                 const PodGroupInfo* job);
 
   proportion::DivisionOptions division_;
   proportion::Reclaimable reclaimable_;
@@ -91,10 +95,16 @@ class ProportionPlugin final : public Plugin {
   // simulation (it orders every pending job) and across them (each touches a few queues). A key
   // reads only its own queue's attributes (and the session's totals), so it is kept until that
   // queue changes: queue_generation_[q] moves when an allocation changes q or a descendant.
+  // The key's job-independent part is kept for the generation whatever the candidate.
   struct OrderKeyMemo {
-    uint64_t generation = 0;  // 0: never computed
+    uint64_t generation = 0;       // of `key`; 0: never computed
+    uint64_t base_generation = 0;  // of `base`
     std::optional<proportion::ResourceQuantities> job;
     proportion::QueueOrderKey key;
+    proportion::QueueOrderBase base;
+    // The session job whose resources `job` holds (nullptr: none known) and its stamp then.
+    const PodGroupInfo* session_job = nullptr;
+    JobStateStamp session_job_stamp;
   };
   std::vector<OrderKeyMemo> order_key_memo_;
   std::vector<uint64_t> queue_generation_;  // by queue index, from 1 at session open

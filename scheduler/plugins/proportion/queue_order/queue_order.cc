@@ -64,15 +64,24 @@ int PreferSide(bool l, bool r, bool first_if_set) {
   return l == first_if_set ? kLeftQueueFirst : kRightQueueFirst;
 }
 
-QueueOrderKey QueueOrderKeyOf(const QueueOrderSide& s, const ResourceQuantities& total) {
+QueueOrderBase QueueOrderBaseOf(const QueueAttributes& queue, const ResourceQuantities& total) {
+  return {queue.FairShareLessThanAllocated(), queue.DominantResourceShare(total)};
+}
+
+QueueOrderKey QueueOrderKeyOf(const QueueOrderSide& s, const ResourceQuantities& total,
+                              const QueueOrderBase& base) {
   QueueOrderKey k;
   k.queue = s.queue;
-  k.over_utilized = s.queue->FairShareLessThanAllocated();
+  k.over_utilized = base.over_utilized;
   k.starved = s.queue->AllocatedPlusLessEqualDeserved(JobOf(s));
   k.zero_share_violation = ZeroShareViolation(s);
   k.share_with_job = DominantShareWithJob(s, total);
-  k.share = s.queue->DominantResourceShare(total);
+  k.share = base.share;
   return k;
+}
+
+QueueOrderKey QueueOrderKeyOf(const QueueOrderSide& s, const ResourceQuantities& total) {
+  return QueueOrderKeyOf(s, total, QueueOrderBaseOf(*s.queue, total));
 }
 
 int CompareQueueKeys(const QueueOrderKey& l, const QueueOrderKey& r) {

@@ -45,6 +45,16 @@ struct QueueOrderKey {
   bool operator==(const QueueOrderKey&) const = default;
 };
 QueueOrderKey QueueOrderKeyOf(const QueueOrderSide& s, const ResourceQuantities& total);
+// The part of a key that does not read the job or the victims (rules 1 and 6): a caller may keep
+// it while the queue's numbers stay as they were, whatever its candidates.
+struct QueueOrderBase {
+  bool over_utilized = false;
+  double share = 0;
+};
+QueueOrderBase QueueOrderBaseOf(const QueueAttributes& queue, const ResourceQuantities& total);
+// QueueOrderKeyOf(s, total), given QueueOrderBaseOf(*s.queue, total).
+QueueOrderKey QueueOrderKeyOf(const QueueOrderSide& s, const ResourceQuantities& total,
+                              const QueueOrderBase& base);
 int CompareQueueKeys(const QueueOrderKey& l, const QueueOrderKey& r);
 
 // Returns kLeftQueueFirst, kRightQueueFirst, or kQueuesEqual (only for the same UID).
