@@ -1,6 +1,7 @@
 #include "scheduler/actions/common/job_order.h"
 
 #include <algorithm>
+#include <optional>
 
 namespace kai::scheduler {
 
@@ -9,15 +10,29 @@ struct JobsOrderByQueues::Node {
   bool leaf = false;
   bool needs_reorder = false;
   Node* parent = nullptr;
-  std::unique_ptr<GoHeap<Node*>> children;      // inner nodes
-  std::unique_ptr<GoHeap<PodGroupInfo*>> jobs;  // leaves
+  // In the node itself: a simulation builds hundreds of nodes and drops them all.
+  std::optional<GoHeap<Node*>> children;      // inner nodes
+  std::optional<GoHeap<PodGroupInfo*>> jobs;  // leaves
 
   bool empty() const { return leaf ? jobs->empty() : children->empty(); }
   int size() const { return leaf ? jobs->size() : children->size(); }
 };
 
 JobsOrderByQueues::JobsOrderByQueues(const Session* ssn, JobsOrderOptions options)
-    : ssn_(ssn), options_(options) {}
+    : ssn_(ssn), options_(options) {
+  nodes_.reserve(ssn->cluster().queues.size());
+}
+
+JobsOrderByQueues::Node* JobsOrderByQueues::NewNode() {
+  if (node_blocks_.empty() || block_used_ == block_size_) {
+    // The first block holds a node per queue of the cluster; more are needed only when queues
+    // emptied by pops are pushed to again.
+    block_size_ = node_blocks_.empty() ? std::max<size_t>(ssn_->cluster().queues.size(), 8) : 32;
+    node_blocks_.push_back(std::make_unique<Node[]>(block_size_));
+    block_used_ = 0;
+  }
+  return &node_blocks_.back()[block_used_++];
+}
 
 JobsOrderByQueues::~JobsOrderByQueues() = default;
 
@@ -53,7 +68,7 @@ int JobsOrderByQueues::size() const {
 }
 
 JobsOrderByQueues::Node* JobsOrderByQueues::CreateLeaf(const QueueInfo* q) {
-  auto node = std::make_unique<Node>();
+  Node* node = NewNode();
   node->queue = q;
   node->leaf = true;
   GoHeap<PodGroupInfo*>::Less less;
@@ -66,26 +81,26 @@ JobsOrderByQueues::Node* JobsOrderByQueues::CreateLeaf(const QueueInfo* q) {
       return ssn_->JobOrderLess(*l, *r);
     };
   }
-  node->jobs =
-      std::make_unique<GoHeap<PodGroupInfo*>>(std::move(less), options_.max_jobs_queue_depth);
-  Node* raw = node.get();
-  nodes_[q] = std::move(node);
-  return raw;
+  node->jobs.emplace(std::move(less), options_.max_jobs_queue_depth);
+  nodes_[q] = node;
+  return node;
 }
 
 JobsOrderByQueues::Node* JobsOrderByQueues::CreateInner(const QueueInfo* q) {
-  auto node = std::make_unique<Node>();
+  Node* node = NewNode();
   node->queue = q;
   node->leaf = false;
-  node->children = NewNodeHeap();
-  Node* raw = node.get();
-  nodes_[q] = std::move(node);
-  return raw;
+  node->children.emplace(NodeHeapLess());
+  nodes_[q] = node;
+  return node;
+}
+
+GoHeap<JobsOrderByQueues::Node*>::Less JobsOrderByQueues::NodeHeapLess() {
+  return [this](Node* const& l, Node* const& r) { return NodeLess(l, r); };
 }
 
 std::unique_ptr<GoHeap<JobsOrderByQueues::Node*>> JobsOrderByQueues::NewNodeHeap() {
-  return std::make_unique<GoHeap<Node*>>(
-      [this](Node* const& l, Node* const& r) { return NodeLess(l, r); });
+  return std::make_unique<GoHeap<Node*>>(NodeHeapLess());
 }
 
 std::unique_ptr<JobsOrderByQueues> JobsOrderByQueues::Clone() const {
@@ -96,7 +111,7 @@ std::unique_ptr<JobsOrderByQueues> JobsOrderByQueues::Clone() const {
   for (const auto& [q, node] : nodes_) {
     Node* n = node->leaf ? out->CreateLeaf(q) : out->CreateInner(q);
     n->needs_reorder = node->needs_reorder;
-    copy_of[node.get()] = n;
+    copy_of[node] = n;
   }
   auto mapped = [&copy_of](const std::vector<Node*>& nodes) {
     std::vector<Node*> v;
@@ -105,7 +120,7 @@ std::unique_ptr<JobsOrderByQueues> JobsOrderByQueues::Clone() const {
     return v;
   };
   for (const auto& [q, node] : nodes_) {
-    Node* n = copy_of.at(node.get());
+    Node* n = copy_of.at(node);
     n->parent = node->parent == nullptr ? nullptr : copy_of.at(node->parent);
     if (node->leaf) {
       n->jobs->set_items(node->jobs->items());
@@ -132,7 +147,7 @@ void JobsOrderByQueues::PushJob(PodGroupInfo* job) {
     leaf = CreateLeaf(q);
     needs_linking = true;
   } else {
-    leaf = it->second.get();
+    leaf = it->second;
   }
   leaf->jobs->Push(job);
   if (needs_linking) EnsureAncestors(leaf, q);
@@ -158,7 +173,7 @@ void JobsOrderByQueues::EnsureAncestors(Node* child, const QueueInfo* child_queu
     parent = CreateInner(parent_queue);
     parent_is_new = true;
   } else {
-    parent = it->second.get();
+    parent = it->second;
   }
   if (child->parent == nullptr) {
     child->parent = parent;
@@ -183,7 +198,7 @@ JobsOrderByQueues::Node* JobsOrderByQueues::NextNode(GoHeap<Node*>* heap) {
 
 JobsOrderByQueues::Node* JobsOrderByQueues::TraverseToLeaf(GoHeap<Node*>* heap) {
   Node* node = NextNode(heap);
-  while (node != nullptr && !node->leaf) node = NextNode(node->children.get());
+  while (node != nullptr && !node->leaf) node = NextNode(&*node->children);
   return node;
 }
 

@@ -51,6 +51,10 @@ class JobsOrderByQueues {
   Node* CreateLeaf(const QueueInfo* q);
   Node* CreateInner(const QueueInfo* q);
   std::unique_ptr<GoHeap<Node*>> NewNodeHeap();
+  GoHeap<Node*>::Less NodeHeapLess();
+  // A node from node_blocks_ (nodes are never freed one by one: a popped-out queue's node stays
+  // until the order goes).
+  Node* NewNode();
   void EnsureAncestors(Node* child, const QueueInfo* child_queue);
   Node* TraverseToLeaf(GoHeap<Node*>* heap);
   Node* NextNode(GoHeap<Node*>* heap);
@@ -63,9 +67,12 @@ class JobsOrderByQueues {
   const Session* ssn_;
   JobsOrderOptions options_;
   std::unique_ptr<GoHeap<Node*>> roots_;
+  std::vector<std::unique_ptr<Node[]>> node_blocks_;
+  size_t block_size_ = 0;
+  size_t block_used_ = 0;
   // Keyed by the session's QueueInfo (one object per queue uid); only looked up, never iterated
   // for a decision.
-  std::unordered_map<const QueueInfo*, std::unique_ptr<Node>> nodes_;
+  std::unordered_map<const QueueInfo*, Node*> nodes_;
   std::unordered_map<const QueueInfo*, std::vector<const PodGroupInfo*>> popped_by_queue_;
   // PassesFilters' queue checks per leaf queue (queues do not change during a session).
   mutable std::unordered_map<const QueueInfo*, bool> queue_passes_;

@@ -267,6 +267,32 @@ TEST(JobsOrderByQueuesTest, AnAllocationChangesTheOrderOfItsLeafsAncestors) {
   stmt2->Discard();
 }
 
+// Nodes live in blocks and are never freed one by one: a queue emptied by a pop and pushed to
+// again gets a new node, many times over (past the first block), in a two-level tree; every pop
+// still returns the job just pushed, and the other queue's jobs come out in job order at the end.
+TEST(JobsOrderByQueuesTest, QueuesEmptiedAndRefilledGetNewNodes) {
+  TestCluster c;
+  c.AddNode({.name = "n", .gpus = 8});
+  c.AddQueue({.name = "d0", .gpu_quota = 4});
+  c.AddQueue({.name = "q0", .parent = "d0", .gpu_quota = 2});
+  c.AddQueue({.name = "q1", .parent = "d0", .gpu_quota = 2, .creation_offset_min = 1});
+  c.AddJob(PendingJob("a", "q0", 1));
+  c.AddJob(PendingJob("b", "q0", 1));
+  c.AddJob(PendingJob("low", "q1", 1, 1, 50));
+  c.AddJob(PendingJob("high", "q1", 1, 1, 125));
+  TestSession s(c);
+  JobsOrderByQueues q(&s.ssn(), JobsOrderOptions{});
+  q.InitializeWithJobs({s.Job("low"), s.Job("high")});
+  for (int i = 0; i < 40; ++i) {
+    PodGroupInfo* job = s.Job(i % 2 == 0 ? "a" : "b");
+    // q0 holds only this job: the older queue goes first; popping it empties q0 (and its node).
+    q.PushJob(job);
+    ASSERT_EQ(q.size(), 3) << i;
+    ASSERT_EQ(q.PopNextJob(), job) << i;
+  }
+  EXPECT_EQ(PopAll(&q), (std::vector<std::string>{"high", "low"}));
+}
+
 // A queue's key follows its candidate: the same queues compared with alternating candidates
 // (one within the queue's deserved share, one beyond it) in one session.
 TEST(JobsOrderByQueuesTest, QueueOrderFollowsTheCandidateJob) {
