@@ -19,14 +19,14 @@ struct JobsOrderByQueues::Node {
 };
 
 JobsOrderByQueues::JobsOrderByQueues(const Session* ssn, JobsOrderOptions options)
-    : ssn_(ssn), options_(options) {
-  nodes_.reserve(ssn->cluster().queues.size());
-}
+    : ssn_(ssn), options_(options) {}
 
 JobsOrderByQueues::Node* JobsOrderByQueues::NewNode() {
   if (node_blocks_.empty() || block_used_ == block_size_) {
-    // The first block holds a node per queue of the cluster; more are needed only when queues
-    // emptied by pops are pushed to again.
+    // The first block (and the node map) holds a node per queue of the cluster, sized on first
+    // use: an order built only to ask Admits never holds a node. More blocks are needed only when
+    // queues emptied by pops are pushed to again.
+    if (node_blocks_.empty()) nodes_.reserve(ssn_->cluster().queues.size());
     block_size_ = node_blocks_.empty() ? std::max<size_t>(ssn_->cluster().queues.size(), 8) : 32;
     node_blocks_.push_back(std::make_unique<Node[]>(block_size_));
     block_used_ = 0;
