@@ -2,6 +2,8 @@
 // It owns the mutable per-session objects; Kubernetes objects inside are shared and immutable.
 #pragma once
 
+#include <glog/logging.h>
+
 #include <map>
 #include <memory>
 #include <optional>
@@ -39,6 +41,10 @@ struct ClusterInfo {
   bool jobs_pending_at_open_set = false;
   size_t num_jobs_at_open = 0;  // the list is only used while `jobs` has not changed size
   std::map<std::string, std::unique_ptr<QueueInfo>> queues;
+  // Whether every queue's session index and parent link are set (IndexQueues, by the Session).
+  bool queues_indexed = false;
+  // A number unique to the session this cluster belongs to (0: none); JobOf's memo key.
+  uint64_t session_epoch = 0;
   std::map<std::string, std::shared_ptr<const api::Topology>> topologies;
   // "namespace/name" of existing ConfigMaps.
   std::set<std::string> config_maps;
@@ -67,6 +73,31 @@ struct ClusterInfo {
   QueueInfo* FindQueue(const std::string& id) const {
     auto it = queues.find(id);
     return it == queues.end() ? nullptr : it->second.get();
+  }
+  // Gives each queue its index in `queues` (name order) and its parent queue (nullptr for a root
+  // or a missing parent). Queues do not change during a session.
+  void IndexQueues() {
+    int i = 0;
+    for (auto& [name, q] : queues) {
+      q->set_session_links(i++, q->parent().empty() ? nullptr : FindQueue(q->parent()));
+    }
+    queues_indexed = true;
+  }
+  // FindQueue(q.parent()): nullptr for a root queue and for a missing parent.
+  const QueueInfo* ParentOf(const QueueInfo& q) const {
+    if (queues_indexed) return q.session_parent();
+    return q.parent().empty() ? nullptr : FindQueue(q.parent());
+  }
+  // FindJob(task.job()), memoized on the task for the session (the session's jobs do not change
+  // while it runs; copies of a task made before it carry another session's number).
+  PodGroupInfo* JobOf(const PodInfo& task) const {
+    if (session_epoch == 0) return FindJob(task.job());
+    if (task.session_job_epoch != session_epoch) {
+      task.session_job = FindJob(task.job());
+      task.session_job_epoch = session_epoch;
+    }
+    DCHECK_EQ(task.session_job, FindJob(task.job())) << "stale job memo of task " << task.key();
+    return task.session_job;
   }
   // FindQueue(job.queue()), memoized on the job.
   const QueueInfo* QueueOf(const PodGroupInfo& job) const {

@@ -17,6 +17,8 @@
 
 namespace kai::scheduler {
 
+class PodGroupInfo;
+
 enum class ResourceRequestType { kRegular, kFraction, kGpuMemory, kMigInstance };
 enum class ResourceReceivedType { kNone, kRegular, kFraction, kMigInstance };
 
@@ -60,7 +62,10 @@ class PodInfo {
   const PodGroupId& job() const { return job_; }
   // A pod without a `pod-group-name` annotation is given the job of one the snapshot made up
   // for it (ClusterModel, "implicit PodGroups").
-  void set_job(PodGroupId job) { job_ = std::move(job); }
+  void set_job(PodGroupId job) {
+    job_ = std::move(job);
+    session_job_epoch = 0;
+  }
   const std::string& subgroup_name() const { return subgroup_name_; }
   const api::Pod& pod() const { return *pod_; }
   const std::shared_ptr<const api::Pod>& pod_ptr() const { return pod_; }
@@ -83,6 +88,9 @@ class PodInfo {
   // Position among the snapshot's tasks while ClusterModel copies its kept snapshot: the copies
   // of nodes and jobs re-point their task pointers through it (cache/cluster_model.h).
   uint32_t snapshot_slot = 0;
+  // ClusterInfo::JobOf's memo: this pod's job in the session numbered session_job_epoch.
+  mutable PodGroupInfo* session_job = nullptr;
+  mutable uint64_t session_job_epoch = 0;
 
   bool IsMigProfileRequest() const { return request_type == ResourceRequestType::kMigInstance; }
   bool IsFractionRequest() const { return request_type == ResourceRequestType::kFraction; }

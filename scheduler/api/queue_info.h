@@ -48,6 +48,16 @@ class QueueInfo {
   std::optional<Duration> reclaim_min_runtime() const { return reclaim_min_runtime_; }
   const api::Queue* queue() const { return queue_.get(); }
 
+  // Set for every queue of a session's cluster when the session opens (ClusterInfo::IndexQueues):
+  // a dense index and the parent queue, so that the structures a victim simulation builds by the
+  // thousand are vectors and pointer links instead of maps keyed by queue name.
+  int session_index() const { return session_index_; }
+  const QueueInfo* session_parent() const { return session_parent_; }
+  void set_session_links(int index, const QueueInfo* parent) {
+    session_index_ = index;
+    session_parent_ = parent;
+  }
+
  private:
   std::shared_ptr<const api::Queue> queue_;
   std::string uid_;
@@ -59,6 +69,8 @@ class QueueInfo {
   QueueQuota quota_;
   std::optional<Duration> preempt_min_runtime_;
   std::optional<Duration> reclaim_min_runtime_;
+  int session_index_ = -1;
+  const QueueInfo* session_parent_ = nullptr;
 };
 
 }  // namespace kai::scheduler

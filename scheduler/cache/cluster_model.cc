@@ -958,6 +958,8 @@ void ClusterModel::CopyKept(const SchedulerParams& params, std::vector<std::stri
   c->jobs_pending_at_open.clear();
   c->jobs_pending_at_open_set = false;
   c->num_jobs_at_open = 0;
+  c->queues_indexed = false;
+  c->session_epoch = 0;
   c->queue_usage.clear();
   if (warnings != nullptr) {
     for (const std::string& w : k.queue_warnings) warnings->push_back(w);

@@ -313,6 +313,8 @@ TEST(IncrementalSnapshot, RecycledSnapshotIsOverwrittenWhole) {
   used->num_jobs_at_open = 99;
   used->queue_usage["q"]["gpu"] = 1;
   used->stale_bind_requests.push_back("ns/br");
+  used->IndexQueues();
+  used->session_epoch = 12345;
   used->queues.clear();
   model.Recycle(std::move(used));
 
@@ -325,6 +327,8 @@ TEST(IncrementalSnapshot, RecycledSnapshotIsOverwrittenWhole) {
   ExpectOwnPointers(*c, "recycled");
   EXPECT_FALSE(c->jobs_pending_at_open_set);
   EXPECT_TRUE(c->jobs_pending_at_open.empty());
+  EXPECT_FALSE(c->queues_indexed);
+  EXPECT_EQ(c->session_epoch, 0u);
   EXPECT_TRUE(c->queue_usage.empty());
   EXPECT_TRUE(c->stale_bind_requests.empty());
   for (const auto& [id, job] : c->jobs) EXPECT_TRUE(job->job_fit_errors.empty()) << id;

@@ -3,6 +3,7 @@
 #include <glog/logging.h>
 
 #include <algorithm>
+#include <atomic>
 #include <functional>
 #include <set>
 
@@ -30,6 +31,9 @@ Session::Session(std::string id, std::unique_ptr<ClusterInfo> cluster,
   }
   cluster_->jobs_pending_at_open_set = true;
   cluster_->num_jobs_at_open = cluster_->jobs.size();
+  cluster_->IndexQueues();
+  static std::atomic<uint64_t> sessions{0};
+  cluster_->session_epoch = sessions.fetch_add(1, std::memory_order_relaxed) + 1;
   std::vector<NodeInfo*> by_name = cluster_->node_list;
   std::sort(by_name.begin(), by_name.end(),
             [](const NodeInfo* l, const NodeInfo* r) { return l->name() < r->name(); });
@@ -464,7 +468,7 @@ Session::NodeOrder Session::LazyOrderedNodesByTask(const NodeSet& nodes, const P
 }
 
 bool Session::FittingNode(const PodInfo& task, const NodeInfo& node, bool record_fit_errors) {
-  PodGroupInfo* job = cluster_->FindJob(task.job());
+  PodGroupInfo* job = cluster_->JobOf(task);
   if (job == nullptr) return false;
   if (!node.IsTaskAllocatableOnReleasingOrIdle(task)) {
     if (record_fit_errors && !node.IsTaskAllocatable(task)) {
@@ -528,7 +532,7 @@ void Session::FireDeallocate(const PodInfo& task) const {
 }
 
 Status Session::Evict(PodInfo* task, const std::string& message, const EvictionMetadata& meta) {
-  PodGroupInfo* job = cluster_->FindJob(task->job());
+  PodGroupInfo* job = cluster_->JobOf(*task);
   if (job == nullptr) {
     return NotFoundError("could not evict pod " + task->key() + " without podGroup " + task->job());
   }
@@ -544,12 +548,12 @@ Status Session::Evict(PodInfo* task, const std::string& message, const EvictionM
 
 Status Session::BindTask(PodInfo* task) {
   task->status = PodStatus::kBinding;
-  BumpJobState(cluster_->FindJob(task->job()));
+  BumpJobState(cluster_->JobOf(*task));
   return Status::OK();
 }
 
 void Session::AddDeferredBind(PodInfo* task, std::function<void()> undo) {
-  if (PodGroupInfo* job = cluster_->FindJob(task->job())) {
+  if (PodGroupInfo* job = cluster_->JobOf(*task)) {
     start_before_deferred_.try_emplace(job->uid(), job->last_start_timestamp);
   }
   deferred_binds_.push_back(DeferredBind{task, std::move(undo)});
@@ -565,7 +569,7 @@ int Session::JoinBinds() {
     ++undone;
     // A refused bind fails its statement's commit: the allocate action then does not record the
     // job's start (a partly written gang has not started either).
-    if (PodGroupInfo* job = cluster_->FindJob(it->task->job())) {
+    if (PodGroupInfo* job = cluster_->JobOf(*it->task)) {
       auto before = start_before_deferred_.find(job->uid());
       if (before != start_before_deferred_.end()) job->last_start_timestamp = before->second;
     }

@@ -14,7 +14,7 @@ namespace {
 // The task's status or virtual flag changed: both are inputs of its job's memos
 // (framework/job_state_generation.h).
 void JobStateChanged(Session* ssn, const PodInfo& task) {
-  BumpJobState(ssn->cluster().FindJob(task.job()));
+  BumpJobState(ssn->cluster().JobOf(task));
 }
 
 }  // namespace
@@ -50,7 +50,7 @@ void Statement::RestoreAccepted(const Op& op, PodInfo* task) {
 Status Statement::DoEvict(Op* op) {
   PodInfo* task = op->task;
   ClusterInfo& c = ssn_->cluster();
-  if (c.FindJob(task->job()) == nullptr) {
+  if (c.JobOf(*task) == nullptr) {
     return NotFoundError("failed to find job " + task->job() + " in session");
   }
   NodeInfo* node = c.FindNode(task->node_name);
@@ -93,7 +93,7 @@ Status Statement::Pipeline(PodInfo* task, const std::string& node_name,
                            const std::vector<std::string>* gpu_groups) {
   ClusterInfo& c = ssn_->cluster();
   NodeInfo* node = c.FindNode(node_name);
-  if (node == nullptr || c.FindJob(task->job()) == nullptr) {
+  if (node == nullptr || c.JobOf(*task) == nullptr) {
     return NotFoundError("failed to find node " + node_name + " or job " + task->job());
   }
   const std::vector<std::string>& groups = gpu_groups ? *gpu_groups : task->gpu_groups;
@@ -200,7 +200,7 @@ Status Statement::Allocate(PodInfo* task, const std::string& node_name,
 Status Statement::DoAllocate(Op* op) {
   PodInfo* task = op->task;
   ClusterInfo& c = ssn_->cluster();
-  if (c.FindJob(task->job()) == nullptr) return NotFoundError("failed to find job " + task->job());
+  if (c.JobOf(*task) == nullptr) return NotFoundError("failed to find job " + task->job());
   NodeInfo* node = c.FindNode(op->node);
   if (node == nullptr) return NotFoundError("failed to find node " + op->node);
   SaveState(*task, op);
@@ -433,7 +433,7 @@ Status Statement::Commit() {
           JobStateChanged(ssn_, *task);
           break;
         }
-        PodGroupInfo* job = ssn_->cluster().FindJob(task->job());
+        PodGroupInfo* job = ssn_->cluster().JobOf(*task);
         Status s = ssn_->sink()->Evict(
             EvictDecision{task->key(), job ? job->uid() : task->job(), op.message, op.meta, task});
         if (!s.ok()) {

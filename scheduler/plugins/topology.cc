@@ -452,7 +452,7 @@ class TopologyPlugin : public Plugin {
   void NodeOrder(const PodInfo& task, std::span<const NodeInfo* const> nodes, std::span<double> out,
                  std::span<uint8_t> failed) {
     if (node_scores_.empty()) return;
-    const PodGroupInfo* job = ssn_->cluster().FindJob(task.job());
+    const PodGroupInfo* job = ssn_->cluster().JobOf(task);
     const PodSet* ps = job == nullptr ? nullptr : job->PodSetOf(task);
     if (ps == nullptr) {
       std::fill(failed.begin(), failed.end(), 1);

@@ -282,7 +282,7 @@ class JobAllocator {
   }
 
   bool AllocateTask(const NodeSet& nodes, PodInfo* task) {
-    PodGroupInfo* real_job = ssn_->cluster().FindJob(task->job());
+    PodGroupInfo* real_job = ssn_->cluster().JobOf(*task);
     if (real_job == nullptr) return false;
     if (auto err = ssn_->PrePredicate(*task, *real_job)) {
       TaskFitErrors e;
@@ -356,7 +356,7 @@ class JobAllocator {
 
   void HandleFailedTaskAllocation(PodInfo* task, int num_schedulable) {
     std::string err = std::string(kDefaultPodError);
-    if (PodGroupInfo* real = ssn_->cluster().FindJob(task->job())) {
+    if (PodGroupInfo* real = ssn_->cluster().JobOf(*task)) {
       auto it = real->task_fit_errors.find(task->uid());
       if (it != real->task_fit_errors.end()) err = it->second.Message();
     }

@@ -59,7 +59,7 @@ class ByNodeScenario : public ScenarioInfo {
 
   const PodGroupInfo* LatestPotentialVictim() const {
     if (potential_tasks_.empty()) return nullptr;
-    return ssn_->cluster().FindJob(potential_tasks_.back()->job());
+    return ssn_->cluster().JobOf(*potential_tasks_.back());
   }
 
   // The potential victim tasks, on any node, of the jobs that have a potential victim on one of
@@ -94,7 +94,7 @@ class ByNodeScenario : public ScenarioInfo {
 
  private:
   void AppendTasksAsVictimJob(const std::vector<PodInfo*>& tasks) {
-    const PodGroupInfo* original = ssn_->cluster().FindJob(tasks.front()->job());
+    const PodGroupInfo* original = ssn_->cluster().JobOf(*tasks.front());
     if (original == nullptr) return;
     PodGroupInfo* clone = CloneJob(arena_, *original, tasks);
     groups_[clone->uid()].push_back(clone);

@@ -163,9 +163,12 @@ Status ProportionPlugin::BuildQueues(const Session& ssn) {
   StatusOr<p::QueueTable> table = p::QueueTable::Build(std::move(attrs));
   if (!table.ok()) return table.status();
   queues_ = std::move(table).value();
+  index_by_queue_.assign(ssn.cluster().queues.size(), {nullptr, p::kNoQueue});
   for (const auto& [uid, queue] : ssn.cluster().queues) {
-    const p::QueueIndex i = queues_.Find(queue->uid());
-    if (i != p::kNoQueue) index_by_queue_[queue.get()] = i;
+    const int at = queue->session_index();
+    if (at >= 0 && static_cast<size_t>(at) < index_by_queue_.size()) {
+      index_by_queue_[at] = {queue.get(), queues_.Find(queue->uid())};
+    }
   }
   return Status::OK();
 }
@@ -193,13 +196,20 @@ void ProportionPlugin::AccumulateJobs(const Session& ssn) {
 }
 
 p::QueueIndex ProportionPlugin::IndexOf(const QueueInfo& q) const {
-  auto it = index_by_queue_.find(&q);
-  if (it != index_by_queue_.end()) return it->second;
+  const int at = q.session_index();
+  if (at >= 0 && static_cast<size_t>(at) < index_by_queue_.size() &&
+      index_by_queue_[at].first == &q) {
+    return index_by_queue_[at].second;
+  }
   return queues_.Find(q.uid());
 }
 
-p::QueueIndex ProportionPlugin::IndexOfJob(const PodGroupInfo& job) const {
-  return queues_.Find(job.queue());
+p::QueueIndex ProportionPlugin::IndexOfJob(const Session& ssn, const PodGroupInfo& job) const {
+  // Through the job's memoized queue: a lookup by name per allocation was visible in simulations.
+  const QueueInfo* q = ssn.cluster().QueueOf(job);
+  const p::QueueIndex i = q != nullptr ? IndexOf(*q) : queues_.Find(job.queue());
+  DCHECK_EQ(i, queues_.Find(job.queue())) << "queue index of job " << job.uid();
+  return i;
 }
 
 p::ResourceQuantities ProportionPlugin::JobInitResources(const Session& ssn,
@@ -215,7 +225,7 @@ p::ReclaimerInfo ProportionPlugin::BuildReclaimerInfo(const Session& ssn,
   p::ReclaimerInfo r;
   r.name = job.name();
   r.namespace_name = job.namespace_();
-  r.queue = IndexOfJob(job);
+  r.queue = IndexOfJob(ssn, job);
   r.is_preemptible = job.IsPreemptible();
   r.required = JobInitResources(ssn, job, &r.involved);
   return r;
@@ -303,9 +313,9 @@ bool ProportionPlugin::ValidateReclaimScenario(const Session& ssn,
 }
 
 void ProportionPlugin::OnAllocate(const Session& ssn, const PodInfo& task, bool add) {
-  const PodGroupInfo* job = ssn.cluster().FindJob(task.job());
+  const PodGroupInfo* job = ssn.cluster().JobOf(task);
   if (job == nullptr) return;
-  const p::QueueIndex q = IndexOfJob(*job);
+  const p::QueueIndex q = IndexOfJob(ssn, *job);
   if (q == p::kNoQueue) return;
   const p::ResourceQuantities resources = Quantify(task.accepted, *ssn.cluster().vector_map);
   // The queue and its ancestors change; every other queue keeps its order key.
@@ -399,19 +409,19 @@ void ProportionPlugin::RegisterHooks(Session* ssn) {
   ssn->AddOnJobSolutionStartFn([this] { simulation_queues_ = queues_; });
   ssn->AddIsNonPreemptibleJobOverQueueQuotaFn(
       [this, ssn](const PodGroupInfo& job, const std::vector<PodInfo*>& tasks) {
-        return Convert(capacity_->IsNonPreemptibleJobOverQuota(IndexOfJob(job), job.IsPreemptible(),
-                                                               RequiredQuota(*ssn, tasks)));
+        return Convert(capacity_->IsNonPreemptibleJobOverQuota(
+            IndexOfJob(*ssn, job), job.IsPreemptible(), RequiredQuota(*ssn, tasks)));
       });
   ssn->AddIsJobOverCapacityFn(
       [this, ssn](const PodGroupInfo& job, const std::vector<PodInfo*>& tasks) {
-        return Convert(capacity_->IsJobOverQueueCapacity(IndexOfJob(job), job.IsPreemptible(),
+        return Convert(capacity_->IsJobOverQueueCapacity(IndexOfJob(*ssn, job), job.IsPreemptible(),
                                                          RequiredQuota(*ssn, tasks)));
       });
   ssn->AddIsTaskAllocationOnNodeOverCapacityFn(
-      [this](const PodInfo& task, const PodGroupInfo& job, const NodeInfo& node) {
+      [this, ssn](const PodInfo& task, const PodGroupInfo& job, const NodeInfo& node) {
         const ResourceVector quota = node.RequiredInitQuota(task);
         return Convert(capacity_->IsTaskAllocationOnNodeOverCapacity(
-            IndexOfJob(job), job.IsPreemptible(),
+            IndexOfJob(*ssn, job), job.IsPreemptible(),
             p::ResourceQuantities::Of(quota.milli_cpu(), quota.memory(), quota.gpu())));
       });
   EventHandler handler;

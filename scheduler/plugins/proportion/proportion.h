@@ -62,7 +62,7 @@ class ProportionPlugin final : public Plugin {
   void RegisterHooks(Session* ssn);
 
   proportion::QueueIndex IndexOf(const QueueInfo& q) const;
-  proportion::QueueIndex IndexOfJob(const PodGroupInfo& job) const;
+  proportion::QueueIndex IndexOfJob(const Session& ssn, const PodGroupInfo& job) const;
   // Tasks-to-allocate resources of a job (GPU memory converted with the minimal node GPU memory).
   proportion::ResourceQuantities JobInitResources(const Session& ssn, const PodGroupInfo& job,
                                                   proportion::ResourceMask* involved) const;
@@ -90,7 +90,8 @@ class ProportionPlugin final : public Plugin {
   proportion::QueueTable queues_;
   // The reclaim validator's view: a copy taken when a job's solving starts (§9.6).
   proportion::QueueTable simulation_queues_;
-  std::unordered_map<const QueueInfo*, proportion::QueueIndex> index_by_queue_;
+  // By QueueInfo::session_index, with the queue it was made for.
+  std::vector<std::pair<const QueueInfo*, proportion::QueueIndex>> index_by_queue_;
   // Job-order heaps compare the same queues with the same best jobs many times, within a victim
   // simulation (it orders every pending job) and across them (each touches a few queues). A key
   // reads only its own queue's attributes (and the session's totals), so it is kept until that

@@ -1,0 +1,81 @@
+// ClusterInfo's session links: the dense queue indexes and parent links, and the per-task job
+// memo, are set for the session that has the snapshot and never trusted in another.
+#include "scheduler/api/cluster_info.h"
+
+#include <gtest/gtest.h>
+
+#include "scheduler/testing/test_cluster.h"
+
+namespace kai::scheduler {
+namespace {
+
+using testing::PendingJob;
+using testing::RunningJob;
+using testing::TestCluster;
+using testing::TestSession;
+
+TEST(ClusterInfoTest, TheSessionIndexesQueuesInNameOrderAndLinksTheirParents) {
+  TestCluster c;
+  c.AddNode({.name = "n", .gpus = 8});
+  c.AddQueue({.name = "dept-b"});
+  c.AddQueue({.name = "dept-a"});
+  c.AddQueue({.name = "team-2", .parent = "dept-a"});
+  c.AddQueue({.name = "team-1", .parent = "dept-b"});
+  c.AddJob(PendingJob("j", "team-1", 1));
+  TestSession s(c);
+  const ClusterInfo& cluster = s.cluster();
+  ASSERT_TRUE(cluster.queues_indexed);
+  int expected = 0;
+  for (const auto& [name, q] : cluster.queues) {
+    EXPECT_EQ(q->session_index(), expected++) << name;
+    const QueueInfo* parent = cluster.ParentOf(*q);
+    if (q->parent().empty()) {
+      EXPECT_EQ(parent, nullptr) << name;
+    } else {
+      EXPECT_EQ(parent, cluster.FindQueue(q->parent())) << name;
+      ASSERT_NE(parent, nullptr) << name;
+    }
+  }
+  EXPECT_EQ(cluster.ParentOf(*s.Queue("team-1")), s.Queue("dept-b"));
+  EXPECT_EQ(cluster.ParentOf(*s.Queue("team-2")), s.Queue("dept-a"));
+}
+
+TEST(ClusterInfoTest, ParentOfAnUnindexedClusterLooksTheParentUp) {
+  ClusterInfo c;
+  c.queues["root"] = std::make_unique<QueueInfo>("root", "", QueueQuota{}, 0);
+  c.queues["leaf"] = std::make_unique<QueueInfo>("leaf", "root", QueueQuota{}, 0);
+  c.queues["orphan"] = std::make_unique<QueueInfo>("orphan", "missing", QueueQuota{}, 0);
+  // Links a session of another cluster left behind are not read.
+  c.queues["leaf"]->set_session_links(0, c.queues["orphan"].get());
+  EXPECT_EQ(c.ParentOf(*c.queues["leaf"]), c.queues["root"].get());
+  EXPECT_EQ(c.ParentOf(*c.queues["orphan"]), nullptr);
+  c.IndexQueues();
+  EXPECT_EQ(c.ParentOf(*c.queues["leaf"]), c.queues["root"].get());
+  EXPECT_EQ(c.ParentOf(*c.queues["orphan"]), nullptr);
+  EXPECT_EQ(c.ParentOf(*c.queues["root"]), nullptr);
+}
+
+TEST(ClusterInfoTest, JobOfIsTheSessionsJobAndAMemoOfAnotherSessionIsNotTrusted) {
+  TestCluster c;
+  c.AddNode({.name = "n", .gpus = 8});
+  c.AddQueue({.name = "q"});
+  c.AddJob(PendingJob("a", "q", 1));
+  c.AddJob(RunningJob("b", "q", 1, "n"));
+  TestSession first(c);
+  TestSession second(c);
+  PodInfo* task = first.Task(testing::PodName("a", 0));
+  ASSERT_NE(task, nullptr);
+  EXPECT_EQ(first.cluster().JobOf(*task), first.Job("a"));
+  EXPECT_EQ(first.cluster().JobOf(*first.Task(testing::PodName("b", 0))), first.Job("b"));
+  // The same task read through another session's snapshot (as a recycled snapshot's copies
+  // would carry it): that session's job, not the memo's.
+  EXPECT_NE(first.cluster().session_epoch, second.cluster().session_epoch);
+  EXPECT_EQ(second.cluster().JobOf(*task), second.Job("a"));
+  EXPECT_EQ(first.cluster().JobOf(*task), first.Job("a"));
+  // A task whose job changes forgets the memo.
+  task->set_job(second.Job("b")->uid());
+  EXPECT_EQ(first.cluster().JobOf(*task), first.Job("b"));
+}
+
+}  // namespace
+}  // namespace kai::scheduler
