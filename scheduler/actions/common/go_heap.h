@@ -24,6 +24,7 @@ class GoHeap {
   const std::vector<T>& items() const { return items_; }
   // Replaces the contents with `items`, already in heap order (a copy of another heap's).
   void set_items(std::vector<T> items) { items_ = std::move(items); }
+  void Reserve(size_t n) { items_.reserve(n); }
 
   // heap.Push, then (with a capacity) heap.Remove(capacity) when over capacity.
   void Push(T x) {

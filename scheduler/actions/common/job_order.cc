@@ -1,5 +1,7 @@
 #include "scheduler/actions/common/job_order.h"
 
+#include <glog/logging.h>
+
 #include <algorithm>
 #include <optional>
 
@@ -23,15 +25,21 @@ JobsOrderByQueues::JobsOrderByQueues(const Session* ssn, JobsOrderOptions option
 
 JobsOrderByQueues::Node* JobsOrderByQueues::NewNode() {
   if (node_blocks_.empty() || block_used_ == block_size_) {
-    // The first block (and the node map) holds a node per queue of the cluster, sized on first
-    // use: an order built only to ask Admits never holds a node. More blocks are needed only when
-    // queues emptied by pops are pushed to again.
-    if (node_blocks_.empty()) nodes_.reserve(ssn_->cluster().queues.size());
+    // The first block holds a node per queue of the cluster: more are needed only when queues
+    // emptied by pops are pushed to again.
     block_size_ = node_blocks_.empty() ? std::max<size_t>(ssn_->cluster().queues.size(), 8) : 32;
     node_blocks_.push_back(std::make_unique<Node[]>(block_size_));
     block_used_ = 0;
   }
   return &node_blocks_.back()[block_used_++];
+}
+
+JobsOrderByQueues::Node*& JobsOrderByQueues::NodeOf(const QueueInfo* q) {
+  // Sized on first use: an order built only to ask Admits never holds a node.
+  if (nodes_.empty()) nodes_.assign(ssn_->cluster().queues.size(), nullptr);
+  const int i = q->session_index();
+  CHECK(i >= 0 && static_cast<size_t>(i) < nodes_.size()) << "queue " << q->uid() << " not indexed";
+  return nodes_[i];
 }
 
 JobsOrderByQueues::~JobsOrderByQueues() = default;
@@ -44,16 +52,29 @@ bool JobsOrderByQueues::PassesFilters(const PodGroupInfo& job) const {
   const ClusterInfo& c = ssn_->cluster();
   const QueueInfo* q = c.QueueOf(job);
   if (q == nullptr) return false;
-  auto [it, inserted] = queue_passes_.try_emplace(q, false);
-  if (inserted) {
-    it->second = (q->parent().empty() || c.FindQueue(q->parent()) != nullptr) && q->IsLeafQueue();
+  if (queue_passes_.empty()) queue_passes_.assign(c.queues.size(), -1);
+  const int i = q->session_index();
+  CHECK(i >= 0 && static_cast<size_t>(i) < queue_passes_.size())
+      << "queue " << q->uid() << " not indexed";
+  if (queue_passes_[i] < 0) {
+    queue_passes_[i] = (q->parent().empty() || c.ParentOf(*q) != nullptr) && q->IsLeafQueue();
   }
-  return it->second;
+  return queue_passes_[i] != 0;
 }
 
 void JobsOrderByQueues::InitializeWithJobs(const std::vector<PodGroupInfo*>& jobs) {
+  // Each leaf's heap is sized to its jobs up front: a simulation builds an order of every pending
+  // job, and growing the heaps one push at a time was a large part of its allocations.
+  std::vector<PodGroupInfo*> admitted;
+  admitted.reserve(jobs.size());
+  std::vector<uint32_t> per_queue(ssn_->cluster().queues.size(), 0);
   for (PodGroupInfo* job : jobs) {
-    if (PassesFilters(*job)) PushJob(job);
+    if (!PassesFilters(*job)) continue;
+    admitted.push_back(job);
+    ++per_queue[ssn_->cluster().QueueOf(*job)->session_index()];
+  }
+  for (PodGroupInfo* job : admitted) {
+    PushJob(job, per_queue[ssn_->cluster().QueueOf(*job)->session_index()]);
   }
 }
 
@@ -61,13 +82,13 @@ bool JobsOrderByQueues::empty() const { return roots_ == nullptr || roots_->empt
 
 int JobsOrderByQueues::size() const {
   int n = 0;
-  for (const auto& [id, node] : nodes_) {
-    if (node->leaf) n += node->jobs->size();
+  for (const Node* node : nodes_) {
+    if (node != nullptr && node->leaf) n += node->jobs->size();
   }
   return n;
 }
 
-JobsOrderByQueues::Node* JobsOrderByQueues::CreateLeaf(const QueueInfo* q) {
+JobsOrderByQueues::Node* JobsOrderByQueues::CreateLeaf(const QueueInfo* q, size_t capacity) {
   Node* node = NewNode();
   node->queue = q;
   node->leaf = true;
@@ -82,7 +103,8 @@ JobsOrderByQueues::Node* JobsOrderByQueues::CreateLeaf(const QueueInfo* q) {
     };
   }
   node->jobs.emplace(std::move(less), options_.max_jobs_queue_depth);
-  nodes_[q] = node;
+  node->jobs->Reserve(capacity);
+  NodeOf(q) = node;
   return node;
 }
 
@@ -91,7 +113,7 @@ JobsOrderByQueues::Node* JobsOrderByQueues::CreateInner(const QueueInfo* q) {
   node->queue = q;
   node->leaf = false;
   node->children.emplace(NodeHeapLess());
-  nodes_[q] = node;
+  NodeOf(q) = node;
   return node;
 }
 
@@ -108,8 +130,9 @@ std::unique_ptr<JobsOrderByQueues> JobsOrderByQueues::Clone() const {
   // Nodes first (the heaps' comparators must point at the copy), then their links and heaps.
   std::unordered_map<const Node*, Node*> copy_of;
   copy_of.reserve(nodes_.size());
-  for (const auto& [q, node] : nodes_) {
-    Node* n = node->leaf ? out->CreateLeaf(q) : out->CreateInner(q);
+  for (const Node* node : nodes_) {
+    if (node == nullptr) continue;
+    Node* n = node->leaf ? out->CreateLeaf(node->queue) : out->CreateInner(node->queue);
     n->needs_reorder = node->needs_reorder;
     copy_of[node] = n;
   }
@@ -119,7 +142,8 @@ std::unique_ptr<JobsOrderByQueues> JobsOrderByQueues::Clone() const {
     for (Node* n : nodes) v.push_back(copy_of.at(n));
     return v;
   };
-  for (const auto& [q, node] : nodes_) {
+  for (const Node* node : nodes_) {
+    if (node == nullptr) continue;
     Node* n = copy_of.at(node);
     n->parent = node->parent == nullptr ? nullptr : copy_of.at(node->parent);
     if (node->leaf) {
@@ -137,18 +161,14 @@ std::unique_ptr<JobsOrderByQueues> JobsOrderByQueues::Clone() const {
   return out;
 }
 
-void JobsOrderByQueues::PushJob(PodGroupInfo* job) {
+void JobsOrderByQueues::PushJob(PodGroupInfo* job) { PushJob(job, 0); }
+
+void JobsOrderByQueues::PushJob(PodGroupInfo* job, size_t leaf_capacity) {
   const QueueInfo* q = ssn_->cluster().QueueOf(*job);
   if (q == nullptr || !q->IsLeafQueue()) return;
-  Node* leaf = nullptr;
-  bool needs_linking = false;
-  auto it = nodes_.find(q);
-  if (it == nodes_.end()) {
-    leaf = CreateLeaf(q);
-    needs_linking = true;
-  } else {
-    leaf = it->second;
-  }
+  Node* leaf = NodeOf(q);
+  const bool needs_linking = leaf == nullptr;
+  if (needs_linking) leaf = CreateLeaf(q, leaf_capacity);
   leaf->jobs->Push(job);
   if (needs_linking) EnsureAncestors(leaf, q);
   MarkAncestors(leaf);
@@ -164,17 +184,11 @@ void JobsOrderByQueues::EnsureAncestors(Node* child, const QueueInfo* child_queu
     }
     return;
   }
-  const QueueInfo* parent_queue = ssn_->cluster().FindQueue(child_queue->parent());
+  const QueueInfo* parent_queue = ssn_->cluster().ParentOf(*child_queue);
   if (parent_queue == nullptr) return;
-  Node* parent = nullptr;
-  bool parent_is_new = false;
-  auto it = nodes_.find(parent_queue);
-  if (it == nodes_.end()) {
-    parent = CreateInner(parent_queue);
-    parent_is_new = true;
-  } else {
-    parent = it->second;
-  }
+  Node* parent = NodeOf(parent_queue);
+  const bool parent_is_new = parent == nullptr;
+  if (parent_is_new) parent = CreateInner(parent_queue);
   if (child->parent == nullptr) {
     child->parent = parent;
     parent->children->Push(child);
@@ -224,7 +238,7 @@ void JobsOrderByQueues::HandlePop(Node* node) {
     } else {
       roots_->Pop();
     }
-    nodes_.erase(node->queue);
+    NodeOf(node->queue) = nullptr;
     node = parent;
   }
 }

@@ -48,7 +48,10 @@ class JobsOrderByQueues {
  private:
   struct Node;
   bool PassesFilters(const PodGroupInfo& job) const;
-  Node* CreateLeaf(const QueueInfo* q);
+  // The node of `q`, by its session index (nullptr: none).
+  Node*& NodeOf(const QueueInfo* q);
+  void PushJob(PodGroupInfo* job, size_t leaf_capacity);
+  Node* CreateLeaf(const QueueInfo* q, size_t capacity = 0);
   Node* CreateInner(const QueueInfo* q);
   std::unique_ptr<GoHeap<Node*>> NewNodeHeap();
   GoHeap<Node*>::Less NodeHeapLess();
@@ -70,12 +73,12 @@ class JobsOrderByQueues {
   std::vector<std::unique_ptr<Node[]>> node_blocks_;
   size_t block_size_ = 0;
   size_t block_used_ = 0;
-  // Keyed by the session's QueueInfo (one object per queue uid); only looked up, never iterated
-  // for a decision.
-  std::unordered_map<const QueueInfo*, Node*> nodes_;
+  // By the queues' session index (QueueInfo::session_index), sized on first use.
+  std::vector<Node*> nodes_;
   std::unordered_map<const QueueInfo*, std::vector<const PodGroupInfo*>> popped_by_queue_;
-  // PassesFilters' queue checks per leaf queue (queues do not change during a session).
-  mutable std::unordered_map<const QueueInfo*, bool> queue_passes_;
+  // PassesFilters' queue checks by session index (-1: not asked yet; queues do not change during
+  // a session).
+  mutable std::vector<int8_t> queue_passes_;
 };
 
 // The order in which a JobsOrderByQueues without filters or depth limit, holding `jobs` among any
