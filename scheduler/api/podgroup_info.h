@@ -205,13 +205,16 @@ class PodGroupInfo {
     int64_t ranks[4] = {};
   };
   mutable JobOrderKeyMemo job_order_key_memo;
-  // Memo of the victim queues' "has a live pod on an existing node" (actions/common/victims.cc),
-  // valid while its stamp holds: a pod's status and node change only with a status write.
-  struct AliveMemo {
+  // A yes/no fact about the job's tasks, valid while its stamp holds.
+  struct FlagMemo {
     JobStateStamp stamp;
-    bool alive = false;
+    bool value = false;
   };
-  mutable AliveMemo alive_memo;
+  // The victim queues' "has a live pod on an existing node" (actions/common/victims.cc): a pod's
+  // status and node change only with a status write.
+  mutable FlagMemo alive_memo;
+  // "Has a Pending task", asked of every pending job by each victim simulation.
+  mutable FlagMemo pending_memo;
   // Bumped by the session whenever one of this job's tasks changes status (framework
   // job_state_generation.h); 0 for a copy outside the session's job map (a partial job, a victim
   // representative), whose memos follow the process-wide generation instead.

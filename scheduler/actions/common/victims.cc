@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
+#include <functional>
 
 #include "scheduler/actions/common/allocation.h"
 #include "scheduler/framework/job_state_generation.h"
@@ -32,17 +33,31 @@ bool HasAlivePodUncached(const ClusterInfo& c, const PodGroupInfo& job) {
   return false;
 }
 
-// Memoized per job state: every job of the cluster is asked once per victim queue, i.e. once
-// per job an action searches for, and few of them change in between.
-bool HasAlivePod(const ClusterInfo& c, const PodGroupInfo& job) {
-  PodGroupInfo::AliveMemo& m = job.alive_memo;
-  if (JobStateStampHolds(job, m.stamp)) {
-    DCHECK_EQ(m.alive, HasAlivePodUncached(c, job)) << "stale alive memo of job " << job.uid();
-    return m.alive;
+// A job fact memoized per job state (job_state_generation.h); debug builds check every reuse.
+template <typename Compute>
+bool MemoizedFlag(const PodGroupInfo& job, PodGroupInfo::FlagMemo* m, const Compute& compute,
+                  const char* what) {
+  if (JobStateStampHolds(job, m->stamp)) {
+    DCHECK_EQ(m->value, compute()) << "stale " << what << " memo of job " << job.uid();
+    return m->value;
   }
-  m.alive = HasAlivePodUncached(c, job);
-  m.stamp = CurrentJobStateStamp(job);
-  return m.alive;
+  m->value = compute();
+  m->stamp = CurrentJobStateStamp(job);
+  return m->value;
+}
+
+// Every job of the cluster is asked once per victim queue, i.e. once per job an action searches
+// for, and few of them change in between.
+bool HasAlivePod(const ClusterInfo& c, const PodGroupInfo& job) {
+  return MemoizedFlag(
+      job, &job.alive_memo, [&] { return HasAlivePodUncached(c, job); }, "alive");
+}
+
+// Every pending job is asked by every victim simulation (PendingAndRelevantJobs): reading each of
+// its tasks' statuses each time was a visible share of a simulation.
+bool HasPendingTasks(const PodGroupInfo& job) {
+  return MemoizedFlag(
+      job, &job.pending_memo, [&] { return job.HasPendingTasks(); }, "pending");
 }
 
 }  // namespace
@@ -111,7 +126,7 @@ std::string EvictionMessage(const Session& ssn, std::string_view action, const P
     std::string msg = "Pod " + victim.key() + " was preempted by workload " +
                       preemptor.namespace_() + "/" + preemptor.name() + ".";
     const ClusterInfo& c = ssn.cluster();
-    const PodGroupInfo* victim_job = c.FindJob(victim.job());
+    const PodGroupInfo* victim_job = c.JobOf(victim);
     const QueueInfo* reclaimer_q = c.FindQueue(preemptor.queue());
     const QueueInfo* reclaimee_q = victim_job ? c.FindQueue(victim_job->queue()) : nullptr;
     if (reclaimer_q == nullptr || reclaimee_q == nullptr) return msg;
@@ -185,7 +200,7 @@ bool PreemptorFitsNowhere(Session* ssn, const NodeSet& nodes, const PodGroupInfo
   bool some_fits_nowhere = false;
   for (const PodInfo* t : tasks) {
     if (t->IsSharedGpuRequest()) return false;
-    PodGroupInfo* real_job = c.FindJob(t->job());
+    PodGroupInfo* real_job = c.JobOf(*t);
     if (real_job == nullptr) return false;
     if (!some_fits_nowhere) {
       some_fits_nowhere = ssn->NoNodeHasRoom(*t, real_job, nodes, false, nullptr);
@@ -193,7 +208,7 @@ bool PreemptorFitsNowhere(Session* ssn, const NodeSet& nodes, const PodGroupInfo
   }
   if (!some_fits_nowhere) return false;
   for (const PodInfo* t : tasks) {
-    if (ssn->PrePredicate(*t, *c.FindJob(t->job()))) return false;
+    if (ssn->PrePredicate(*t, *c.JobOf(*t))) return false;
   }
   return true;
 }
@@ -211,34 +226,46 @@ std::map<PodGroupId, PodGroupInfo*> RelevantJobs(
 // building a map of every pending job per simulation.
 std::vector<PodGroupInfo*> PendingAndRelevantJobs(
     const ClusterInfo& c, const std::map<PodGroupId, PodGroupInfo*>& relevant) {
-  std::vector<PodGroupInfo*> pending;
-  if (c.jobs_pending_at_open_set && c.num_jobs_at_open == c.jobs.size()) {
-    pending.reserve(c.jobs_pending_at_open.size());
-    for (PodGroupInfo* job : c.jobs_pending_at_open) {
-      if (job->HasPendingTasks()) pending.push_back(job);
+  std::vector<PodGroupInfo*> all_pending;
+  const std::vector<PodGroupInfo*>* candidates = &c.jobs_pending_at_open;
+  if (!c.jobs_pending_at_open_set || c.num_jobs_at_open != c.jobs.size()) {
+    for (const auto& [id, job] : c.jobs) {
+      if (HasPendingTasks(*job)) all_pending.push_back(job.get());
     }
+    candidates = &all_pending;
+  }
 #ifndef NDEBUG
+  if (candidates == &c.jobs_pending_at_open) {
     size_t all = 0;
     for (const auto& [id, job] : c.jobs) all += job->HasPendingTasks() ? 1 : 0;
-    CHECK_EQ(all, pending.size()) << "a job gained a Pending task during the session";
-    CHECK(std::is_sorted(
-        pending.begin(), pending.end(),
-        [](const PodGroupInfo* l, const PodGroupInfo* r) { return l->uid() < r->uid(); }));
-#endif
-  } else {
-    for (const auto& [id, job] : c.jobs) {
-      if (job->HasPendingTasks()) pending.push_back(job.get());
-    }
+    size_t listed = 0;
+    for (const PodGroupInfo* job : c.jobs_pending_at_open) listed += HasPendingTasks(*job) ? 1 : 0;
+    CHECK_EQ(all, listed) << "a job gained a Pending task during the session";
   }
+  CHECK(std::is_sorted(
+      candidates->begin(), candidates->end(),
+      [](const PodGroupInfo* l, const PodGroupInfo* r) { return l->uid() < r->uid(); }));
+#endif
   std::vector<PodGroupInfo*> list;
-  list.reserve(pending.size() + relevant.size());
-  auto p = pending.begin();
+  list.reserve(candidates->size() + relevant.size());
+  auto append_pending = [&list](auto from, auto to) {
+    for (; from != to; ++from) {
+      if (HasPendingTasks(**from)) list.push_back(*from);
+    }
+  };
+  // The few relevant jobs are placed by binary search: comparing every pending job's uid to them
+  // was most of this merge.
+  auto p = candidates->begin();
   for (const auto& [id, j] : relevant) {
-    while (p != pending.end() && (*p)->uid() < id) list.push_back(*p++);
-    if (p != pending.end() && (*p)->uid() == id) ++p;  // replaced by the relevant entry
+    auto at = std::lower_bound(
+        p, candidates->end(), id,
+        [](const PodGroupInfo* job, const PodGroupId& uid) { return job->uid() < uid; });
+    append_pending(p, at);
+    p = at;
+    if (p != candidates->end() && (*p)->uid() == id) ++p;  // replaced by the relevant entry
     list.push_back(j);
   }
-  list.insert(list.end(), p, pending.end());
+  append_pending(p, candidates->end());
   return list;
 }
 
@@ -286,14 +313,21 @@ bool PopAndAllocate(Session* ssn, Statement* stmt, const NodeSet& nodes, PodGrou
   }
   JobsOrderByQueues queue(ssn, JobsOrderOptions{});
   queue.InitializeWithJobs(PendingAndRelevantJobs(ssn->cluster(), relevant));
+  // The queue holds each relevant job as the relevant entry itself (PendingAndRelevantJobs), so
+  // a popped job is relevant exactly when its pointer is one of them.
+  std::vector<const PodGroupInfo*> relevant_jobs;
+  relevant_jobs.reserve(relevant.size());
+  for (const auto& [id, j] : relevant) relevant_jobs.push_back(j);
+  std::sort(relevant_jobs.begin(), relevant_jobs.end(), std::less<>());
   // Pending jobs only shape the order; once the preemptor and every victim job were popped, the
   // rest of the queue changes nothing.
   size_t relevant_left = relevant.size();
   while (!queue.empty() && relevant_left > 0) {
     PodGroupInfo* job = queue.PopNextJob();
     if (job == nullptr) break;
-    auto it = relevant.find(job->uid());
-    if (it == relevant.end()) continue;
+    if (!std::binary_search(relevant_jobs.begin(), relevant_jobs.end(), job, std::less<>())) {
+      continue;
+    }
     --relevant_left;
     if (!allocate(job)) return false;
   }
@@ -308,7 +342,7 @@ bool TryToVirtuallyAllocatePreemptor(Session* ssn, Statement* stmt, const NodeSe
   const ClusterInfo& c = ssn->cluster();
   std::map<PodGroupId, PodGroupInfo*> victim_jobs;
   for (const PodInfo* t : victims) {
-    if (PodGroupInfo* j = c.FindJob(t->job())) victim_jobs[j->uid()] = j;
+    if (PodGroupInfo* j = c.JobOf(*t)) victim_jobs[j->uid()] = j;
   }
   // Most victim simulations of a full cluster end here (the preemptor, popped first, fits
   // nowhere); ordering every pending job for them was most of reclaim's time.
