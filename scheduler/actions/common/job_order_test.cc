@@ -320,6 +320,49 @@ TEST(JobsOrderByQueuesTest, QueueOrderFollowsTheCandidateJob) {
   }
 }
 
+// A queue's kept keys follow its numbers through a statement: q0 changes twice (+2 GPUs, -1 GPU)
+// to a state it never had, then to a third, and the discard brings the start back; keys were
+// computed for two candidates at each point.
+TEST(JobsOrderByQueuesTest, QueueKeysFollowTheQueueThroughAStatementAndItsDiscard) {
+  TestCluster c;
+  c.AddNode({.name = "n", .gpus = 8});
+  c.AddQueue({.name = "q0", .gpu_quota = 2, .gpu_weight = 0});
+  c.AddQueue({.name = "q1", .gpu_quota = 2, .gpu_weight = 0, .creation_offset_min = 1});
+  c.AddJob(RunningJob("r0", "q0", 1, "n"));
+  c.AddJob(RunningJob("r1", "q1", 1, "n"));
+  c.AddJob(PendingJob("a", "q0", 1));
+  c.AddJob(PendingJob("a2", "q0", 1));
+  c.AddJob(PendingJob("b", "q1", 1));
+  c.AddJob(PendingJob("x", "q0", 2));
+  TestSession s(c);
+  const Session& ssn = s.ssn();
+  const QueueInfo& q0 = *ssn.cluster().FindQueue("q0");
+  const QueueInfo& q1 = *ssn.cluster().FindQueue("q1");
+  const PodGroupInfo* a = s.Job("a");
+  const PodGroupInfo* a2 = s.Job("a2");
+  const PodGroupInfo* b = s.Job("b");
+  // One GPU each: equal shares, the older q0 first, with either candidate (keys kept for both).
+  EXPECT_TRUE(ssn.QueueOrderLess(q0, q1, a, b, {}, {}));
+  EXPECT_TRUE(ssn.QueueOrderLess(q0, q1, a2, b, {}, {}));
+  EXPECT_TRUE(ssn.QueueOrderLess(q0, q1, a, b, {}, {}));
+  for (int round = 0; round < 2; ++round) {
+    auto stmt = s.ssn().NewStatement();
+    ASSERT_TRUE(stmt->Allocate(s.Task("x-0"), "n").ok()) << round;
+    ASSERT_TRUE(stmt->Evict(s.Task("r0-0"), "test", EvictionMetadata{}).ok()) << round;
+    // q0 now holds 2 GPUs (3 with its candidate, past its deserved 2): q1 first.
+    EXPECT_FALSE(ssn.QueueOrderLess(q0, q1, a, b, {}, {})) << round;
+    EXPECT_TRUE(ssn.QueueOrderLess(q1, q0, b, a2, {}, {})) << round;
+    ASSERT_TRUE(stmt->Evict(s.Task("x-0"), "test", EvictionMetadata{}).ok()) << round;
+    // Back to 0 GPUs, a state of its own: q0 first, whatever it was asked before.
+    EXPECT_TRUE(ssn.QueueOrderLess(q0, q1, a, b, {}, {})) << round;
+    stmt->Discard();
+    // Back to the start: the start's order, for both candidates.
+    EXPECT_TRUE(ssn.QueueOrderLess(q0, q1, a, b, {}, {})) << round;
+    EXPECT_TRUE(ssn.QueueOrderLess(q0, q1, a2, b, {}, {})) << round;
+    EXPECT_FALSE(ssn.QueueOrderLess(q1, q0, b, a, {}, {})) << round;
+  }
+}
+
 // Victim searches copy one victim queue per partial job: a copy taken at any point pops exactly
 // what the original pops from there on, and popping one leaves the other as it was.
 TEST(VictimsQueueTest, ACloneContinuesExactlyAsTheOriginal) {
