@@ -31,6 +31,20 @@ Status Statement::Evict(PodInfo* task, const std::string& message, const Evictio
   return Status::OK();
 }
 
+Status Statement::Evict(PodInfo* task, std::shared_ptr<const DeferredEvictionMessages> messages,
+                        size_t index, const EvictionMetadata& meta) {
+  Op op;
+  op.kind = Kind::kEvict;
+  op.task = task;
+  op.deferred_messages = std::move(messages);
+  op.deferred_index = index;
+  op.meta = meta;
+  SaveGpuState(task->node_name, &op);
+  KAI_RETURN_IF_ERROR(DoEvict(&op));
+  ops_.push_back(std::move(op));
+  return Status::OK();
+}
+
 void Statement::SaveState(const PodInfo& task, Op* op) {
   op->prev_status = task.status;
   op->prev_node = task.node_name;
@@ -434,8 +448,11 @@ Status Statement::Commit() {
           break;
         }
         PodGroupInfo* job = ssn_->cluster().JobOf(*task);
-        Status s = ssn_->sink()->Evict(
-            EvictDecision{task->key(), job ? job->uid() : task->job(), op.message, op.meta, task});
+        std::string message = op.deferred_messages != nullptr
+                                  ? op.deferred_messages->Message(op.deferred_index)
+                                  : op.message;
+        Status s = ssn_->sink()->Evict(EvictDecision{task->key(), job ? job->uid() : task->job(),
+                                                     std::move(message), op.meta, task});
         if (!s.ok()) {
           LOG(ERROR) << "failed to evict " << task->key() << ": " << s;
           ReverseEvict(op);

@@ -4,6 +4,7 @@
 // (which hands the decisions to the session's DecisionSink).
 #pragma once
 
+#include <memory>
 #include <optional>
 #include <set>
 #include <string>
@@ -16,6 +17,15 @@ namespace kai::scheduler {
 
 class Session;
 
+// Messages of a batch of evictions, made only for the evictions that are committed: a victim
+// search evicts in thousands of simulations and commits a few. What a message says must be fixed
+// when the batch is made (Message may run after later changes).
+class DeferredEvictionMessages {
+ public:
+  virtual ~DeferredEvictionMessages() = default;
+  virtual std::string Message(size_t i) const = 0;
+};
+
 class Statement {
  public:
   using Checkpoint = size_t;
@@ -26,6 +36,9 @@ class Statement {
 
   // Virtual eviction: the task becomes Releasing on its node.
   Status Evict(PodInfo* task, const std::string& message, const EvictionMetadata& meta);
+  // The same, with the message `messages->Message(index)`, made if the eviction is committed.
+  Status Evict(PodInfo* task, std::shared_ptr<const DeferredEvictionMessages> messages,
+               size_t index, const EvictionMetadata& meta);
   // The task will run on `node` once releasing resources are freed. When the task already sits
   // on that node (it was evicted in this statement) it is un-evicted instead, unless
   // `update_if_exists_on_node` or it is a shared-GPU task moving to another GPU group.
@@ -82,6 +95,8 @@ class Statement {
     bool existed_on_node = false;  // pipeline: task was already on the node (update path)
     bool moved_gpu = false;        // pipeline: shared task moved to another GPU group
     std::string message;
+    std::shared_ptr<const DeferredEvictionMessages> deferred_messages;  // evict: see Evict
+    size_t deferred_index = 0;
     EvictionMetadata meta;
     size_t undo_of = 0;  // kUndo: the operation it reverted
     bool undone = false;

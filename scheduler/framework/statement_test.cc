@@ -49,6 +49,35 @@ TEST(StatementTest, DiscardAfterAllocatePipelineAndEvictLeavesNoTrace) {
   EXPECT_TRUE(stmt->empty());
 }
 
+// Deferred eviction messages are made only for committed evictions, each with its own index.
+class CountingMessages final : public DeferredEvictionMessages {
+ public:
+  std::string Message(size_t i) const override {
+    asked.push_back(i);
+    return "message " + std::to_string(i);
+  }
+  mutable std::vector<size_t> asked;
+};
+
+TEST(StatementTest, DeferredEvictionMessagesAreMadeOnlyForCommittedEvictions) {
+  TestSession s(TwoNodes());
+  auto messages = std::make_shared<CountingMessages>();
+  auto discarded = s.ssn().NewStatement();
+  ASSERT_TRUE(discarded->Evict(s.Task("run-0"), messages, 0, {}).ok());
+  ASSERT_TRUE(discarded->Evict(s.Task("run-1"), messages, 1, {}).ok());
+  discarded->Discard();
+  auto rolled_back = s.ssn().NewStatement();
+  const Statement::Checkpoint cp = rolled_back->MakeCheckpoint();
+  ASSERT_TRUE(rolled_back->Evict(s.Task("run-0"), messages, 0, {}).ok());
+  ASSERT_TRUE(rolled_back->Rollback(cp).ok());
+  ASSERT_TRUE(rolled_back->Evict(s.Task("run-1"), messages, 1, {}).ok());
+  ASSERT_TRUE(rolled_back->Commit().ok());
+  EXPECT_EQ(messages->asked, std::vector<size_t>{1});
+  ASSERT_EQ(s.sink().evictions.size(), 1u);
+  EXPECT_EQ(s.sink().evictions[0].pod_key, "default/run-1");
+  EXPECT_EQ(s.sink().evictions[0].message, "message 1");
+}
+
 TEST(StatementTest, EvictThenPipelineOnTheSameNodeIsAnUnevict) {
   TestSession s(TwoNodes());
   const std::string before = ModelFingerprint(s.ssn());

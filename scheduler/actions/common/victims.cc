@@ -6,6 +6,9 @@
 #include <cmath>
 #include <cstdio>
 #include <functional>
+#include <memory>
+#include <optional>
+#include <utility>
 
 #include "scheduler/actions/common/allocation.h"
 #include "scheduler/framework/job_state_generation.h"
@@ -89,87 +92,116 @@ proportion::ResourceQuantities ToQuantities(const std::optional<std::map<std::st
 }
 
 // "<queue> uses <GPU: .., CPU: .. (cores), memory: .. (GB)> with a quota of <..>, fair-share of
-// <..> and queue priority of <..>." (§21.3; the formatting is the proportion plugin's).
-std::string QueueDetailsMessage(const Session& ssn, const QueueInfo& q) {
-  return proportion::ReclaimQueueDetailsMessage(q.name(), ToQuantities(ssn.QueueAllocated(q)),
-                                                ToQuantities(ssn.QueueDeserved(q)),
-                                                ToQuantities(ssn.QueueFairShare(q)), q.priority());
+// <..> and queue priority of <..>." (§21.3; the formatting is the proportion plugin's), from the
+// queue's numbers as they were when the batch was made.
+struct QueueNumbers {
+  const QueueInfo* queue = nullptr;
+  proportion::ResourceQuantities allocated, deserved, fair_share;
+};
+
+QueueNumbers NumbersOf(const Session& ssn, const QueueInfo& q) {
+  return {&q, ToQuantities(ssn.QueueAllocated(q)), ToQuantities(ssn.QueueDeserved(q)),
+          ToQuantities(ssn.QueueFairShare(q))};
 }
 
-}  // namespace
-
-namespace {
-
-// Queue details per queue, formatted once per batch of evictions: the numbers cannot change
-// between the messages of one batch (they are all computed before its first eviction), and a
-// reclaim batch names the same two queues for every task of a victim gang.
-using QueueDetailsMemo = std::map<const QueueInfo*, std::string>;
-
-const std::string& MemoizedQueueDetails(const Session& ssn, const QueueInfo& q,
-                                        QueueDetailsMemo* memo) {
-  auto [it, inserted] = memo->try_emplace(&q);
-  if (inserted) it->second = QueueDetailsMessage(ssn, q);
-  return it->second;
+std::string QueueDetailsMessage(const QueueNumbers& n) {
+  return proportion::ReclaimQueueDetailsMessage(n.queue->name(), n.allocated, n.deserved,
+                                                n.fair_share, n.queue->priority());
 }
 
-std::string EvictionMessage(const Session& ssn, std::string_view action, const PodInfo& victim,
-                            const PodGroupInfo& preemptor, QueueDetailsMemo* memo) {
-  if (action == kActionPreempt) {
-    return "Pod " + victim.key() + " was preempted by higher priority workload " +
-           preemptor.namespace_() + "/" + preemptor.name();
+// The eviction messages of one batch (§21.3). Everything a message says is read when the batch
+// is made, before its first eviction: the victims' keys, the preemptor's name and, for reclaim,
+// the numbers of the two queues each message names (the victim's and the reclaimer's, or their
+// parents' when those differ); the text is made only for a committed eviction.
+class EvictionBatchMessages final : public DeferredEvictionMessages {
+ public:
+  EvictionBatchMessages(const Session& ssn, std::string_view action,
+                        std::vector<const PodInfo*> tasks, const PodGroupInfo& preemptor)
+      : action_(action),
+        preemptor_(preemptor.namespace_() + "/" + preemptor.name()),
+        tasks_(std::move(tasks)) {
+    if (action_ != kActionReclaim) return;
+    queues_of_task_.reserve(tasks_.size());
+    for (const PodInfo* t : tasks_) {
+      std::optional<std::pair<const QueueInfo*, const QueueInfo*>> pair =
+          NamedQueues(ssn.cluster(), *t, preemptor);
+      if (!pair) {
+        queues_of_task_.emplace_back(-1, -1);
+        continue;
+      }
+      queues_of_task_.emplace_back(Numbers(ssn, *pair->first), Numbers(ssn, *pair->second));
+    }
   }
-  if (action == kActionConsolidation) {
-    return "Pod " + victim.key() +
-           " was preempted and rescheduled due to bin packing (resource consolidation) procedure";
+
+  std::string Message(size_t i) const override {
+    const std::string& victim = tasks_[i]->key();
+    if (action_ == kActionPreempt) {
+      return "Pod " + victim + " was preempted by higher priority workload " + preemptor_;
+    }
+    if (action_ == kActionConsolidation) {
+      return "Pod " + victim +
+             " was preempted and rescheduled due to bin packing (resource consolidation) procedure";
+    }
+    if (action_ != kActionReclaim) return "";
+    std::string msg = "Pod " + victim + " was preempted by workload " + preemptor_ + ".";
+    const auto [l, r] = queues_of_task_[i];
+    if (l < 0) return msg;
+    msg += '\n';
+    msg += QueueDetailsMessage(numbers_[l]);
+    msg += '\n';
+    msg += QueueDetailsMessage(numbers_[r]);
+    return msg;
   }
-  if (action == kActionReclaim) {
-    std::string msg = "Pod " + victim.key() + " was preempted by workload " +
-                      preemptor.namespace_() + "/" + preemptor.name() + ".";
-    const ClusterInfo& c = ssn.cluster();
+
+ private:
+  // The reclaimee's and the reclaimer's queues, or their parents when those differ; nullopt when
+  // one is missing.
+  static std::optional<std::pair<const QueueInfo*, const QueueInfo*>> NamedQueues(
+      const ClusterInfo& c, const PodInfo& victim, const PodGroupInfo& preemptor) {
     const PodGroupInfo* victim_job = c.JobOf(victim);
     const QueueInfo* reclaimer_q = c.FindQueue(preemptor.queue());
     const QueueInfo* reclaimee_q = victim_job ? c.FindQueue(victim_job->queue()) : nullptr;
-    if (reclaimer_q == nullptr || reclaimee_q == nullptr) return msg;
-    const QueueInfo* l = reclaimee_q;
-    const QueueInfo* r = reclaimer_q;
-    if (reclaimee_q->parent() != reclaimer_q->parent()) {
-      const QueueInfo* lp = c.FindQueue(reclaimee_q->parent());
-      const QueueInfo* rp = c.FindQueue(reclaimer_q->parent());
-      if (lp == nullptr || rp == nullptr) return msg;
-      l = lp;
-      r = rp;
-    }
-    msg += '\n';
-    msg += MemoizedQueueDetails(ssn, *l, memo);
-    msg += '\n';
-    msg += MemoizedQueueDetails(ssn, *r, memo);
-    return msg;
+    if (reclaimer_q == nullptr || reclaimee_q == nullptr) return std::nullopt;
+    if (reclaimee_q->parent() == reclaimer_q->parent()) return {{reclaimee_q, reclaimer_q}};
+    const QueueInfo* lp = c.FindQueue(reclaimee_q->parent());
+    const QueueInfo* rp = c.FindQueue(reclaimer_q->parent());
+    if (lp == nullptr || rp == nullptr) return std::nullopt;
+    return {{lp, rp}};
   }
-  return "";
-}
+
+  // The index of q's numbers, read once per batch (a victim gang names the same two queues).
+  int Numbers(const Session& ssn, const QueueInfo& q) {
+    for (size_t i = 0; i < numbers_.size(); ++i) {
+      if (numbers_[i].queue == &q) return static_cast<int>(i);
+    }
+    numbers_.push_back(NumbersOf(ssn, q));
+    return static_cast<int>(numbers_.size()) - 1;
+  }
+
+  std::string action_;
+  std::string preemptor_;  // namespace/name
+  std::vector<const PodInfo*> tasks_;
+  std::vector<std::pair<int, int>> queues_of_task_;  // reclaim: indexes into numbers_, -1: none
+  std::vector<QueueNumbers> numbers_;
+};
 
 }  // namespace
 
 std::string EvictionMessage(const Session& ssn, std::string_view action, const PodInfo& victim,
                             const PodGroupInfo& preemptor) {
-  QueueDetailsMemo memo;
-  return EvictionMessage(ssn, action, victim, preemptor, &memo);
+  return EvictionBatchMessages(ssn, action, {&victim}, preemptor).Message(0);
 }
 
 Status EvictAllPreemptees(Session* ssn, const std::vector<PodInfo*>& tasks,
                           const PodGroupInfo& preemptor, Statement* stmt, std::string_view action) {
-  std::vector<std::string> messages;
-  messages.reserve(tasks.size());
-  QueueDetailsMemo memo;
-  for (const PodInfo* t : tasks) {
-    messages.push_back(EvictionMessage(*ssn, action, *t, preemptor, &memo));
-  }
+  auto messages = std::make_shared<const EvictionBatchMessages>(
+      *ssn, action, std::vector<const PodInfo*>(tasks.begin(), tasks.end()), preemptor);
   EvictionMetadata meta;
   meta.action = std::string(action);
   meta.gang_size = static_cast<int>(tasks.size());
   meta.preemptor = preemptor.uid();
   for (size_t i = 0; i < tasks.size(); ++i) {
-    Status s = stmt->Evict(tasks[i], messages[i], meta);
+    Status s = stmt->Evict(tasks[i], messages, i, meta);
     if (!s.ok()) return s.WithPrefix("failed to evict all preemptees");
   }
   return Status::OK();
