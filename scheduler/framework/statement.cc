@@ -21,23 +21,21 @@ void JobStateChanged(Session* ssn, const PodInfo& task) {
 
 Status Statement::Evict(PodInfo* task, const std::string& message, const EvictionMetadata& meta) {
   Op op;
-  op.kind = Kind::kEvict;
-  op.task = task;
   op.message = message;
-  op.meta = meta;
-  SaveGpuState(task->node_name, &op);
-  KAI_RETURN_IF_ERROR(DoEvict(&op));
-  ops_.push_back(std::move(op));
-  return Status::OK();
+  return EvictWith(task, std::move(op), meta);
 }
 
 Status Statement::Evict(PodInfo* task, std::shared_ptr<const DeferredEvictionMessages> messages,
                         size_t index, const EvictionMetadata& meta) {
   Op op;
-  op.kind = Kind::kEvict;
-  op.task = task;
   op.deferred_messages = std::move(messages);
   op.deferred_index = index;
+  return EvictWith(task, std::move(op), meta);
+}
+
+Status Statement::EvictWith(PodInfo* task, Op op, const EvictionMetadata& meta) {
+  op.kind = Kind::kEvict;
+  op.task = task;
   op.meta = meta;
   SaveGpuState(task->node_name, &op);
   KAI_RETURN_IF_ERROR(DoEvict(&op));

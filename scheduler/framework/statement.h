@@ -103,6 +103,8 @@ class Statement {
     std::optional<NodeGpuState> gpu_state;  // of the node the operation changes, before it
   };
 
+  // Evict with `op`'s message (or deferred messages) already set.
+  Status EvictWith(PodInfo* task, Op op, const EvictionMetadata& meta);
   // Records the task's scheduling state before an operation.
   static void SaveState(const PodInfo& task, Op* op);
   static void RestoreAccepted(const Op& op, PodInfo* task);
