@@ -34,12 +34,16 @@ JobsOrderByQueues::Node* JobsOrderByQueues::NewNode() {
   return &node_blocks_.back()[block_used_++];
 }
 
+size_t JobsOrderByQueues::SlotOf(const QueueInfo& q, size_t slots) {
+  const int i = q.session_index();
+  CHECK(i >= 0 && static_cast<size_t>(i) < slots) << "queue " << q.uid() << " not indexed";
+  return static_cast<size_t>(i);
+}
+
 JobsOrderByQueues::Node*& JobsOrderByQueues::NodeOf(const QueueInfo* q) {
   // Sized on first use: an order built only to ask Admits never holds a node.
   if (nodes_.empty()) nodes_.assign(ssn_->cluster().queues.size(), nullptr);
-  const int i = q->session_index();
-  CHECK(i >= 0 && static_cast<size_t>(i) < nodes_.size()) << "queue " << q->uid() << " not indexed";
-  return nodes_[i];
+  return nodes_[SlotOf(*q, nodes_.size())];
 }
 
 JobsOrderByQueues::~JobsOrderByQueues() = default;
@@ -53,9 +57,7 @@ bool JobsOrderByQueues::PassesFilters(const PodGroupInfo& job) const {
   const QueueInfo* q = c.QueueOf(job);
   if (q == nullptr) return false;
   if (queue_passes_.empty()) queue_passes_.assign(c.queues.size(), -1);
-  const int i = q->session_index();
-  CHECK(i >= 0 && static_cast<size_t>(i) < queue_passes_.size())
-      << "queue " << q->uid() << " not indexed";
+  const size_t i = SlotOf(*q, queue_passes_.size());
   if (queue_passes_[i] < 0) {
     queue_passes_[i] = (q->parent().empty() || c.ParentOf(*q) != nullptr) && q->IsLeafQueue();
   }
@@ -78,7 +80,7 @@ void JobsOrderByQueues::InitializeWithJobs(const std::vector<PodGroupInfo*>& job
   }
 }
 
-bool JobsOrderByQueues::empty() const { return roots_ == nullptr || roots_->empty(); }
+bool JobsOrderByQueues::empty() const { return !roots_.has_value() || roots_->empty(); }
 
 int JobsOrderByQueues::size() const {
   int n = 0;
@@ -121,10 +123,6 @@ GoHeap<JobsOrderByQueues::Node*>::Less JobsOrderByQueues::NodeHeapLess() {
   return [this](Node* const& l, Node* const& r) { return NodeLess(l, r); };
 }
 
-std::unique_ptr<GoHeap<JobsOrderByQueues::Node*>> JobsOrderByQueues::NewNodeHeap() {
-  return std::make_unique<GoHeap<Node*>>(NodeHeapLess());
-}
-
 std::unique_ptr<JobsOrderByQueues> JobsOrderByQueues::Clone() const {
   auto out = std::make_unique<JobsOrderByQueues>(ssn_, options_);
   // Nodes first (the heaps' comparators must point at the copy), then their links and heaps.
@@ -152,8 +150,8 @@ std::unique_ptr<JobsOrderByQueues> JobsOrderByQueues::Clone() const {
       n->children->set_items(mapped(node->children->items()));
     }
   }
-  if (roots_ != nullptr) {
-    out->roots_ = out->NewNodeHeap();
+  if (roots_.has_value()) {
+    out->roots_.emplace(out->NodeHeapLess());
     out->roots_->set_items(mapped(roots_->items()));
   }
   out->popped_by_queue_ = popped_by_queue_;
@@ -177,9 +175,7 @@ void JobsOrderByQueues::PushJob(PodGroupInfo* job, size_t leaf_capacity) {
 void JobsOrderByQueues::EnsureAncestors(Node* child, const QueueInfo* child_queue) {
   if (child_queue->parent().empty()) {
     if (child->parent == nullptr) {
-      if (roots_ == nullptr) {
-        roots_ = NewNodeHeap();
-      }
+      if (!roots_.has_value()) roots_.emplace(NodeHeapLess());
       roots_->Push(child);
     }
     return;
@@ -218,7 +214,7 @@ JobsOrderByQueues::Node* JobsOrderByQueues::TraverseToLeaf(GoHeap<Node*>* heap) 
 
 PodGroupInfo* JobsOrderByQueues::PopNextJob() {
   if (empty()) return nullptr;
-  Node* leaf = TraverseToLeaf(roots_.get());
+  Node* leaf = TraverseToLeaf(&*roots_);
   if (leaf == nullptr) return nullptr;
   PodGroupInfo* job = leaf->jobs->Pop();
   if (options_.victim_queue) popped_by_queue_[leaf->queue].push_back(job);

@@ -48,12 +48,13 @@ class JobsOrderByQueues {
  private:
   struct Node;
   bool PassesFilters(const PodGroupInfo& job) const;
+  // q's session index, checked against a table of `slots` entries (one per cluster queue).
+  static size_t SlotOf(const QueueInfo& q, size_t slots);
   // The node of `q`, by its session index (nullptr: none).
   Node*& NodeOf(const QueueInfo* q);
   void PushJob(PodGroupInfo* job, size_t leaf_capacity);
   Node* CreateLeaf(const QueueInfo* q, size_t capacity = 0);
   Node* CreateInner(const QueueInfo* q);
-  std::unique_ptr<GoHeap<Node*>> NewNodeHeap();
   GoHeap<Node*>::Less NodeHeapLess();
   // A node from node_blocks_ (nodes are never freed one by one: a popped-out queue's node stays
   // until the order goes).
@@ -69,7 +70,7 @@ class JobsOrderByQueues {
 
   const Session* ssn_;
   JobsOrderOptions options_;
-  std::unique_ptr<GoHeap<Node*>> roots_;
+  std::optional<GoHeap<Node*>> roots_;
   std::vector<std::unique_ptr<Node[]>> node_blocks_;
   size_t block_size_ = 0;
   size_t block_used_ = 0;

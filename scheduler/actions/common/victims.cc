@@ -159,12 +159,12 @@ class EvictionBatchMessages final : public DeferredEvictionMessages {
   static std::optional<std::pair<const QueueInfo*, const QueueInfo*>> NamedQueues(
       const ClusterInfo& c, const PodInfo& victim, const PodGroupInfo& preemptor) {
     const PodGroupInfo* victim_job = c.JobOf(victim);
-    const QueueInfo* reclaimer_q = c.FindQueue(preemptor.queue());
-    const QueueInfo* reclaimee_q = victim_job ? c.FindQueue(victim_job->queue()) : nullptr;
+    const QueueInfo* reclaimer_q = c.QueueOf(preemptor);
+    const QueueInfo* reclaimee_q = victim_job ? c.QueueOf(*victim_job) : nullptr;
     if (reclaimer_q == nullptr || reclaimee_q == nullptr) return std::nullopt;
     if (reclaimee_q->parent() == reclaimer_q->parent()) return {{reclaimee_q, reclaimer_q}};
-    const QueueInfo* lp = c.FindQueue(reclaimee_q->parent());
-    const QueueInfo* rp = c.FindQueue(reclaimer_q->parent());
+    const QueueInfo* lp = c.ParentOf(*reclaimee_q);
+    const QueueInfo* rp = c.ParentOf(*reclaimer_q);
     if (lp == nullptr || rp == nullptr) return std::nullopt;
     return {{lp, rp}};
   }
