@@ -380,8 +380,9 @@ StatusOr<SimulationResult> RunSimulation(const SimulateOptions& opts, Clock* clo
         for (const PodInfo* t : job->tasks()) {
           if (IsAllocatedStatus(t->status)) {
             alloc.Add(t->accepted.size() > 0 && !t->accepted.IsZero() ? t->accepted : t->res_req);
-            req.Add(t->res_req);
-          } else if (t->status == PodStatus::kPending) {
+          }
+          // A pipelined pod still asks for its resources; an evicted (releasing) one no longer.
+          if (IsActiveAllocatedStatus(t->status) || t->status == PodStatus::kPending) {
             req.Add(t->res_req);
           }
         }

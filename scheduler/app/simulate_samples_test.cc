@@ -106,6 +106,9 @@ TEST(SampleSnapshotsTest, ReclaimEvictsInTheFirstCycleAndBindsInTheSecond) {
     EXPECT_EQ(p.after, "Pipelined") << p.name;
     EXPECT_EQ(p.node, "gpu-node");
   }
+  // team-b's pipelined pods still request their GPUs; team-a's evicted pods no longer do.
+  EXPECT_DOUBLE_EQ(Queue(first, "team-b")->requested.at("gpu"), 4);
+  EXPECT_DOUBLE_EQ(Queue(first, "team-a")->requested.at("gpu"), 4);
 
   SimulationResult second = RunSample(kReclaim, 2);
   EXPECT_EQ(second.cycle, 2);
