@@ -4,6 +4,8 @@
 
 #include <glog/logging.h>
 
+#include <algorithm>
+#include <cstddef>
 #include <map>
 #include <memory>
 #include <optional>
@@ -23,9 +25,11 @@ namespace kai::scheduler {
 struct ClusterInfo {
   std::unique_ptr<ResourceVectorMap> vector_map = std::make_unique<ResourceVectorMap>();
 
-  // Every pod of the snapshot (also foreign and unassigned ones), ordered by namespace/name.
+  // Every pod of the snapshot (also foreign and unassigned ones): the first
+  // `num_reservation_tasks` are the GPU-sharing reservation pods, then the others, each run in
+  // namespace/name order (FindTask searches the two runs instead of keeping a key index).
   std::vector<std::unique_ptr<PodInfo>> tasks;
-  std::map<std::string, PodInfo*> tasks_by_key;
+  size_t num_reservation_tasks = 0;
 
   // Nodes by name (std::map: iteration is by name, deterministic).
   std::map<std::string, std::unique_ptr<NodeInfo>> nodes;
@@ -108,8 +112,17 @@ struct ClusterInfo {
     return job.cached_queue;
   }
   PodInfo* FindTask(const std::string& key) const {
-    auto it = tasks_by_key.find(key);
-    return it == tasks_by_key.end() ? nullptr : it->second;
+    auto find = [&](auto first, auto last) -> PodInfo* {
+      auto it = std::lower_bound(
+          first, last, key,
+          [](const std::unique_ptr<PodInfo>& t, const std::string& k) { return t->key() < k; });
+      return it != last && (*it)->key() == key ? it->get() : nullptr;
+    };
+    const size_t reservations = std::min(num_reservation_tasks, tasks.size());
+    PodInfo* t = find(tasks.begin() + static_cast<std::ptrdiff_t>(reservations), tasks.end());
+    return t != nullptr
+               ? t
+               : find(tasks.begin(), tasks.begin() + static_cast<std::ptrdiff_t>(reservations));
   }
 };
 

@@ -77,5 +77,31 @@ TEST(ClusterInfoTest, JobOfIsTheSessionsJobAndAMemoOfAnotherSessionIsNotTrusted)
   EXPECT_EQ(first.cluster().JobOf(*task), first.Job("b"));
 }
 
+TEST(ClusterInfoTest, FindTaskFindsReservationPodsAndTheOthersInTheirTwoRuns) {
+  TestCluster c;
+  c.AddNode({.name = "n", .gpus = 8});
+  c.SetReservationPods(true);
+  c.AddQueue({.name = "q"});
+  // Keys on both sides of the reservation pods' namespace, so that one search over all the tasks
+  // (reservation pods first) would miss some.
+  testing::JobSpec before = RunningJob("half", "q", 0.5, "n");
+  before.ns = "aaa";
+  c.AddJob(before);
+  testing::JobSpec after = PendingJob("p", "q", 1, 2);
+  after.ns = "zzz";
+  c.AddJob(after);
+  TestSession s(c);
+  const ClusterInfo& cluster = s.cluster();
+  ASSERT_EQ(cluster.num_reservation_tasks, 1u);
+  ASSERT_EQ(cluster.tasks.size(), 4u);
+  EXPECT_TRUE(cluster.tasks[0]->is_reservation);
+  EXPECT_EQ(cluster.tasks[0]->namespace_(), "kai-resource-reservation");
+  for (const auto& t : cluster.tasks) EXPECT_EQ(cluster.FindTask(t->key()), t.get()) << t->key();
+  for (const char* missing : {"", "a/x", "kai-resource-reservation/none",
+                              "kai-resource-reservation/zzz", "zzz/p-9", "zzzz/x"}) {
+    EXPECT_EQ(cluster.FindTask(missing), nullptr) << missing;
+  }
+}
+
 }  // namespace
 }  // namespace kai::scheduler

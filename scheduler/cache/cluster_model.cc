@@ -540,8 +540,6 @@ std::unique_ptr<ClusterInfo> ClusterModel::FullSnapshot(const SchedulerParams& p
       implicit_priorities.push_back(&e.implicit->priority_class_candidates);
     }
     PodInfo* raw = task.get();
-    // Keys arrive in order (two sorted runs): the end is the right hint almost always.
-    c->tasks_by_key.insert_or_assign(c->tasks_by_key.end(), key, raw);
     c->tasks.push_back(std::move(task));
     if (IsActiveUsedStatus(raw->status) && !raw->node_name.empty()) {
       if (NodeInfo* node = c->FindNode(raw->node_name)) node->AddTask(raw);
@@ -555,6 +553,7 @@ std::unique_ptr<ClusterInfo> ClusterModel::FullSnapshot(const SchedulerParams& p
   for (const auto& [key, e] : pods_) {
     if (is_reservation(e)) add_task(key, e);
   }
+  c->num_reservation_tasks = c->tasks.size();
   for (const auto& [key, e] : pods_) {
     if (!is_reservation(e)) add_task(key, e);
   }
@@ -897,25 +896,10 @@ void ClusterModel::CopyKept(const SchedulerParams& params, std::vector<std::stri
     by_slot[slot] = c->tasks[slot].get();
     ++slot;
   }
-  // tasks_by_key: merge the two key-ordered runs (reservation pods, the others), assigning into
-  // the map's existing entries.
-  {
-    InPlaceMapWriter by_key(&c->tasks_by_key);
-    auto put = [&](PodInfo* next) {
-      by_key.Put(
-          next->key(), [&](PodInfo*& d) { d = next; }, [&] { return next; });
-    };
-    size_t reservations = 0;
-    while (reservations < c->tasks.size() && c->tasks[reservations]->is_reservation) ++reservations;
-    size_t i = 0, j = reservations;
-    while (i < reservations || j < c->tasks.size()) {
-      if (j == c->tasks.size() || (i < reservations && c->tasks[i]->key() < c->tasks[j]->key())) {
-        put(c->tasks[i++].get());
-      } else {
-        put(c->tasks[j++].get());
-      }
-    }
-    by_key.Finish();
+  c->num_reservation_tasks = 0;
+  while (c->num_reservation_tasks < c->tasks.size() &&
+         c->tasks[c->num_reservation_tasks]->is_reservation) {
+    ++c->num_reservation_tasks;
   }
   AssignMapInPlace(
       &c->nodes, k.nodes,

@@ -300,8 +300,7 @@ TEST(IncrementalSnapshot, RecycledSnapshotIsOverwrittenWhole) {
     t->gpu_groups.push_back("g");
   }
   used->tasks.pop_back();
-  used->tasks_by_key.erase(used->tasks_by_key.begin());
-  used->tasks_by_key.emplace("zzz/none", used->tasks.front().get());
+  used->num_reservation_tasks = 3;
   used->node_list.front()->idle.Set(0, -5);
   used->node_list.front()->AddTask(used->tasks.front().get());
   used->nodes.erase(std::prev(used->nodes.end()));

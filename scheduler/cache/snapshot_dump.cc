@@ -81,8 +81,11 @@ std::string DumpSnapshot(const ClusterInfo& c) {
     for (const auto& g : t->gpu_groups) o << " " << g;
     o << " bind_request " << t->has_bind_request << " reservation " << t->is_reservation << "\n";
   }
-  o << "tasks_by_key";
-  for (const auto& [key, t] : c.tasks_by_key) o << " " << key << "=" << TaskRef(c, t);
+  // FindTask's two key-ordered runs: every task must be found as itself.
+  o << "reservation_tasks " << c.num_reservation_tasks << " not_found_by_key";
+  for (const auto& t : c.tasks) {
+    if (c.FindTask(t->key()) != t.get()) o << " " << t->key();
+  }
   o << "\n";
   for (const auto& [name, n] : c.nodes) {
     o << "node " << name << " object " << n->node_ptr().get() << " rank " << n->name_rank()

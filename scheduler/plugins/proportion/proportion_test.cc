@@ -3,6 +3,7 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <map>
 #include <memory>
 #include <string>
@@ -103,8 +104,11 @@ class ClusterBuilder {
       auto task = std::make_unique<PodInfo>(pod, req, *c_->vector_map);
       if (run) c_->nodes.at(node)->AddTask(task.get());
       if (scheduler == "kai-scheduler") job->AddTask(task.get());
-      c_->tasks_by_key[task->key()] = task.get();
-      c_->tasks.push_back(std::move(task));
+      // ClusterInfo keeps its (non-reservation) tasks in key order.
+      auto at = std::lower_bound(
+          c_->tasks.begin(), c_->tasks.end(), task->key(),
+          [](const std::unique_ptr<PodInfo>& t, const std::string& k) { return t->key() < k; });
+      c_->tasks.insert(at, std::move(task));
     }
     if (scheduler == "kai-scheduler") c_->jobs[job->uid()] = std::move(job);
     return *this;
