@@ -5,6 +5,7 @@
 
 #include <fstream>
 #include <iterator>
+#include <map>
 #include <regex>
 #include <string>
 
@@ -94,6 +95,35 @@ TEST_F(SnapshotIntegrationTest, LiveSnapshotReplaysToTheLiveDecisions) {
     }
   }
   EXPECT_EQ(seen, 2) << sim.out;
+}
+
+// What `kubectl get -o yaml` prints of several kinds (one `kind: List`) is a snapshot simulate
+// reads as it is, the way the README tells users to replay their cluster.
+TEST_F(SnapshotIntegrationTest, KubectlExportIsASnapshot) {
+  StartCluster(2, 2, Queue("q", 4));
+  Apply(Pod("fits", PodSpec{.queue = "q", .gpus = 1}) +
+        Pod("too-big", PodSpec{.queue = "q", .gpus = 8}));
+  auto exported =
+      K({"get", "nodes,pods,podgroups,queues,priorityclasses,bindrequests", "-A", "-o", "yaml"});
+  ASSERT_TRUE(exported.ok()) << exported.err;
+  const std::string path = kube_->dir() + "/export.yaml";
+  std::ofstream(path) << exported.out;
+
+  auto sim = RunCommand({"build/bin/kai-scheduler", "simulate", "--snapshot", path, "-o", "json"},
+                        {}, "", 60);
+  ASSERT_TRUE(sim.ok()) << sim.err;
+  auto doc = api::ParseJsonDocument(sim.out);
+  ASSERT_TRUE(doc.ok()) << sim.out;
+  std::map<std::string, std::string> after, node;
+  for (const auto& p : (*doc)["pods"].GetArray()) {
+    if (std::string(p["namespace"].GetString()) != "team") continue;
+    after[p["name"].GetString()] = p["after"].GetString();
+    node[p["name"].GetString()] = p["node"].GetString();
+  }
+  EXPECT_EQ(after["fits"], "Bound") << sim.out;
+  EXPECT_TRUE(node["fits"] == "node-0" || node["fits"] == "node-1") << node["fits"];
+  EXPECT_EQ(after["too-big"], "Pending") << sim.out;
+  EXPECT_EQ(after.size(), 2u) << sim.out;
 }
 
 // A plugin server port that cannot be bound is a startup error naming the flag, not a crash.
