@@ -191,6 +191,7 @@ NodeInfo::Entry NodeInfo::MakeEntry(const PodInfo& task) const {
   e.is_virtual_status = task.is_virtual_status;
   e.shared_allocation = task.IsSharedGpuAllocation();
   e.reservation = task.is_reservation;
+  e.other_scheduler = task.of_other_scheduler;
   e.tracked = task.accepted;
   if (e.shared_allocation || e.reservation) e.tracked.Set(kGpuIndex, 0);
   e.gpu_memory = ResourceGpuMemory(task.gpu_req);

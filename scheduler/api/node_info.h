@@ -50,8 +50,9 @@ class NodeInfo {
     bool is_virtual_status = false;
     bool shared_allocation = false;
     bool reservation = false;
-    ResourceVector tracked;  // accepted resources, GPU zeroed for shared / reservation pods
-    int64_t gpu_memory = 0;  // per shared group
+    bool other_scheduler = false;  // the task's of_other_scheduler, read without the task
+    ResourceVector tracked;        // accepted resources, GPU zeroed for shared / reservation pods
+    int64_t gpu_memory = 0;        // per shared group
     std::vector<std::string> groups;
   };
 

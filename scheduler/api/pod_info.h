@@ -85,6 +85,9 @@ class PodInfo {
   std::vector<std::string> gpu_groups;
   bool has_bind_request = false;
   bool is_reservation = false;
+  // The pod names another scheduler (spec.schedulerName != the snapshot's --scheduler-name):
+  // set where the snapshot is built, so per-session passes need not read the pod object.
+  bool of_other_scheduler = false;
   // Position among the snapshot's tasks while ClusterModel copies its kept snapshot: the copies
   // of nodes and jobs re-point their task pointers through it (cache/cluster_model.h).
   uint32_t snapshot_slot = 0;

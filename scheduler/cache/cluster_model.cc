@@ -176,6 +176,7 @@ BuiltTask MakeTask(const LoadedPod& pod, const PodRequirements& requirements,
   auto app = m.labels.find(std::string(api::kAppLabel));
   task.is_reservation =
       app != m.labels.end() && app->second == params.resource_reservation_app_label;
+  task.of_other_scheduler = pod.pod->spec.scheduler_name != params.scheduler_name;
   if (implicit && !task.is_reservation && pod.pod->spec.scheduler_name == params.scheduler_name) {
     const SchedulerParams defaults;
     if (params.queue_label_key == defaults.queue_label_key &&

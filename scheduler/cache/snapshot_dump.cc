@@ -79,7 +79,8 @@ std::string DumpSnapshot(const ClusterInfo& c) {
       << Vec(t->accepted) << " gpu_req " << Gpu(t->gpu_req) << " accepted_gpu "
       << Gpu(t->accepted_gpu) << " groups";
     for (const auto& g : t->gpu_groups) o << " " << g;
-    o << " bind_request " << t->has_bind_request << " reservation " << t->is_reservation << "\n";
+    o << " bind_request " << t->has_bind_request << " reservation " << t->is_reservation
+      << " other_scheduler " << t->of_other_scheduler << "\n";
   }
   // FindTask's two key-ordered runs: every task must be found as itself.
   o << "reservation_tasks " << c.num_reservation_tasks << " not_found_by_key";
@@ -107,8 +108,9 @@ std::string DumpSnapshot(const ClusterInfo& c) {
     for (const auto& [key, e] : n->tasks()) {
       o << "  entry " << key << " task " << TaskRef(c, e.task) << " status "
         << PodStatusName(e.status) << " virtual " << e.is_virtual_status << " shared "
-        << e.shared_allocation << " reservation " << e.reservation << " tracked " << Vec(e.tracked)
-        << " gpu_memory " << e.gpu_memory << " groups";
+        << e.shared_allocation << " reservation " << e.reservation << " other_scheduler "
+        << e.other_scheduler << " tracked " << Vec(e.tracked) << " gpu_memory " << e.gpu_memory
+        << " groups";
       for (const auto& g : e.groups) o << " " << g;
       o << "\n";
     }

@@ -132,6 +132,13 @@ TEST(ImplicitPodGroup, OnlyPodsOfThisSchedulerAndNotReservationPods) {
                             .labels = "    app: kai-resource-reservation\n"}));
   auto c = Snap(h);
   EXPECT_TRUE(c->jobs.empty());
+  // The snapshot marks whose pods they are (fair share subtracts other schedulers' pods).
+  ASSERT_NE(c->FindTask("ns/foreign"), nullptr);
+  EXPECT_TRUE(c->FindTask("ns/foreign")->of_other_scheduler);
+  ASSERT_NE(c->FindTask("kai-resource-reservation/gpu-reservation-n1-abc"), nullptr);
+  EXPECT_FALSE(c->FindTask("kai-resource-reservation/gpu-reservation-n1-abc")->of_other_scheduler);
+  EXPECT_TRUE(c->nodes.at("n1")->tasks().begin()->second.task->is_reservation);
+  EXPECT_FALSE(c->nodes.at("n1")->tasks().begin()->second.other_scheduler);
 }
 
 TEST(ImplicitPodGroup, AnnotatedPodWithoutItsPodGroupIsStillSkipped) {

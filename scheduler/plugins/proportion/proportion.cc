@@ -122,8 +122,11 @@ void ProportionPlugin::BuildTotals(const Session& ssn) {
     }
     // Pods of other schedulers hold resources this scheduler cannot divide.
     for (const auto& [key, entry] : node->tasks()) {
+      DCHECK_EQ(entry.other_scheduler,
+                entry.task->pod().spec.scheduler_name != params.scheduler_name)
+          << key;
+      if (!entry.other_scheduler) continue;  // the common case, without reading the task
       const PodInfo& task = *entry.task;
-      if (task.pod().spec.scheduler_name == params.scheduler_name) continue;
       if (!IsActiveUsedStatus(entry.status) || IsKaiUtilityPod(task, params)) continue;
       node_total.Sub(Quantify(task.res_req, map));
     }

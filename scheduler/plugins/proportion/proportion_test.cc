@@ -102,6 +102,7 @@ class ClusterBuilder {
           req.request_type = ResourceRequestType::kFraction;
       }
       auto task = std::make_unique<PodInfo>(pod, req, *c_->vector_map);
+      task->of_other_scheduler = scheduler != "kai-scheduler";  // as the snapshot builder sets it
       if (run) c_->nodes.at(node)->AddTask(task.get());
       if (scheduler == "kai-scheduler") job->AddTask(task.get());
       // ClusterInfo keeps its (non-reservation) tasks in key order.
