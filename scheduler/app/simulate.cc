@@ -115,6 +115,34 @@ std::map<std::string, double> ToMap(const ResourceVector& v) {
   return {{"gpu", v.gpu()}, {"cpu", v.milli_cpu()}, {"memory", v.memory()}};
 }
 
+// What the pods of queue `name` and of its descendants hold (allocated) and ask for (requested)
+// after the cycle: a pipelined pod still asks for its resources, an evicted (releasing) one no
+// longer. Used when no plugin reports the queue's numbers.
+std::pair<ResourceVector, ResourceVector> SubtreeUsage(const ClusterInfo& c,
+                                                       const std::string& name) {
+  ResourceVector alloc(c.vector_map->size()), req(c.vector_map->size());
+  std::set<std::string> subtree{name};
+  bool grew = true;
+  while (grew) {
+    grew = false;
+    for (const auto& [n, qq] : c.queues) {
+      if (subtree.count(qq->parent()) > 0 && subtree.insert(n).second) grew = true;
+    }
+  }
+  for (const auto& [id, job] : c.jobs) {
+    if (subtree.count(job->queue()) == 0) continue;
+    for (const PodInfo* t : job->tasks()) {
+      if (IsAllocatedStatus(t->status)) {
+        alloc.Add(t->accepted.size() > 0 && !t->accepted.IsZero() ? t->accepted : t->res_req);
+      }
+      if (IsActiveAllocatedStatus(t->status) || t->status == PodStatus::kPending) {
+        req.Add(t->res_req);
+      }
+    }
+  }
+  return {std::move(alloc), std::move(req)};
+}
+
 void ApplyDecisions(const ClusterInfo& snapshot, const RecordingSink& sink, ClusterModel* model,
                     WallTime now) {
   for (const auto& t : snapshot.tasks) {
@@ -365,34 +393,16 @@ StatusOr<SimulationResult> RunSimulation(const SimulateOptions& opts, Clock* clo
       sq.name = name;
       sq.parent = q->parent();
       if (auto fs = ssn.QueueFairShare(*q)) sq.fair_share = *fs;
-      ResourceVector alloc(c.vector_map->size()), req(c.vector_map->size());
-      // Sum over the jobs of this queue and of its descendants.
-      std::set<std::string> subtree{name};
-      bool grew = true;
-      while (grew) {
-        grew = false;
-        for (const auto& [n, qq] : c.queues) {
-          if (subtree.count(qq->parent()) > 0 && subtree.insert(n).second) grew = true;
-        }
+      // The proportion plugin's numbers; without the plugin, sums over the queue's subtree.
+      std::optional<std::map<std::string, double>> allocated = ssn.QueueAllocated(*q);
+      std::optional<std::map<std::string, double>> requested = ssn.QueueRequested(*q);
+      if (!allocated || !requested) {
+        const auto [alloc, req] = SubtreeUsage(c, name);
+        if (!allocated) allocated = ToMap(alloc);
+        if (!requested) requested = ToMap(req);
       }
-      for (const auto& [id, job] : c.jobs) {
-        if (subtree.count(job->queue()) == 0) continue;
-        for (const PodInfo* t : job->tasks()) {
-          if (IsAllocatedStatus(t->status)) {
-            alloc.Add(t->accepted.size() > 0 && !t->accepted.IsZero() ? t->accepted : t->res_req);
-          }
-          // A pipelined pod still asks for its resources; an evicted (releasing) one no longer.
-          if (IsActiveAllocatedStatus(t->status) || t->status == PodStatus::kPending) {
-            req.Add(t->res_req);
-          }
-        }
-      }
-      if (auto a = ssn.QueueAllocated(*q)) {
-        sq.allocated = *a;
-      } else {
-        sq.allocated = ToMap(alloc);
-      }
-      sq.requested = ToMap(req);
+      sq.allocated = std::move(*allocated);
+      sq.requested = std::move(*requested);
       result.queues.push_back(std::move(sq));
     }
     // Nothing points into the snapshot any more: the next cycle's snapshot reuses its objects.

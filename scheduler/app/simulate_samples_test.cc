@@ -106,9 +106,12 @@ TEST(SampleSnapshotsTest, ReclaimEvictsInTheFirstCycleAndBindsInTheSecond) {
     EXPECT_EQ(p.after, "Pipelined") << p.name;
     EXPECT_EQ(p.node, "gpu-node");
   }
-  // team-b's pipelined pods still request their GPUs; team-a's evicted pods no longer do.
+  // A queue's request is the one its fair share was divided by: what its pods asked for when the
+  // session opened (team-a's 8 running GPUs, team-b's 4 pending), not what is left after the cycle.
+  EXPECT_DOUBLE_EQ(Queue(first, "team-a")->requested.at("gpu"), 8);
   EXPECT_DOUBLE_EQ(Queue(first, "team-b")->requested.at("gpu"), 4);
-  EXPECT_DOUBLE_EQ(Queue(first, "team-a")->requested.at("gpu"), 4);
+  EXPECT_DOUBLE_EQ(Queue(first, "team-a")->fair_share.at("gpu"), 4);
+  EXPECT_DOUBLE_EQ(Queue(first, "team-a")->allocated.at("gpu"), 4);
 
   SimulationResult second = RunSample(kReclaim, 2);
   EXPECT_EQ(second.cycle, 2);

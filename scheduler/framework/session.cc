@@ -375,6 +375,11 @@ std::optional<std::map<std::string, double>> Session::QueueFairShare(const Queue
   return queue_fair_share_fns_.front()(q);
 }
 
+std::optional<std::map<std::string, double>> Session::QueueRequested(const QueueInfo& q) const {
+  if (queue_requested_fns_.empty()) return std::nullopt;
+  return queue_requested_fns_.front()(q);
+}
+
 std::map<std::string, std::string> Session::MutateBindRequestAnnotations(
     const PodInfo& task, const std::string& node) const {
   std::map<std::string, std::string> out;

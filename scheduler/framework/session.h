@@ -155,6 +155,9 @@ class Session {
     queue_deserved_fns_.push_back(std::move(f));
   }
   void AddGetQueueFairShareFn(QueueResourceFn f) { queue_fair_share_fns_.push_back(std::move(f)); }
+  void AddGetQueueRequestedResourcesFn(QueueResourceFn f) {
+    queue_requested_fns_.push_back(std::move(f));
+  }
   void AddBindRequestMutateFn(BindRequestMutateFn f) { bind_mutate_fns_.push_back(std::move(f)); }
   void AddEventHandler(EventHandler h) { event_handlers_.push_back(std::move(h)); }
 
@@ -202,6 +205,8 @@ class Session {
   std::optional<std::map<std::string, double>> QueueAllocated(const QueueInfo& q) const;
   std::optional<std::map<std::string, double>> QueueDeserved(const QueueInfo& q) const;
   std::optional<std::map<std::string, double>> QueueFairShare(const QueueInfo& q) const;
+  // The request the fair share was divided by (what the queue's pods asked for at session open).
+  std::optional<std::map<std::string, double>> QueueRequested(const QueueInfo& q) const;
   std::map<std::string, std::string> MutateBindRequestAnnotations(const PodInfo& task,
                                                                   const std::string& node) const;
   bool has_queue_order_fns() const { return !queue_order_fns_.empty(); }
@@ -322,6 +327,7 @@ class Session {
   std::vector<QueueResourceFn> queue_allocated_fns_;
   std::vector<QueueResourceFn> queue_deserved_fns_;
   std::vector<QueueResourceFn> queue_fair_share_fns_;
+  std::vector<QueueResourceFn> queue_requested_fns_;
   std::vector<BindRequestMutateFn> bind_mutate_fns_;
   std::vector<EventHandler> event_handlers_;
 

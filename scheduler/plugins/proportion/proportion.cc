@@ -444,6 +444,7 @@ void ProportionPlugin::RegisterHooks(Session* ssn) {
   ssn->AddGetQueueAllocatedResourcesFn(queue_numbers(&p::QueueAttributes::Allocated));
   ssn->AddGetQueueDeservedResourcesFn(queue_numbers(&p::QueueAttributes::Deserved));
   ssn->AddGetQueueFairShareFn(queue_numbers(&p::QueueAttributes::FairShare));
+  ssn->AddGetQueueRequestedResourcesFn(queue_numbers(&p::QueueAttributes::Request));
 }
 
 std::vector<ProportionPlugin::QueueMetrics> ProportionPlugin::Metrics() const {
