@@ -23,6 +23,51 @@
 
 namespace kai::binder {
 
+const std::vector<FlagHelp>& BinderFlags() {
+  static const auto* flags = new std::vector<FlagHelp>{
+      {"kubeconfig", "/tmp/kubeconfig", "$KUBECONFIG, then in-cluster, then ~/.kube/config",
+       "API server and credentials"},
+      {"scheduler-name", "kai-scheduler", "kai-scheduler", "bind pods with this schedulerName"},
+      {"max-concurrent-reconciles", "10", "10", "BindRequests reconciled at once"},
+      {"qps", "50", "50", "API client requests per second"},
+      {"burst", "300", "300", "API client burst"},
+      {"rate-limiter-base-delay", "1", "1", "first retry delay of a failed bind, seconds"},
+      {"rate-limiter-max-delay", "60", "60", "longest retry delay, seconds"},
+      {"resource-reservation-namespace", "kai-resource-reservation", "kai-resource-reservation",
+       "namespace of the GPU-sharing reservation pods"},
+      {"resource-reservation-service-account", "kai-resource-reservation",
+       "kai-resource-reservation", "their service account"},
+      {"resource-reservation-pod-image", "registry/local/kai-scheduler/resource-reservation",
+       "registry/local/kai-scheduler/resource-reservation", "their image"},
+      {"resource-reservation-app-label", "kai-resource-reservation", "kai-resource-reservation",
+       "their app label"},
+      {"resource-reservation-allocation-timeout", "40", "40",
+       "seconds a new reservation pod may take to report its GPU"},
+      {"resource-reservation-pod-resources", R"({"requests":{"cpu":"2m"}})", "none",
+       "their container's resources, as ResourceRequirements JSON"},
+      {"scale-adjust-namespace", "kai-scale-adjust", "kai-scale-adjust",
+       "namespace of scaling pods (no reservation pod is made while one exists)"},
+      {"fake-gpu-nodes", "true", "false",
+       "reservation pods only sleep (clusters with fake GPU operators)"},
+      {"cdi-enabled", "true", "false", "GPU-sharing pods name their GPUs as CDI devices"},
+      {"runtime-class-name", "nvidia", "\"\"", "runtime class of the reservation pods"},
+      {"leader-elect", "true", "false", "run several replicas, one acting (Lease)"},
+      {"leader-election-namespace", "kai-scheduler", "kai-scheduler",
+       "namespace of the leader-election Lease"},
+      {"metrics-bind-address", ":8080", ":8080", "address of /metrics (0: off)"},
+      {"health-probe-bind-address", ":8081", ":8081", "address of /healthz and /readyz (0: off)"},
+      {"volume-binding-timeout-seconds", "120", "-", "accepted; volume binding is not implemented"},
+  };
+  return *flags;
+}
+
+std::string BinderUsage() {
+  return FormatUsage(
+      "usage: kai-binder [flags]    turn BindRequests into bindings (docs/binder.md)\n"
+      "\nflags (--name=value or --name value; booleans also bare):\n",
+      BinderFlags(), "");
+}
+
 StatusOr<BinderRunOptions> ParseBinderArgs(const std::vector<std::string>& args) {
   static const std::set<std::string> kBool = {"leader-elect", "fake-gpu-nodes", "cdi-enabled"};
   BinderRunOptions o;
@@ -226,6 +271,10 @@ void BinderApp::Stop() {
 }
 
 int BinderMain(const std::vector<std::string>& args) {
+  if (WantsHelp(args)) {
+    std::cout << BinderUsage();
+    return 0;
+  }
   auto opts = ParseBinderArgs(args);
   if (!opts.ok()) {
     std::cerr << "kai-binder: " << opts.status().message() << "\n";

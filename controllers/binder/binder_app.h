@@ -13,6 +13,7 @@
 #include "controllers/binder/binder_options.h"
 #include "controllers/binder/reconciler.h"
 #include "controllers/binder/rest_binder_client.h"
+#include "kube/base/command_line.h"
 #include "kube/cache/factory.h"
 #include "kube/controller/controller.h"
 #include "kube/record/event_broadcaster.h"
@@ -43,6 +44,10 @@ struct BinderRunOptions {
 
 // KAI's binder flags; unknown flags are errors naming the flag.
 StatusOr<BinderRunOptions> ParseBinderArgs(const std::vector<std::string>& args);
+
+// The flags as --help lists them, and the whole help text.
+const std::vector<FlagHelp>& BinderFlags();
+std::string BinderUsage();
 
 class BinderApp {
  public:

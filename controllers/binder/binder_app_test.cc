@@ -142,5 +142,16 @@ TEST_F(BinderAppTest, FractionalPodWaitsForTheReservationThenBindsAndDeletionRel
   app.Stop();
 }
 
+// --help lists only flags the parser takes, each with a value it accepts.
+TEST(BinderUsage, EveryListedFlagIsParsed) {
+  for (const FlagHelp& f : BinderFlags()) {
+    auto o = ParseBinderArgs({std::string("--") + f.name + "=" + f.example});
+    EXPECT_TRUE(o.ok()) << f.name << ": " << o.status();
+  }
+  EXPECT_NE(BinderUsage().find("--max-concurrent-reconciles"), std::string::npos);
+  EXPECT_TRUE(WantsHelp({"--qps=5", "-h"}));
+  EXPECT_FALSE(WantsHelp({"--qps=5"}));
+}
+
 }  // namespace
 }  // namespace kai::binder

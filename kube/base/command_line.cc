@@ -1,5 +1,6 @@
 #include "kube/base/command_line.h"
 
+#include <algorithm>
 #include <cstdlib>
 
 namespace kai {
@@ -40,6 +41,24 @@ StatusOr<bool> FlagBool(const std::string& flag, const std::string& value) {
   if (value == "true" || value == "1") return true;
   if (value == "false" || value == "0") return false;
   return InvalidArgumentError("--" + flag + ": expected true or false, got \"" + value + "\"");
+}
+
+std::string FormatUsage(const std::string& head, const std::vector<FlagHelp>& flags,
+                        const std::string& tail) {
+  std::string out = head;
+  for (const FlagHelp& f : flags) {
+    std::string line = std::string("  --") + f.name;
+    line.resize(std::max<size_t>(line.size() + 1, 38), ' ');
+    out += line + f.description + " (default " + f.default_value + ")\n";
+  }
+  return out + tail;
+}
+
+bool WantsHelp(const std::vector<std::string>& args) {
+  for (const std::string& a : args) {
+    if (a == "-h" || a == "--help") return true;
+  }
+  return false;
 }
 
 }  // namespace kai

@@ -25,4 +25,20 @@ StatusOr<double> FlagNumber(const std::string& flag, const std::string& value);
 // A flag's value as a boolean: true/1 or false/0.
 StatusOr<bool> FlagBool(const std::string& flag, const std::string& value);
 
+// One flag as --help lists it; `example` is a value the program's parser accepts (its tests
+// parse every listed flag with it, so the help cannot name a flag the program does not take).
+struct FlagHelp {
+  const char* name;
+  const char* example;
+  const char* default_value;
+  const char* description;
+};
+
+// `head`, then one line per flag: "  --name   description (default D)", then `tail`.
+std::string FormatUsage(const std::string& head, const std::vector<FlagHelp>& flags,
+                        const std::string& tail);
+
+// Whether the command line asks for help (-h or --help anywhere).
+bool WantsHelp(const std::vector<std::string>& args);
+
 }  // namespace kai

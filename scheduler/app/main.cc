@@ -15,10 +15,7 @@ int main(int argc, char** argv) {
   FLAGS_logtostderr = true;
   std::vector<std::string> args(argv + 1, argv + argc);
   if (!args.empty() && (args[0] == "-h" || args[0] == "--help" || args[0] == "help")) {
-    std::cerr << "usage: kai-scheduler [run] [--kubeconfig FILE] [--scheduler-conf FILE | "
-                 "--scheduling-shard NAME] [KAI scheduler flags]\n"
-                 "       kai-scheduler simulate --snapshot FILE [--actions LIST] [--cycles N] "
-                 "[-o json|yaml|table]\n";
+    std::cout << kai::scheduler::SchedulerUsage();
     return 0;
   }
   if (!args.empty() && args[0] == "simulate") {

@@ -54,6 +54,74 @@ const std::set<std::string>& IgnoredFlags() {
 
 }  // namespace
 
+const std::vector<FlagHelp>& RunFlags() {
+  static const auto* flags = new std::vector<FlagHelp>{
+      {"kubeconfig", "/tmp/kubeconfig", "$KUBECONFIG, then in-cluster, then ~/.kube/config",
+       "API server and credentials"},
+      {"scheduler-conf", "/etc/kai/config.yaml", "built-in",
+       "configuration file (actions, plugins and their arguments)"},
+      {"scheduling-shard", "default", "-",
+       "read the configuration from this SchedulingShard (exclusive with --scheduler-conf)"},
+      {"scheduler-name", "kai-scheduler", "kai-scheduler", "schedule pods with this schedulerName"},
+      {"schedule-period", "1s", "1s", "time between cycles"},
+      {"nodepool-label-key", "kai.scheduler/node-pool", "kai.scheduler/node-pool",
+       "node label that splits the cluster into shards"},
+      {"partition-label-value", "pool-a", "\"\"",
+       "this shard's node-pool label value (\"\": nodes without the label)"},
+      {"queue-label-key", "kai.scheduler/queue", "kai.scheduler/queue",
+       "pod label naming its queue"},
+      {"resource-reservation-app-label", "kai-resource-reservation", "kai-resource-reservation",
+       "app label of GPU-sharing reservation pods"},
+      {"restrict-node-scheduling", "true", "false",
+       "place GPU pods only on GPU worker nodes and CPU pods only on CPU worker nodes"},
+      {"cpu-worker-node-label-key", "node-role.kubernetes.io/cpu-worker",
+       "node-role.kubernetes.io/cpu-worker", "label of CPU worker nodes"},
+      {"gpu-worker-node-label-key", "node-role.kubernetes.io/gpu-worker",
+       "node-role.kubernetes.io/gpu-worker", "label of GPU worker nodes"},
+      {"mig-worker-node-label-key", "node-role.kubernetes.io/mig-enabled",
+       "node-role.kubernetes.io/mig-enabled", "label of MIG nodes"},
+      {"max-consolidation-preemptees", "16", "16",
+       "most victim jobs one consolidation considers (0: no consolidation, -1: no limit)"},
+      {"default-staleness-grace-period", "60s", "60s",
+       "how long a gang may run below its minimum before stalegangeviction evicts it"},
+      {"use-scheduling-signatures", "true", "true",
+       "skip jobs equivalent to one that already failed in the cycle"},
+      {"full-hierarchy-fairness", "true", "true",
+       "false: only leaf queues, under one synthetic parent"},
+      {"allow-consolidating-reclaim", "true", "true",
+       "victims that are only moved elsewhere do not count as reclaimed"},
+      {"update-pod-eviction-condition", "true", "false",
+       "set DisruptionTarget=True on a victim before deleting it"},
+      {"detailed-fit-errors", "false", "false", "accepted; per-node fit details are not modelled"},
+      {"qps", "50", "50", "API client requests per second"},
+      {"burst", "300", "300", "API client burst"},
+      {"bind-request-workers", "8", "8",
+       "concurrent BindRequest creations per cycle (1 = KAI's one at a time)"},
+      {"num-of-status-recording-workers", "5", "5", "workers writing PodGroup and pod statuses"},
+      {"leader-elect", "true", "false", "run several replicas, one acting (Lease)"},
+      {"namespace", "kai-scheduler", "kai-scheduler", "namespace of the leader-election Lease"},
+      {"listen-address", ":8080", ":8080", "address of /metrics, /healthz and /readyz"},
+      {"metrics-namespace", "kai", "kai", "prefix of the metrics' names"},
+      {"plugin-server-port", "8081", "8081",
+       "port of /get-snapshot on 127.0.0.1 (0: any free port)"},
+      {"v", "3", "3", "log verbosity (4: one line per cycle)"},
+  };
+  return *flags;
+}
+
+std::string SchedulerUsage() {
+  return FormatUsage(
+      "usage: kai-scheduler [run] [flags]            schedule the pods of an API server\n"
+      "       kai-scheduler simulate --snapshot FILE [--actions LIST] [--cycles N]\n"
+      "                              [-o json|yaml|table] [--strict] [--seed S]\n"
+      "                                                decisions on a snapshot file "
+      "(kubectl get -o yaml, or /get-snapshot)\n"
+      "\nrun flags (--name=value or --name value; booleans also bare):\n",
+      RunFlags(),
+      "\nKAI's profiling flags (--enable-profiler, --pyroscope-*, --feature-gates, ...) are "
+      "accepted and ignored.\n");
+}
+
 StatusOr<RunOptions> ParseRunArgs(const std::vector<std::string>& args) {
   RunOptions o;
   // "kai-scheduler run --flags" and "kai-scheduler --flags" are the same.
@@ -121,6 +189,10 @@ std::string LeaseName(const RunOptions& o) {
 }
 
 int RunMain(const std::vector<std::string>& args) {
+  if (WantsHelp(args)) {
+    std::cout << SchedulerUsage();
+    return 0;
+  }
   auto opts = ParseRunArgs(args);
   if (!opts.ok()) {
     std::cerr << "kai-scheduler: " << opts.status().message() << "\n";

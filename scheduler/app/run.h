@@ -4,6 +4,7 @@
 #include <string>
 #include <vector>
 
+#include "kube/base/command_line.h"
 #include "kube/base/statusor.h"
 #include "scheduler/conf/scheduler_conf.h"
 
@@ -30,6 +31,12 @@ struct RunOptions {
 // errors naming the flag; flags of KAI that do not apply here (profiling) are accepted and
 // ignored.
 StatusOr<RunOptions> ParseRunArgs(const std::vector<std::string>& args);
+
+// The flags of `kai-scheduler run` as --help lists them.
+const std::vector<FlagHelp>& RunFlags();
+
+// `kai-scheduler --help`: both modes and every run flag with its default.
+std::string SchedulerUsage();
 
 // The leader-election lease name: <scheduler-name>[-<partition value>].
 std::string LeaseName(const RunOptions& o);

@@ -2,6 +2,8 @@
 
 #include <gtest/gtest.h>
 
+#include <set>
+
 namespace kai::scheduler {
 namespace {
 
@@ -55,6 +57,21 @@ TEST(ParseRunArgs, DefaultsAndErrors) {
   EXPECT_FALSE(ParseRunArgs({"--schedule-period=soon"}).ok());
   EXPECT_FALSE(ParseRunArgs({"--scheduler-conf=a", "--scheduling-shard=b"}).ok());
   EXPECT_FALSE(ParseRunArgs({"stray"}).ok());
+}
+
+// --help lists only flags the parser takes, each with a value it accepts.
+TEST(SchedulerUsage, EveryListedFlagIsParsed) {
+  std::set<std::string> names;
+  for (const FlagHelp& f : RunFlags()) {
+    EXPECT_TRUE(names.insert(f.name).second) << "listed twice: " << f.name;
+    auto o = ParseRunArgs({std::string("--") + f.name + "=" + f.example});
+    EXPECT_TRUE(o.ok()) << f.name << ": " << o.status();
+  }
+  const std::string usage = SchedulerUsage();
+  for (const char* must : {"--scheduler-conf", "--scheduling-shard", "--schedule-period",
+                           "--partition-label-value", "--leader-elect", "--qps", "simulate"}) {
+    EXPECT_NE(usage.find(must), std::string::npos) << must;
+  }
 }
 
 }  // namespace
