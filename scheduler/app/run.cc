@@ -115,7 +115,8 @@ std::string SchedulerUsage() {
       "       kai-scheduler simulate --snapshot FILE [--actions LIST] [--cycles N]\n"
       "                              [-o json|yaml|table] [--strict] [--seed S]\n"
       "                                                decisions on a snapshot file "
-      "(kubectl get -o yaml, or /get-snapshot)\n"
+      "(kubectl get -o yaml, or /get-snapshot);\n"
+      "                                                kai-scheduler simulate --help for more\n"
       "\nrun flags (--name=value or --name value; booleans also bare):\n",
       RunFlags(),
       "\nKAI's profiling flags (--enable-profiler, --pyroscope-*, --feature-gates, ...) are "

@@ -10,6 +10,7 @@
 #include <set>
 
 #include "api/well_known.h"
+#include "kube/base/command_line.h"
 #include "kube/base/file.h"
 #include "kube/base/random.h"
 #include "kube/base/strings.h"
@@ -30,7 +31,25 @@ namespace {
 
 constexpr const char* kUsage =
     "usage: kai-scheduler simulate --snapshot FILE [--actions LIST] [--cycles N] "
-    "[-o json|yaml|table] [--strict]";
+    "[-o json|yaml|table] [--strict] [--seed S]";
+
+constexpr const char* kHelp =
+    "\n\nPrints the decisions of scheduling cycles on a snapshot, without an API server.\n\n"
+    "  --snapshot FILE   objects as `kubectl get -o yaml` prints them (multi-document YAML or a\n"
+    "                    List: Node, Pod, PodGroup, Queue, PriorityClass, SchedulingShard, "
+    "Config,\n"
+    "                    Topology, ConfigMap, BindRequest), or a scheduler's /get-snapshot zip or\n"
+    "                    its snapshot.json\n"
+    "  --actions LIST    comma-separated actions (default: the configuration's, KAI's order\n"
+    "                    allocate,consolidation,reclaim,preempt,stalegangeviction)\n"
+    "  --cycles N        run N cycles, applying each one's decisions as the cluster would before\n"
+    "                    the next (bound pods run, evicted pods come back pending); default 1\n"
+    "  -o FORMAT         json (default; ../shared/scenarios/FORMAT.md), yaml, or table (for "
+    "people)\n"
+    "  --strict          dangling references (a pod naming a missing PodGroup, ...) are errors\n"
+    "  --seed S          seed of the ids of newly shared GPU groups\n\n"
+    "Exit status: 0 decisions printed, 1 bad snapshot (the message names the object and field),\n"
+    "2 bad arguments.\n";
 
 const std::set<std::string>& KnownActions() {
   static const auto* s = new std::set<std::string>{"allocate", "consolidation", "reclaim",
@@ -569,6 +588,10 @@ std::string FormatYaml(const SimulationResult& r) {
 }
 
 int SimulateMain(const std::vector<std::string>& args) {
+  if (WantsHelp(args)) {
+    std::cout << kUsage << kHelp;
+    return 0;
+  }
   auto opts = ParseSimulateArgs(args);
   if (!opts.ok()) {
     std::cerr << "kai-scheduler simulate: " << opts.status().message() << "\n";

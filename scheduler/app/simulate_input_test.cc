@@ -336,6 +336,21 @@ TEST(SimulateMainTest, BadArgumentsExitWithUsage) {
   EXPECT_EQ(SimulateMain({"--snapshot", path}), 0);
 }
 
+TEST(SimulateMainTest, HelpExplainsEveryOptionOnStdout) {
+  ::testing::internal::CaptureStdout();
+  EXPECT_EQ(SimulateMain({"--help"}), 0);
+  const std::string help = ::testing::internal::GetCapturedStdout();
+  for (const char* option :
+       {"--snapshot", "--actions", "--cycles", "-o FORMAT", "--strict", "--seed", "Exit status"}) {
+    EXPECT_NE(help.find(option), std::string::npos) << option << " in:\n" << help;
+  }
+  // Every option the help names is one the parser takes.
+  std::string path = WriteTemp("help-queue.yaml", kQueue);
+  EXPECT_TRUE(ParseSimulateArgs({"--snapshot", path, "--actions", "allocate", "--cycles", "2", "-o",
+                                 "table", "--strict", "--seed", "3"})
+                  .ok());
+}
+
 TEST(SimulateMainTest, EmptySnapshotIsAnEmptyReport) {
   SimulateOptions opts;
   opts.snapshot_text = "";
