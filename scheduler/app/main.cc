@@ -14,7 +14,8 @@ int main(int argc, char** argv) {
   google::InitGoogleLogging(argv[0]);
   FLAGS_logtostderr = true;
   std::vector<std::string> args(argv + 1, argv + argc);
-  if (!args.empty() && (args[0] == "-h" || args[0] == "--help" || args[0] == "help")) {
+  // -h / --help anywhere are RunMain's and SimulateMain's; the bare word is taken here.
+  if (!args.empty() && args[0] == "help") {
     std::cout << kai::scheduler::SchedulerUsage();
     return 0;
   }

@@ -251,8 +251,6 @@ StatusOr<SimulateOptions> ParseSimulateArgs(const std::vector<std::string>& args
     } else if (a == "--seed") {
       KAI_ASSIGN_OR_RETURN(std::string v, next());
       o.seed = std::strtoull(v.c_str(), nullptr, 10);
-    } else if (a == "-h" || a == "--help") {
-      return InvalidArgumentError(kUsage);
     } else {
       return InvalidArgumentError("unknown argument \"" + a + "\"\n" + kUsage);
     }
