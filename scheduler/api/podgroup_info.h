@@ -36,6 +36,7 @@ class QueueInfo;
 
 // What a per-job memo was computed at (framework/job_state_generation.h); all zero: never.
 struct JobStateStamp {
+  uint64_t snapshot = 0;   // process-wide snapshot generation
   uint64_t structure = 0;  // process-wide structure generation
   uint64_t global = 0;     // process-wide job-state generation
   uint64_t job = 0;        // the job's status_version
@@ -205,7 +206,8 @@ class PodGroupInfo {
     int64_t ranks[4] = {};
   };
   mutable JobOrderKeyMemo job_order_key_memo;
-  // A yes/no fact about the job's tasks, valid while its stamp holds.
+  // A yes/no fact about the job's task statuses, valid while its stamp holds for statuses
+  // (JobStatusStampHolds: a partial job's minimums do not matter).
   struct FlagMemo {
     JobStateStamp stamp;
     bool value = false;

@@ -1,11 +1,15 @@
 // When a per-job memo (tasks to allocate, job-order ranks) may be trusted without re-reading its
 // inputs: the job's task statuses and virtual-status flags, and its PodSets' minimums.
 //
-// - The structure generation moves when every memo must go: a session starts (the snapshot set
-//   statuses without telling anyone), a job-order function is registered, a partial job's PodSet
-//   minimums are set (the victim solver, right after cloning).
-// - The job-state generation moves with the structure generation and on every task status write
-//   (all of them go through Statement or Session::Evict / BindTask).
+// - The snapshot generation moves when every memo must go: a session starts (the snapshot set
+//   statuses without telling anyone).
+// - The structure generation moves with it and when the memos that read more than statuses must
+//   go: a job-order function is registered, a partial job's PodSet minimums are set (the victim
+//   solver, right after cloning). Memos of status facts only (alive, pending) survive it: the
+//   solver sets minimums for every job it searches for, and the victim queue it then builds asks
+//   every job of the cluster whether it is alive.
+// - The job-state generation moves with both and on every task status write (all of them go
+//   through Statement or Session::Evict / BindTask).
 // - Each job of the session's job map carries a status_version (set to 1 when the session starts,
 //   bumped with every status write of one of its tasks). Copies made during the session (partial
 //   jobs, victim representatives) share tasks with a session job but have status_version 0: their
@@ -26,6 +30,7 @@ namespace kai::scheduler {
 namespace internal {
 inline std::atomic<uint64_t> job_state_generation{1};
 inline std::atomic<uint64_t> job_structure_generation{1};
+inline std::atomic<uint64_t> job_snapshot_generation{1};
 }  // namespace internal
 
 inline uint64_t JobStateGeneration() {
@@ -38,23 +43,38 @@ inline void BumpJobState(PodGroupInfo* job) {
   if (job != nullptr && job->status_version != 0) ++job->status_version;
 }
 
-// Every memo of every job is stale.
+// Every memo that reads PodSet minimums or the job-order functions is stale.
 inline void BumpJobStructure() {
   internal::job_structure_generation.fetch_add(1, std::memory_order_relaxed);
   internal::job_state_generation.fetch_add(1, std::memory_order_relaxed);
 }
 
+// Every memo of every job is stale.
+inline void BumpJobSnapshot() {
+  internal::job_snapshot_generation.fetch_add(1, std::memory_order_relaxed);
+  BumpJobStructure();
+}
+
 inline JobStateStamp CurrentJobStateStamp(const PodGroupInfo& job) {
-  return JobStateStamp{internal::job_structure_generation.load(std::memory_order_relaxed),
+  return JobStateStamp{internal::job_snapshot_generation.load(std::memory_order_relaxed),
+                       internal::job_structure_generation.load(std::memory_order_relaxed),
                        JobStateGeneration(), job.status_version};
+}
+
+// For a memo of the job's task statuses only: the structure generation does not matter.
+inline bool JobStatusStampHolds(const PodGroupInfo& job, const JobStateStamp& s) {
+  if (s.snapshot != internal::job_snapshot_generation.load(std::memory_order_relaxed)) {
+    return false;
+  }
+  if (s.global == JobStateGeneration()) return true;
+  return job.status_version != 0 && s.job == job.status_version;
 }
 
 inline bool JobStateStampHolds(const PodGroupInfo& job, const JobStateStamp& s) {
   if (s.structure != internal::job_structure_generation.load(std::memory_order_relaxed)) {
     return false;
   }
-  if (s.global == JobStateGeneration()) return true;
-  return job.status_version != 0 && s.job == job.status_version;
+  return JobStatusStampHolds(job, s);
 }
 
 }  // namespace kai::scheduler

@@ -24,7 +24,7 @@ Session::Session(std::string id, std::unique_ptr<ClusterInfo> cluster,
       random_(random) {
   // The snapshot set its tasks' statuses without moving the generations: no memo stamped before
   // this session may be trusted in it. The session's jobs follow their own status versions.
-  BumpJobStructure();
+  BumpJobSnapshot();
   for (const auto& [id, job] : cluster_->jobs) {
     job->status_version = 1;
     if (job->HasPendingTasks()) cluster_->jobs_pending_at_open.push_back(job.get());

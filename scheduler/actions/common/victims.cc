@@ -36,11 +36,12 @@ bool HasAlivePodUncached(const ClusterInfo& c, const PodGroupInfo& job) {
   return false;
 }
 
-// A job fact memoized per job state (job_state_generation.h); debug builds check every reuse.
+// A fact of the job's task statuses memoized per job state (job_state_generation.h); debug builds
+// check every reuse.
 template <typename Compute>
 bool MemoizedFlag(const PodGroupInfo& job, PodGroupInfo::FlagMemo* m, const Compute& compute,
                   const char* what) {
-  if (JobStateStampHolds(job, m->stamp)) {
+  if (JobStatusStampHolds(job, m->stamp)) {
     DCHECK_EQ(m->value, compute()) << "stale " << what << " memo of job " << job.uid();
     return m->value;
   }
