@@ -667,6 +667,18 @@ std::pair<double, int64_t> NodeInfo::SumOfIdleGpus() const {
   return {shared + idle_gpus, shared_mem + static_cast<int64_t>(idle_gpus) * memory_of_every_gpu};
 }
 
+double NodeInfo::IdleAndReleasingGpus() const {
+  const uint64_t version = accounting_version();
+  if (version != 0 && version == gpu_capacity_version_) {
+    DCHECK_EQ(gpu_capacity_, SumOfIdleGpus().first + SumOfReleasingGpus().first)
+        << "stale GPU capacity memo on node " << name();
+    return gpu_capacity_;
+  }
+  gpu_capacity_ = SumOfIdleGpus().first + SumOfReleasingGpus().first;
+  gpu_capacity_version_ = version;
+  return gpu_capacity_;
+}
+
 std::pair<double, int64_t> NodeInfo::SumOfReleasingGpus() const {
   double shared = 0;
   int64_t shared_mem = 0;

@@ -154,6 +154,9 @@ class NodeInfo {
   // Whole idle GPUs plus free parts of shared groups; and the same in MiB.
   std::pair<double, int64_t> SumOfIdleGpus() const;
   std::pair<double, int64_t> SumOfReleasingGpus() const;
+  // SumOfIdleGpus().first + SumOfReleasingGpus().first, memoized per accounting version: victim
+  // searches ask it of every node once per job they search for.
+  double IdleAndReleasingGpus() const;
   int64_t NumberOfGpusInNode() const;
   bool IsCpuOnlyNode() const;
   bool IsMigEnabled() const;
@@ -246,6 +249,9 @@ class NodeInfo {
   };
   mutable uint64_t fit_memo_version_ = 0;
   mutable std::vector<FitMemo> fit_memo_;
+  // IdleAndReleasingGpus, valid while the accounting version is gpu_capacity_version_ (not 0).
+  mutable uint64_t gpu_capacity_version_ = 0;
+  mutable double gpu_capacity_ = 0;
 };
 
 }  // namespace kai::scheduler

@@ -6,12 +6,33 @@
 
 namespace kai::scheduler {
 
+namespace {
+
+// Whether node_list is the node map in its order, told by the session's name ranks (1..N).
+bool InNameOrder(const ClusterInfo& cluster) {
+  if (cluster.node_list.size() != cluster.nodes.size()) return false;
+  for (size_t i = 0; i < cluster.node_list.size(); ++i) {
+    if (cluster.node_list[i]->name_rank() != static_cast<int>(i) + 1) return false;
+  }
+  return true;
+}
+
+}  // namespace
+
 NodeGpuCapacities::NodeGpuCapacities(const ClusterInfo& cluster) {
   names_.reserve(cluster.nodes.size());
   capacity_.reserve(cluster.nodes.size());
-  for (const auto& [name, node] : cluster.nodes) {
-    names_.push_back(&name);
-    capacity_.push_back(node->SumOfIdleGpus().first + node->SumOfReleasingGpus().first);
+  if (InNameOrder(cluster)) {
+    // The same nodes as the map, cheaper to walk (once per job a victim search runs for).
+    for (const NodeInfo* node : cluster.node_list) {
+      names_.push_back(&node->name());
+      capacity_.push_back(node->IdleAndReleasingGpus());
+    }
+  } else {
+    for (const auto& [name, node] : cluster.nodes) {
+      names_.push_back(&name);
+      capacity_.push_back(node->IdleAndReleasingGpus());
+    }
   }
   order_.resize(capacity_.size());
   for (size_t i = 0; i < order_.size(); ++i) order_[i] = i;

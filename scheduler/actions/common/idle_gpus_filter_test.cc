@@ -5,9 +5,11 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <memory>
 #include <vector>
 
+#include "scheduler/framework/statement.h"
 #include "scheduler/testing/test_cluster.h"
 
 namespace kai::scheduler {
@@ -38,6 +40,30 @@ TEST(NodeGpuCapacitiesTest, OrdersByCapacityThenName) {
   EXPECT_EQ(caps.Find("n2"), 2u);
   EXPECT_EQ(caps.Find("n9"), std::nullopt);
   EXPECT_TRUE(caps == NodeGpuCapacities(s.cluster()));
+}
+
+// Each node's capacity is memoized per accounting version: evictions and their rollback show in the
+// next capacities, and a cluster whose node list is not the session's (unranked nodes) is read
+// through its node map with the same result.
+TEST(NodeGpuCapacitiesTest, FollowsEveryChangeOfTheNodes) {
+  TestSession s(ThreeNodes());
+  EXPECT_EQ(NodeGpuCapacities(s.cluster()).capacities(), (std::vector<double>{0, 2, 2}));
+  auto stmt = s.ssn().NewStatement();
+  ASSERT_TRUE(stmt->Evict(s.Task("r0-0"), "msg", {}).ok());
+  EXPECT_EQ(NodeGpuCapacities(s.cluster()).capacities(), (std::vector<double>{4, 2, 2}));
+  ASSERT_TRUE(stmt->Evict(s.Task("r2-0"), "msg", {}).ok());
+  const NodeGpuCapacities changed(s.cluster());
+  EXPECT_EQ(changed.capacities(), (std::vector<double>{4, 2, 4}));
+  EXPECT_EQ(changed.by_capacity(), (std::vector<size_t>{0, 2, 1}));
+  stmt->Discard();
+  EXPECT_EQ(NodeGpuCapacities(s.cluster()).capacities(), (std::vector<double>{0, 2, 2}));
+
+  std::reverse(s.cluster().node_list.begin(), s.cluster().node_list.end());
+  const NodeGpuCapacities from_map(s.cluster());
+  EXPECT_EQ(from_map.capacities(), (std::vector<double>{0, 2, 2}));
+  EXPECT_EQ(from_map.Find("n0"), 0u);
+  std::reverse(s.cluster().node_list.begin(), s.cluster().node_list.end());
+  EXPECT_TRUE(from_map == NodeGpuCapacities(s.cluster()));
 }
 
 TEST(IdleGpusFilterTest, PassesOnceTheVictimsFreeEnoughGpusOnTheBestNodes) {
