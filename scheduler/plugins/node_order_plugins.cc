@@ -5,6 +5,7 @@
 #include <span>
 #include <vector>
 
+#include "scheduler/plugins/node_resource_ranges.h"
 #include "scheduler/plugins/plugins.h"
 
 namespace kai::scheduler {
@@ -110,18 +111,10 @@ class NodePlacementPlugin : public Plugin {
     ssn->AddNodePreOrderFn([this](const PodInfo& task, const NodeSet& nodes) {
       bool cpu = task.IsCpuOnlyRequest();
       if (cpu ? cpu_spread_ : gpu_spread_) return;
-      int idx = cpu ? kCpuIndex : kGpuIndex;
-      double min = std::numeric_limits<double>::max();
-      double max = 0;
-      for (const NodeInfo* n : nodes) {
-        if (n->allocatable.Get(idx) == 0) continue;
-        double cur = n->NonAllocatedResource(idx);
-        if (cur < min) min = cur;
-        if (cur > max) max = cur;
-      }
-      ranges_[task.uid()] = {min, max};
+      const NodeResourceRanges::Range range = node_ranges_.Of(cpu ? kCpuIndex : kGpuIndex, nodes);
+      ranges_[task.uid()] = range;
       last_task_ = &task;
-      last_range_ = {min, max};
+      last_range_ = range;
     });
     ssn->AddNodeOrderBatchFn([this](const PodInfo& task, std::span<const NodeInfo* const> nodes,
                                     std::span<double> out, std::span<uint8_t>) {
@@ -174,6 +167,7 @@ class NodePlacementPlugin : public Plugin {
  private:
   bool gpu_spread_ = false;
   bool cpu_spread_ = false;
+  NodeResourceRanges node_ranges_;
   std::map<std::string, std::pair<double, double>> ranges_;
   const PodInfo* last_task_ = nullptr;
   std::pair<double, double> last_range_{0, 0};

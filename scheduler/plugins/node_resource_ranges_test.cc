@@ -1,0 +1,108 @@
+// NodeResourceRanges must answer as a pass over the nodes would, whatever changed in between,
+// and read only the nodes that changed.
+#include "scheduler/plugins/node_resource_ranges.h"
+
+#include <gtest/gtest.h>
+
+#include <limits>
+#include <string>
+
+#include "scheduler/framework/statement.h"
+#include "scheduler/testing/test_cluster.h"
+
+namespace kai::scheduler {
+namespace {
+
+using testing::NodeSpec;
+using testing::PendingJob;
+using testing::RunningJob;
+using testing::TestCluster;
+using testing::TestSession;
+
+// node0..node3 with 4 GPUs, node<i> running i one-GPU pods; "cpu" has no GPU.
+TestCluster Cluster() {
+  TestCluster c;
+  c.AddQueue({.name = "q", .gpu_quota = 64});
+  for (int i = 0; i < 4; ++i) {
+    const std::string node = "node" + std::to_string(i);
+    c.AddNode(NodeSpec{.name = node, .gpus = 4});
+    if (i > 0) c.AddJob(RunningJob("run" + std::to_string(i), "q", 1, node, i));
+  }
+  c.AddNode(NodeSpec{.name = "cpu", .gpus = 0});
+  c.AddJob(PendingJob("pend", "q", 1));
+  return c;
+}
+
+using Range = NodeResourceRanges::Range;
+
+TEST(NodeResourceRangesTest, AnswersLikeAPassOverTheNodesAndReadsOnlyChangedOnes) {
+  TestSession s(Cluster());
+  const NodeSet& all = s.cluster().node_list;
+  NodeResourceRanges ranges;
+  // The CPU-only node has no GPU: left out of the GPU range.
+  EXPECT_EQ(ranges.Of(kGpuIndex, all), (Range{1, 4}));
+  EXPECT_EQ(ranges.node_reads(), 5);
+  EXPECT_EQ(ranges.Of(kGpuIndex, all), (Range{1, 4}));
+  EXPECT_EQ(ranges.node_reads(), 5);  // nothing written: nothing read
+
+  auto stmt = s.ssn().NewStatement();
+  ASSERT_TRUE(stmt->Evict(s.Task("run3-0"), "msg", {}).ok());  // releasing counts as free
+  ASSERT_TRUE(stmt->Evict(s.Task("run3-1"), "msg", {}).ok());
+  ASSERT_TRUE(stmt->Allocate(s.Task("pend-0"), "node0").ok());
+  EXPECT_EQ(ranges.Of(kGpuIndex, all), NodeResourceRanges::Compute(kGpuIndex, all));
+  EXPECT_EQ(ranges.Of(kGpuIndex, all), (Range{2, 3}));
+  EXPECT_EQ(ranges.node_reads(), 7);  // node0 and node3 again
+  stmt->Discard();
+  EXPECT_EQ(ranges.Of(kGpuIndex, all), (Range{1, 4}));
+  EXPECT_EQ(ranges.node_reads(), 9);  // the rollback wrote node0 and node3 again
+
+  // A subset, then the whole set again: values already known are not read again.
+  const NodeSet two{s.Node("node1"), s.Node("node2")};
+  const int64_t reads = ranges.node_reads();
+  EXPECT_EQ(ranges.Of(kGpuIndex, two), (Range{2, 3}));
+  EXPECT_EQ(ranges.Of(kGpuIndex, all), (Range{1, 4}));
+  EXPECT_EQ(ranges.node_reads(), reads);
+
+  // A node assigned a copy of itself with a pod removed (as a recycled snapshot does).
+  NodeInfo* node1 = s.Node("node1");
+  NodeInfo freed(*node1);
+  ASSERT_TRUE(freed.RemoveTask(*s.Task("run1-0")));
+  const NodeInfo before(*node1);
+  *node1 = freed;
+  EXPECT_EQ(ranges.Of(kGpuIndex, two), (Range{2, 4}));
+  *node1 = before;
+  EXPECT_EQ(ranges.Of(kGpuIndex, all), (Range{1, 4}));
+
+  // CPU is a separate range: every node has CPU.
+  EXPECT_EQ(ranges.Of(kCpuIndex, all), NodeResourceRanges::Compute(kCpuIndex, all));
+}
+
+TEST(NodeResourceRangesTest, EmptySetsNodesWithoutTheResourceAndForeignNodes) {
+  TestSession s(Cluster());
+  NodeResourceRanges ranges;
+  const Range empty{std::numeric_limits<double>::max(), 0};
+  EXPECT_EQ(ranges.Of(kGpuIndex, NodeSet{}), empty);
+  EXPECT_EQ(ranges.Of(kGpuIndex, NodeSet{s.Node("cpu")}), empty);
+  // Copies do not mirror into the session's table: read directly, every time.
+  NodeInfo copy(*s.Node("node2"));
+  ASSERT_EQ(copy.accounting_version_table(), nullptr);
+  const NodeSet mixed{s.Node("node0"), &copy};
+  EXPECT_EQ(ranges.Of(kGpuIndex, mixed), (Range{2, 4}));
+  EXPECT_EQ(ranges.Of(kGpuIndex, NodeSet{&copy, s.Node("node0")}), (Range{2, 4}));
+}
+
+TEST(NodeResourceRangesTest, MoreWritesThanTheLogKeepsForgetsEverything) {
+  TestSession s(Cluster());
+  const NodeSet& all = s.cluster().node_list;
+  NodeResourceRanges ranges;
+  EXPECT_EQ(ranges.Of(kGpuIndex, all), (Range{1, 4}));
+  auto stmt = s.ssn().NewStatement();
+  ASSERT_TRUE(stmt->Allocate(s.Task("pend-0"), "node0").ok());
+  for (int i = 0; i < 200; ++i) s.Node("node2")->MarkAccountingChanged();
+  EXPECT_EQ(ranges.Of(kGpuIndex, all), (Range{1, 3}));
+  stmt->Discard();
+  EXPECT_EQ(ranges.Of(kGpuIndex, all), (Range{1, 4}));
+}
+
+}  // namespace
+}  // namespace kai::scheduler
