@@ -36,15 +36,21 @@ class PreemptAction : public Action {
         FeasibleNodesForJob(ssn->cluster().node_list, *preemptor),
         [ssn](const ScenarioInfo& s) { return ssn->PreemptScenarioValid(s); },
         [ssn, preemptor]() {
+          // Victims share the preemptor's queue: only its jobs are walked (all of them when the
+          // queue is unknown, which the filters then reject anyway).
+          const QueueInfo* q = ssn->cluster().QueueOf(*preemptor);
           // Every test is side-effect free: all of them run before the alive check.
-          return GetVictimsQueue(*ssn, nullptr, [ssn, preemptor](const PodGroupInfo& job) {
-            if (!job.IsPreemptible()) return false;
-            if (job.priority() >= preemptor->priority()) return false;
-            if (job.queue() != preemptor->queue()) return false;
-            if (job.uid() == preemptor->uid()) return false;
-            if (job.NumActiveAllocated() == 0) return false;
-            return ssn->PreemptVictimFilter(*preemptor, job);
-          });
+          return GetVictimsQueue(
+              *ssn, nullptr,
+              [ssn, preemptor](const PodGroupInfo& job) {
+                if (!job.IsPreemptible()) return false;
+                if (job.priority() >= preemptor->priority()) return false;
+                if (job.queue() != preemptor->queue()) return false;
+                if (job.uid() == preemptor->uid()) return false;
+                if (job.NumActiveAllocated() == 0) return false;
+                return ssn->PreemptVictimFilter(*preemptor, job);
+              },
+              q != nullptr ? &ssn->JobsOfQueue(*q) : nullptr);
         },
         std::string(kActionPreempt));
     return solver.Solve(ssn, preemptor, budget);

@@ -93,6 +93,23 @@ Plugin* Session::FindPlugin(std::string_view name) const {
   return nullptr;
 }
 
+const std::vector<PodGroupInfo*>& Session::JobsOfQueue(const QueueInfo& q) const {
+  const ClusterInfo& c = *cluster_;
+  CHECK(c.queues_indexed);
+  CHECK(q.session_index() >= 0 && static_cast<size_t>(q.session_index()) < c.queues.size())
+      << "queue " << q.name() << " is not one of the session's";
+  if (!jobs_by_queue_built_ || jobs_by_queue_size_ != c.jobs.size()) {
+    jobs_by_queue_.assign(c.queues.size(), {});
+    for (const auto& [id, job] : c.jobs) {
+      if (const QueueInfo* jq = c.QueueOf(*job))
+        jobs_by_queue_[jq->session_index()].push_back(job.get());
+    }
+    jobs_by_queue_size_ = c.jobs.size();
+    jobs_by_queue_built_ = true;
+  }
+  return jobs_by_queue_[q.session_index()];
+}
+
 int Session::JobsDepth(std::string_view action) const {
   auto it = conf_.queue_depth_per_action.find(std::string(action));
   return it == conf_.queue_depth_per_action.end() ? -1 : it->second;

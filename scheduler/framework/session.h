@@ -71,6 +71,10 @@ class Session {
   WallTime now() const { return clock_->Now(); }
   // Max jobs per leaf queue for an action (-1 = unlimited).
   int JobsDepth(std::string_view action) const;
+  // The jobs whose queue is `q` (one of this session's queues), in the job map's order. Indexed
+  // on first use: preempt looks for victims in the preemptor's queue once per job it tries, and
+  // walking every job of the cluster for it was a fifth of L preempt.
+  const std::vector<PodGroupInfo*>& JobsOfQueue(const QueueInfo& q) const;
 
   // Per action, what KAI's per-action counters count: victim-search scenarios simulated, or
   // dropped by a cheap filter before simulating (scenarios_simulation_by_action,
@@ -300,6 +304,10 @@ class Session {
   // follows its log. The nodes point at it.
   VersionTable node_versions_;
   ResourceFitCache resource_fit_cache_;
+  // JobsOfQueue's index by queue session index, and the job count it was built for.
+  mutable std::vector<std::vector<PodGroupInfo*>> jobs_by_queue_;
+  mutable size_t jobs_by_queue_size_ = 0;
+  mutable bool jobs_by_queue_built_ = false;
   std::map<std::string, ActionCounts, std::less<>> action_counts_;
 
   std::vector<JobCompareFn> job_order_fns_;

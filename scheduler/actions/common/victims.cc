@@ -67,12 +67,18 @@ bool HasPendingTasks(const PodGroupInfo& job) {
 }  // namespace
 
 std::unique_ptr<JobsOrderByQueues> GetVictimsQueue(const Session& ssn, const JobFilter& filter,
-                                                   const JobFilter& pure_filter) {
+                                                   const JobFilter& pure_filter,
+                                                   const std::vector<PodGroupInfo*>* candidates) {
   std::vector<PodGroupInfo*> preemptees;
   const ClusterInfo& c = ssn.cluster();
-  for (const auto& [id, job] : c.jobs) {
-    if (pure_filter && !pure_filter(*job)) continue;
-    if (HasAlivePod(c, *job) && (!filter || filter(*job))) preemptees.push_back(job.get());
+  auto consider = [&](PodGroupInfo* job) {
+    if (pure_filter && !pure_filter(*job)) return;
+    if (HasAlivePod(c, *job) && (!filter || filter(*job))) preemptees.push_back(job);
+  };
+  if (candidates != nullptr) {
+    for (PodGroupInfo* job : *candidates) consider(job);
+  } else {
+    for (const auto& [id, job] : c.jobs) consider(job.get());
   }
   JobsOrderOptions opts;
   opts.victim_queue = true;

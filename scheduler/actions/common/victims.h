@@ -28,8 +28,11 @@ std::vector<PodGroupInfo*> AllJobs(const Session& ssn);
 // each test in that order. `pure_filter` must have no side effects: it runs first because it is
 // cheap next to the alive check (a node lookup per job); `filter` may count what it admits.
 using JobFilter = std::function<bool(const PodGroupInfo&)>;
-std::unique_ptr<JobsOrderByQueues> GetVictimsQueue(const Session& ssn, const JobFilter& filter,
-                                                   const JobFilter& pure_filter = nullptr);
+// `candidates`: the only jobs that can pass the filters, in the job map's order (nullptr: every
+// job of the session).
+std::unique_ptr<JobsOrderByQueues> GetVictimsQueue(
+    const Session& ssn, const JobFilter& filter, const JobFilter& pure_filter = nullptr,
+    const std::vector<PodGroupInfo*>* candidates = nullptr);
 
 // Eviction message for a victim (§21.3).
 std::string EvictionMessage(const Session& ssn, std::string_view action, const PodInfo& victim,

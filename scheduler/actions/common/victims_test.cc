@@ -187,3 +187,45 @@ TEST(EvictionMessageTest, PreemptAndConsolidationMessagesNameTheVictimAndThePree
 
 }  // namespace
 }  // namespace kai::scheduler
+
+namespace kai::scheduler {
+namespace {
+
+// Preempt hands GetVictimsQueue only its queue's jobs (Session::JobsOfQueue): the same victims,
+// offered to the filters in the same order, as a walk over every job of the session.
+TEST(VictimsQueueTest, CandidatesOfOneQueueGiveWhatAWalkOverEveryJobGives) {
+  TestCluster c;
+  c.AddNode({.name = "n", .gpus = 16});
+  c.AddQueue({.name = "a"});
+  c.AddQueue({.name = "b"});
+  for (const char* name : {"a-2", "b-1", "a-0", "b-0", "a-1"}) {
+    c.AddJob(RunningJob(name, std::string(1, name[0]), 1, "n", 1, name[2] == '0' ? 10 : 50));
+  }
+  c.AddJob(RunningJob("lost", "missing", 1, "n"));
+  TestSession s(c);
+  const QueueInfo& a = *s.Queue("a");
+  std::vector<std::string> of_a;
+  for (const PodGroupInfo* job : s.ssn().JobsOfQueue(a)) of_a.push_back(job->name());
+  EXPECT_EQ(of_a, (std::vector<std::string>{"a-0", "a-1", "a-2"}));  // the job map's order
+  EXPECT_EQ(s.ssn().JobsOfQueue(*s.Queue("b")).size(), 2u);
+
+  auto pops = [&s](const std::vector<PodGroupInfo*>* candidates) {
+    std::vector<std::string> offered, popped;
+    auto q = GetVictimsQueue(
+        s.ssn(),
+        [&offered](const PodGroupInfo& job) {
+          offered.push_back(job.name());
+          return true;
+        },
+        [](const PodGroupInfo& job) { return job.queue() == "a"; }, candidates);
+    while (PodGroupInfo* j = q->PopNextJob()) popped.push_back(j->name());
+    return std::make_pair(offered, popped);
+  };
+  const auto every_job = pops(nullptr);
+  EXPECT_EQ(every_job.first, (std::vector<std::string>{"a-0", "a-1", "a-2"}));
+  EXPECT_EQ(every_job.second.size(), 3u);
+  EXPECT_EQ(pops(&s.ssn().JobsOfQueue(a)), every_job);
+}
+
+}  // namespace
+}  // namespace kai::scheduler
