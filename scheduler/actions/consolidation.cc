@@ -1,5 +1,7 @@
 // consolidation (KAI actions/consolidation, reference §7.4): move running preemptible pods so
 // that a pending preemptible job fits; every victim must be re-placed.
+#include <limits>
+
 #include "scheduler/actions/actions.h"
 #include "scheduler/actions/common/job_order.h"
 #include "scheduler/actions/common/solvers.h"
@@ -44,20 +46,20 @@ class ConsolidationAction : public Action {
     JobSolver solver(
         FeasibleNodesForJob(ssn->cluster().node_list, *preemptor), AllPodsReallocated,
         [ssn, preemptor, max_preemptees]() {
-          int counter = 0;
-          // The counter sees only jobs that are preemptible, not the preemptor and alive, as
-          // when every test ran after the alive check.
+          // KAI counts the jobs its filter admits (preemptible, not the preemptor, alive, with an
+          // active-allocated task) and rejects every job once the count exceeds the maximum: at
+          // most max + 1 victim jobs, the first ones in the job map's order, so the walk stops
+          // there (none for a maximum below -1, no limit for -1).
+          const size_t max_admitted = max_preemptees == -1 ? std::numeric_limits<size_t>::max()
+                                      : max_preemptees < -1
+                                          ? 0
+                                          : static_cast<size_t>(max_preemptees) + 1;
           return GetVictimsQueue(
-              *ssn,
-              [max_preemptees, counter](const PodGroupInfo& job) mutable {
-                if (max_preemptees != -1 && counter > max_preemptees) return false;
-                if (job.NumActiveAllocated() == 0) return false;
-                ++counter;
-                return true;
-              },
+              *ssn, [](const PodGroupInfo& job) { return job.NumActiveAllocated() != 0; },
               [preemptor](const PodGroupInfo& job) {
                 return job.IsPreemptible() && job.uid() != preemptor->uid();
-              });
+              },
+              nullptr, max_admitted);
         },
         std::string(kActionConsolidation));
     return solver.Solve(ssn, preemptor, budget);

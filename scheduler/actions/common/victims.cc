@@ -68,17 +68,25 @@ bool HasPendingTasks(const PodGroupInfo& job) {
 
 std::unique_ptr<JobsOrderByQueues> GetVictimsQueue(const Session& ssn, const JobFilter& filter,
                                                    const JobFilter& pure_filter,
-                                                   const std::vector<PodGroupInfo*>* candidates) {
+                                                   const std::vector<PodGroupInfo*>* candidates,
+                                                   size_t max_admitted) {
   std::vector<PodGroupInfo*> preemptees;
   const ClusterInfo& c = ssn.cluster();
+  // False once the queue is full.
   auto consider = [&](PodGroupInfo* job) {
-    if (pure_filter && !pure_filter(*job)) return;
+    if (preemptees.size() >= max_admitted) return false;
+    if (pure_filter && !pure_filter(*job)) return true;
     if (HasAlivePod(c, *job) && (!filter || filter(*job))) preemptees.push_back(job);
+    return true;
   };
   if (candidates != nullptr) {
-    for (PodGroupInfo* job : *candidates) consider(job);
+    for (PodGroupInfo* job : *candidates) {
+      if (!consider(job)) break;
+    }
   } else {
-    for (const auto& [id, job] : c.jobs) consider(job.get());
+    for (const auto& [id, job] : c.jobs) {
+      if (!consider(job.get())) break;
+    }
   }
   JobsOrderOptions opts;
   opts.victim_queue = true;

@@ -3,6 +3,7 @@
 #pragma once
 
 #include <functional>
+#include <limits>
 #include <map>
 #include <memory>
 #include <string>
@@ -29,10 +30,11 @@ std::vector<PodGroupInfo*> AllJobs(const Session& ssn);
 // cheap next to the alive check (a node lookup per job); `filter` may count what it admits.
 using JobFilter = std::function<bool(const PodGroupInfo&)>;
 // `candidates`: the only jobs that can pass the filters, in the job map's order (nullptr: every
-// job of the session).
+// job of the session). The walk stops once `max_admitted` jobs passed every test.
 std::unique_ptr<JobsOrderByQueues> GetVictimsQueue(
     const Session& ssn, const JobFilter& filter, const JobFilter& pure_filter = nullptr,
-    const std::vector<PodGroupInfo*>* candidates = nullptr);
+    const std::vector<PodGroupInfo*>* candidates = nullptr,
+    size_t max_admitted = std::numeric_limits<size_t>::max());
 
 // Eviction message for a victim (§21.3).
 std::string EvictionMessage(const Session& ssn, std::string_view action, const PodInfo& victim,

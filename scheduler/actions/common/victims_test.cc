@@ -185,12 +185,6 @@ TEST(EvictionMessageTest, PreemptAndConsolidationMessagesNameTheVictimAndThePree
   EXPECT_EQ(s.sink().evictions[0].metadata.action, kActionPreempt);
 }
 
-}  // namespace
-}  // namespace kai::scheduler
-
-namespace kai::scheduler {
-namespace {
-
 // Preempt hands GetVictimsQueue only its queue's jobs (Session::JobsOfQueue): the same victims,
 // offered to the filters in the same order, as a walk over every job of the session.
 TEST(VictimsQueueTest, CandidatesOfOneQueueGiveWhatAWalkOverEveryJobGives) {
@@ -225,6 +219,29 @@ TEST(VictimsQueueTest, CandidatesOfOneQueueGiveWhatAWalkOverEveryJobGives) {
   EXPECT_EQ(every_job.first, (std::vector<std::string>{"a-0", "a-1", "a-2"}));
   EXPECT_EQ(every_job.second.size(), 3u);
   EXPECT_EQ(pops(&s.ssn().JobsOfQueue(a)), every_job);
+}
+
+// Consolidation admits at most max + 1 victim jobs, the first in the job map's order: the walk
+// stops there, and jobs a test rejects do not count.
+TEST(VictimsQueueTest, TheWalkStopsOnceMaxAdmittedJobsPassedEveryTest) {
+  TestCluster c;
+  c.AddNode({.name = "n", .gpus = 16});
+  c.AddQueue({.name = "q"});
+  for (const char* name : {"j0", "j1", "j2", "j3", "j4"}) c.AddJob(RunningJob(name, "q", 1, "n"));
+  TestSession s(c);
+  std::vector<std::string> offered, popped;
+  auto q = GetVictimsQueue(
+      s.ssn(),
+      [&offered](const PodGroupInfo& job) {
+        offered.push_back(job.name());
+        return job.name() != "j1";
+      },
+      nullptr, nullptr, 2);
+  while (PodGroupInfo* j = q->PopNextJob()) popped.push_back(j->name());
+  std::sort(popped.begin(), popped.end());
+  EXPECT_EQ(offered, (std::vector<std::string>{"j0", "j1", "j2"}));
+  EXPECT_EQ(popped, (std::vector<std::string>{"j0", "j2"}));
+  EXPECT_EQ(GetVictimsQueue(s.ssn(), nullptr, nullptr, nullptr, 0)->size(), 0);
 }
 
 }  // namespace
