@@ -155,7 +155,7 @@ class NodePlacementPlugin : public Plugin {
     if (!cpu) {
       count = static_cast<double>(node.NumberOfGpusInNode());
       if (count == 0) return 0.0;
-      non_allocated = node.SumOfIdleGpus().first + node.SumOfReleasingGpus().first;
+      non_allocated = node.IdleAndReleasingGpus();
     } else {
       count = node.allocatable.Get(kCpuIndex);
       if (count == 0) return 0.0;
