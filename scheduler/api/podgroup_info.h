@@ -221,6 +221,9 @@ class PodGroupInfo {
   // job_state_generation.h); 0 for a copy outside the session's job map (a partial job, a victim
   // representative), whose memos follow the process-wide generation instead.
   mutable uint64_t status_version = 0;
+  // The job's place in the session's job map (0..n-1), set with status_version: per-job memos
+  // of plugins live in tables by this index. Meaningless while status_version is 0.
+  mutable uint32_t session_index = 0;
 
   // Unschedulable explanations.
   std::vector<JobFitError> job_fit_errors;

@@ -25,8 +25,10 @@ Session::Session(std::string id, std::unique_ptr<ClusterInfo> cluster,
   // The snapshot set its tasks' statuses without moving the generations: no memo stamped before
   // this session may be trusted in it. The session's jobs follow their own status versions.
   BumpJobSnapshot();
+  uint32_t index = 0;
   for (const auto& [id, job] : cluster_->jobs) {
     job->status_version = 1;
+    job->session_index = index++;
     if (job->HasPendingTasks()) cluster_->jobs_pending_at_open.push_back(job.get());
   }
   cluster_->jobs_pending_at_open_set = true;

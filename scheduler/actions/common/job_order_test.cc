@@ -7,6 +7,7 @@
 #include <algorithm>
 
 #include "scheduler/actions/common/victims.h"
+#include "scheduler/framework/job_state_generation.h"
 #include "scheduler/testing/test_cluster.h"
 
 namespace kai::scheduler {
@@ -265,6 +266,63 @@ TEST(JobsOrderByQueuesTest, AnAllocationChangesTheOrderOfItsLeafsAncestors) {
   EXPECT_TRUE(ssn.QueueOrderLess(q1, q2, b, nullptr, {}, {}));
   EXPECT_FALSE(ssn.QueueOrderLess(q2, q1, nullptr, b, {}, {}));
   stmt2->Discard();
+}
+
+// The proportion plugin also keeps each session job's keys for the last queues it was the
+// candidate of. A job is compared at each level of a four-level path (more levels than it keeps)
+// against another queue, with candidates alternating; then its minimum rises (no queue changes,
+// only the structure generation moves) and every level must see the larger request.
+TEST(JobsOrderByQueuesTest, KeysKeptPerJobFollowTheJobsOwnRequest) {
+  TestCluster c;
+  c.AddNode({.name = "n", .gpus = 16});
+  c.AddQueue({.name = "l1", .gpu_quota = 8, .gpu_weight = 0});
+  c.AddQueue({.name = "l2", .parent = "l1", .gpu_quota = 8, .gpu_weight = 0});
+  c.AddQueue({.name = "l3", .parent = "l2", .gpu_quota = 8, .gpu_weight = 0});
+  c.AddQueue({.name = "l4", .parent = "l3", .gpu_quota = 2, .gpu_weight = 0});
+  c.AddQueue({.name = "x", .gpu_quota = 8, .gpu_weight = 0, .creation_offset_min = 1});
+  JobSpec a = PendingJob("a", "l4", 1, 4);
+  a.min_member = 1;
+  c.AddJob(a);
+  JobSpec other = PendingJob("other", "l4", 1, 4);
+  other.min_member = 4;
+  c.AddJob(other);
+  JobSpec b = PendingJob("b", "x", 1, 2);
+  b.min_member = 2;
+  c.AddJob(b);
+  TestSession s(c);
+  const Session& ssn = s.ssn();
+  const QueueInfo& x = *ssn.cluster().FindQueue("x");
+  PodGroupInfo* ja = s.Job("a");
+  const PodGroupInfo* jo = s.Job("other");
+  const PodGroupInfo* jb = s.Job("b");
+  // Per level, whether the queue with `job` as its candidate comes before x with b.
+  auto first = [&](const PodGroupInfo* job, std::vector<const char*> levels) {
+    std::string out;
+    for (const char* name : levels) {
+      const QueueInfo& l = *ssn.cluster().FindQueue(name);
+      const bool less = ssn.QueueOrderLess(l, x, job, jb, {}, {});
+      EXPECT_EQ(less, !ssn.QueueOrderLess(x, l, jb, job, {}, {})) << name;
+      out += less ? '1' : '0';
+    }
+    return out;
+  };
+  // a asks for 1 GPU: before x at the levels with a quota of 8, after it in l4 (quota 2).
+  for (int round = 0; round < 3; ++round) {
+    EXPECT_EQ(first(ja, {"l3", "l4"}), "10") << round;
+    EXPECT_EQ(first(jo, {"l3", "l4"}), "00") << round;
+  }
+  // A partial job's minimum as the victim solver sets it: a now asks for 4 GPUs.
+  ja->FindPodSet(std::string(kDefaultSubGroup))->set_min_available(4);
+  BumpJobStructure();
+  for (int round = 0; round < 2; ++round) {
+    EXPECT_EQ(first(ja, {"l3", "l4"}), "00") << round;
+  }
+  ja->FindPodSet(std::string(kDefaultSubGroup))->set_min_available(1);
+  BumpJobStructure();
+  // More levels than the job keeps: entries are replaced, answers stay right.
+  for (int round = 0; round < 2; ++round) {
+    EXPECT_EQ(first(ja, {"l1", "l2", "l3", "l4", "l4", "l1"}), "111001") << round;
+  }
 }
 
 // Nodes live in blocks and are never freed one by one: a queue emptied by a pop and pushed to

@@ -97,6 +97,7 @@ void ProportionPlugin::OnSessionOpen(Session* ssn) {
   AccumulateJobs(*ssn);
   p::SetFairShare(queues_, total_, division_);
   order_key_memo_.assign(queues_.size(), OrderKeyMemo{});
+  job_key_memo_.assign(ssn->cluster().jobs.size(), JobKeyMemo{});
   queue_generation_.assign(queues_.size(), 1);
   capacity_ = std::make_unique<p::CapacityPolicy>(&queues_);
   RegisterHooks(ssn);
@@ -343,7 +344,6 @@ const p::QueueOrderKey& ProportionPlugin::OrderKeyOf(p::QueueIndex q,
     m.key = p::QueueOrderKeyOf({&queues_[q], job, {}}, total_, m.base);
     m.generation = queue_generation_[q];
     m.job = candidate;
-    m.session_job = nullptr;
   }
   DCHECK(m.key == p::QueueOrderKeyOf({&queues_[q], job, {}}, total_))
       << "stale queue-order key of queue " << q;
@@ -352,24 +352,42 @@ const p::QueueOrderKey& ProportionPlugin::OrderKeyOf(p::QueueIndex q,
 
 const p::QueueOrderKey& ProportionPlugin::OrderKeyOfJob(const Session& ssn, p::QueueIndex q,
                                                         const PodGroupInfo* job) {
-  OrderKeyMemo& m = order_key_memo_[q];
   // Only session jobs (status_version != 0): they live as long as the session, while copies made
   // during it come and go and could take a freed job's address.
-  const bool session_job = job != nullptr && job->status_version != 0;
-  if (session_job && m.session_job == job && m.generation == queue_generation_[q] &&
-      JobStateStampHolds(*job, m.session_job_stamp)) {
-    DCHECK(m.job == JobInitResources(ssn, *job, nullptr))
-        << "stale queue-order candidate of queue " << q << ": " << job->uid();
-    return m.key;
+  const bool session_job =
+      job != nullptr && job->status_version != 0 && job->session_index < job_key_memo_.size();
+  if (!session_job) {
+    std::optional<p::ResourceQuantities> resources;
+    if (job != nullptr) resources = JobInitResources(ssn, *job, nullptr);
+    return OrderKeyOf(q, resources ? &*resources : nullptr);
   }
-  std::optional<p::ResourceQuantities> resources;
-  if (job != nullptr) resources = JobInitResources(ssn, *job, nullptr);
-  const p::QueueOrderKey& key = OrderKeyOf(q, resources ? &*resources : nullptr);
-  if (session_job) {
-    m.session_job = job;
-    m.session_job_stamp = CurrentJobStateStamp(*job);
+  JobKeyMemo& jm = job_key_memo_[job->session_index];
+  if (!JobStateStampHolds(*job, jm.stamp)) {
+    jm = JobKeyMemo{};
+    jm.stamp = CurrentJobStateStamp(*job);
   }
-  return key;
+  JobKeyMemo::Entry* slot = nullptr;
+  for (JobKeyMemo::Entry& e : jm.entries) {
+    if (e.queue != q) continue;
+    if (e.generation == queue_generation_[q]) {
+#ifndef NDEBUG
+      const p::ResourceQuantities now = JobInitResources(ssn, *job, nullptr);
+      CHECK(e.key == p::QueueOrderKeyOf({&queues_[q], &now, {}}, total_))
+          << "stale queue-order key of queue " << q << " for job " << job->uid();
+#endif
+      return e.key;
+    }
+    slot = &e;
+  }
+  if (slot == nullptr) {
+    slot = &jm.entries[jm.next];
+    jm.next = static_cast<uint8_t>((jm.next + 1) % JobKeyMemo::kEntries);
+  }
+  const p::ResourceQuantities resources = JobInitResources(ssn, *job, nullptr);
+  slot->queue = q;
+  slot->generation = queue_generation_[q];
+  slot->key = OrderKeyOf(q, &resources);
+  return slot->key;
 }
 
 void ProportionPlugin::RegisterHooks(Session* ssn) {

@@ -7,6 +7,7 @@
 //   reclaimerUtilizationMultiplier  documented spelling is accepted too; the code spelling wins.
 #pragma once
 
+#include <array>
 #include <memory>
 #include <optional>
 #include <string>
@@ -103,11 +104,25 @@ class ProportionPlugin final : public Plugin {
     std::optional<proportion::ResourceQuantities> job;
     proportion::QueueOrderKey key;
     proportion::QueueOrderBase base;
-    // The session job whose resources `job` holds (nullptr: none known) and its stamp then.
-    const PodGroupInfo* session_job = nullptr;
-    JobStateStamp session_job_stamp;
   };
   std::vector<OrderKeyMemo> order_key_memo_;
+  // The same keys kept per session job (by PodGroupInfo::session_index) for the last few queues
+  // it was a candidate of: a queue's candidate changes with every pop and with every child that
+  // comes to the front of an inner queue, and the per-queue memo above then recomputed the key
+  // (10 M of the 66 M lookups of an L consolidation). Valid while the job's stamp holds and each
+  // entry's queue keeps its generation.
+  struct JobKeyMemo {
+    JobStateStamp stamp;  // of every entry
+    struct Entry {
+      proportion::QueueIndex queue = proportion::kNoQueue;
+      uint64_t generation = 0;
+      proportion::QueueOrderKey key;
+    };
+    static constexpr size_t kEntries = 3;  // a leaf queue and two ancestors
+    std::array<Entry, kEntries> entries;
+    uint8_t next = 0;  // the entry a miss replaces when none has the queue
+  };
+  std::vector<JobKeyMemo> job_key_memo_;
   std::vector<uint64_t> queue_generation_;  // by queue index, from 1 at session open
   std::unique_ptr<proportion::CapacityPolicy> capacity_;
 };
