@@ -626,6 +626,12 @@ bool NodeInfo::EnoughResourcesOnGpu(const GpuRequirement& r, const std::string& 
          0;
 }
 
+bool NodeInfo::KnowsGpuGroup(const std::string& group) const {
+  return used_shared_gpus_memory.count(group) > 0 || releasing_shared_gpus.count(group) > 0 ||
+         releasing_shared_gpus_memory.count(group) > 0 ||
+         allocated_shared_gpus_memory.count(group) > 0 || reservation_groups_.count(group) > 0;
+}
+
 bool NodeInfo::EnoughIdleResourcesOnGpu(const GpuRequirement& r, const std::string& g) const {
   auto it = allocated_shared_gpus_memory.find(g);
   if (it == allocated_shared_gpus_memory.end()) return false;

@@ -181,6 +181,8 @@ class NodeInfo {
   int CountFittingGpuGroups(const PodInfo& task, int limit) const;
   std::vector<std::string> FittingGpuGroups(const PodInfo& task) const;
   bool EnoughIdleResourcesOnGpu(const GpuRequirement& r, const std::string& group) const;
+  // Whether any shared-GPU accounting or reservation pod of the node names the group.
+  bool KnowsGpuGroup(const std::string& group) const;
   // Used portion of a group (0..1); nullopt when the node's GPU memory is unusable.
   std::optional<double> UsedGpuPortion(const std::string& group) const;
   int NumberOfUsedSharedGpus() const;

@@ -7,6 +7,7 @@
 #include <functional>
 #include <set>
 
+#include "scheduler/framework/gpu_group_name.h"
 #include "scheduler/framework/job_state_generation.h"
 #include "scheduler/framework/statement.h"
 
@@ -25,6 +26,9 @@ Session::Session(std::string id, std::unique_ptr<ClusterInfo> cluster,
   // The snapshot set its tasks' statuses without moving the generations: no memo stamped before
   // this session may be trusted in it. The session's jobs follow their own status versions.
   BumpJobSnapshot();
+  // Drawn whether or not the session names a GPU group, so that the stream the next session
+  // draws from does not depend on which simulations ran.
+  if (random_ != nullptr) gpu_group_seed_ = random_->Uniform(UINT64_MAX);
   uint32_t index = 0;
   for (const auto& [id, job] : cluster_->jobs) {
     job->status_version = 1;
@@ -321,6 +325,15 @@ bool Session::ReclaimScenarioValid(const ScenarioInfo& s) const {
     if (!f(s)) return false;
   }
   return true;
+}
+
+std::string Session::NewGpuGroupName(const PodInfo& task, const NodeInfo& node, size_t position,
+                                     const std::vector<std::string>& chosen) {
+  return DeriveGpuGroupName(gpu_group_seed_, task.uid(), node.name(), position,
+                            [&](const std::string& name) {
+                              return node.KnowsGpuGroup(name) ||
+                                     std::find(chosen.begin(), chosen.end(), name) != chosen.end();
+                            });
 }
 
 Session::ActionCounts& Session::CountsOf(std::string_view action) {

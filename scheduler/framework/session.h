@@ -67,6 +67,11 @@ class Session {
   FailedSearchBackoff* failed_search_backoff() const { return failed_search_backoff_; }
   void set_failed_search_backoff(FailedSearchBackoff* b) { failed_search_backoff_ = b; }
   Random* random() const { return random_; }
+  // The name of the `position`-th GPU group of `task` when it is placed on `node` on a GPU no
+  // group uses yet: a name none of the node's groups and none of `chosen` has, derived from a seed
+  // the session draws when it starts (gpu_group_name.h: a rolled-back placement leaves no trace).
+  std::string NewGpuGroupName(const PodInfo& task, const NodeInfo& node, size_t position,
+                              const std::vector<std::string>& chosen);
   DecisionSink* sink() const { return sink_; }
   WallTime now() const { return clock_->Now(); }
   // Max jobs per leaf queue for an action (-1 = unlimited).
@@ -297,6 +302,7 @@ class Session {
   Clock* clock_;
   FailedSearchBackoff* failed_search_backoff_ = nullptr;
   Random* random_;
+  uint64_t gpu_group_seed_ = 0;  // drawn when the session starts
   std::vector<std::unique_ptr<Plugin>> plugins_;
   std::vector<PluginLatency> plugin_latencies_;
   // Accounting version of every node of the snapshot, by name rank, mirrored by the nodes

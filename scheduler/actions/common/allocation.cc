@@ -328,7 +328,7 @@ class JobAllocator {
         bool whole_releasing = true;
         if (!pipeline_only_ && node->IsTaskAllocatable(*task)) whole_releasing = false;
         releasing = releasing || whole_releasing;
-        groups.push_back(ssn_->random()->Uuid());
+        groups.push_back(ssn_->NewGpuGroupName(*task, *node, groups.size(), groups));
       } else {
         releasing = releasing || !node->EnoughIdleResourcesOnGpu(task->gpu_req, g) ||
                     !node->IsTaskAllocatable(*task);

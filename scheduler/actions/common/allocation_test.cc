@@ -190,3 +190,63 @@ TEST(AllocateJobTest, QueueLimitFailsTheJobBeforeAnyNodeIsTried) {
 
 }  // namespace
 }  // namespace kai::scheduler
+
+namespace kai::scheduler {
+namespace {
+
+// New shared-GPU groups are named from the session's seed, the pod and the node, not drawn from
+// the random stream: a placement made and discarded first (as every victim simulation does)
+// leaves the name of the placement that is kept as it would have been.
+TEST(GpuGroupNamesTest, ADiscardedPlacementLeavesLaterNamesAsTheyWere) {
+  TestCluster c = Base(2);
+  c.AddJob(PendingJob("half", "q", 0.5));
+  c.AddJob(PendingJob("other", "q", 0.5));
+  auto place = [](TestSession* s, const char* job, bool discard_first) {
+    Session& ssn = s->ssn();
+    if (discard_first) {
+      auto trial = ssn.NewStatement();
+      EXPECT_TRUE(AllocateJob(&ssn, trial.get(), ssn.cluster().node_list, s->Job("other"), false));
+      trial->Discard();
+    }
+    auto stmt = ssn.NewStatement();
+    EXPECT_TRUE(AllocateJob(&ssn, stmt.get(), ssn.cluster().node_list, s->Job(job), false));
+    std::vector<std::string> groups = s->Task(std::string(job) + "-0")->gpu_groups;
+    stmt->Commit().IgnoreError();
+    return groups;
+  };
+  TestSession plain(c), after_trial(c);
+  const std::vector<std::string> kept = place(&plain, "half", false);
+  ASSERT_EQ(kept.size(), 1u);
+  EXPECT_EQ(place(&after_trial, "half", true), kept);
+  // Another seed, other names.
+  TestSession other_seed(c, {}, 2);
+  EXPECT_NE(place(&other_seed, "half", false), kept);
+}
+
+// The name a pod would get on a node is passed over while the node still holds a group of that
+// name (the pod moved off it and released nothing yet, say); once the group is gone it is given
+// again.
+TEST(GpuGroupNamesTest, ANameTheNodeStillHoldsIsNotGivenAgain) {
+  TestCluster c = Base(2);
+  c.AddJob(PendingJob("half", "q", 0.5));
+  TestSession s(c);
+  Session& ssn = s.ssn();
+  PodInfo* task = s.Task("half-0");
+  const NodeInfo& node = *s.Node("n");
+  const std::string name = ssn.NewGpuGroupName(*task, node, 0, {});
+  EXPECT_EQ(ssn.NewGpuGroupName(*task, node, 0, {}), name);
+  EXPECT_NE(ssn.NewGpuGroupName(*task, node, 0, {name}), name);
+  auto stmt = ssn.NewStatement();
+  ASSERT_TRUE(AllocateJob(&ssn, stmt.get(), ssn.cluster().node_list, s.Job("half"), false));
+  ASSERT_EQ(task->gpu_groups, std::vector<std::string>{name});
+  ASSERT_TRUE(node.KnowsGpuGroup(name));
+  const std::string next = ssn.NewGpuGroupName(*task, node, 0, {});
+  EXPECT_NE(next, name);
+  EXPECT_EQ(ssn.NewGpuGroupName(*task, node, 0, {}), next);
+  stmt->Discard();
+  EXPECT_FALSE(node.KnowsGpuGroup(name));
+  EXPECT_EQ(ssn.NewGpuGroupName(*task, node, 0, {}), name);
+}
+
+}  // namespace
+}  // namespace kai::scheduler

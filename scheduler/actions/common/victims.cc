@@ -228,36 +228,24 @@ namespace {
 // pops it and the victims' jobs in: one of its pods has room on none of the nodes now, and
 // re-placing victims first only takes room (a pipelined victim uses its new node's idle or
 // releasing resources; the node it left keeps it as releasing). Said only when skipping the
-// simulation changes nothing outside the statement it would have rolled back: no pod of the
-// preemptor or of a victim job asks for a shared GPU (a new GPU group draws a UUID from the
-// session's random stream), no victim job has pending or gated pods (a failed re-placement adds
-// fit errors, reported for jobs with pending pods), and every pod of the preemptor passes the
-// pre-predicates (a failure would be recorded on the pending job; they read only the pod and
-// cluster-wide facts, not the placements a simulation changes).
+// simulation changes nothing outside the statement it would have rolled back
+// (PreemptorLeavesNoTrace, VictimJobLeavesNoTrace).
 bool PreemptorFitsNowhere(Session* ssn, const NodeSet& nodes, const PodGroupInfo& preemptor,
                           const std::map<PodGroupId, PodGroupInfo*>& victim_jobs) {
   for (const auto& [id, job] : victim_jobs) {
-    if (job->NumPending() > 0 || job->NumGated() > 0) return false;
-    for (const PodInfo* t : job->tasks()) {
-      if (t->IsSharedGpuRequest()) return false;
-    }
+    if (!VictimJobLeavesNoTrace(*job)) return false;
   }
   const std::vector<PodInfo*> tasks = GetTasksToAllocate(*ssn, preemptor, false);
   const ClusterInfo& c = ssn->cluster();
   bool some_fits_nowhere = false;
   for (const PodInfo* t : tasks) {
-    if (t->IsSharedGpuRequest()) return false;
     PodGroupInfo* real_job = c.JobOf(*t);
     if (real_job == nullptr) return false;
     if (!some_fits_nowhere) {
       some_fits_nowhere = ssn->NoNodeHasRoom(*t, real_job, nodes, false, nullptr);
     }
   }
-  if (!some_fits_nowhere) return false;
-  for (const PodInfo* t : tasks) {
-    if (ssn->PrePredicate(*t, *c.JobOf(*t))) return false;
-  }
-  return true;
+  return some_fits_nowhere && PreemptorLeavesNoTrace(*ssn, tasks);
 }
 
 // The preemptor and the victims' jobs (the preemptor replaces the session job of its uid).
@@ -401,6 +389,19 @@ bool TryToVirtuallyAllocatePreemptor(Session* ssn, Statement* stmt, const NodeSe
     return false;
   }
   return PopAndAllocate(ssn, stmt, nodes, preemptor, victim_jobs);
+}
+
+bool PreemptorLeavesNoTrace(const Session& ssn, const std::vector<PodInfo*>& tasks) {
+  const ClusterInfo& c = ssn.cluster();
+  for (const PodInfo* t : tasks) {
+    const PodGroupInfo* real_job = c.JobOf(*t);
+    if (real_job == nullptr || ssn.PrePredicate(*t, *real_job)) return false;
+  }
+  return true;
+}
+
+bool VictimJobLeavesNoTrace(const PodGroupInfo& job) {
+  return job.NumPending() == 0 && job.NumGated() == 0;
 }
 
 NodeSet FeasibleNodesForJob(const NodeSet& all, const PodGroupInfo& job) {

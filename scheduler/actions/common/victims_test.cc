@@ -63,8 +63,8 @@ TEST(VictimSimulationTest, PreemptorWithAPodThatFitsNowhereIsNotPlaced) {
   EXPECT_EQ(s.Node("n1")->idle.gpu(), 0);
 }
 
-TEST(VictimSimulationTest, SharedGpuPreemptorsTakeTheWholeSimulation) {
-  // A shared-GPU pod may draw GPU group UUIDs on the way: no shortcut, same answers.
+TEST(VictimSimulationTest, SharedGpuPreemptorsGetTheSameAnswers) {
+  // A shared-GPU pod names new GPU groups on the way (derived names: the shortcut applies too).
   TestSession fits(FullCluster(0.5));
   EXPECT_TRUE(Simulate(&fits));
   testing::JobSpec big = PendingJob("preemptor", "a", 0.5);
