@@ -162,6 +162,38 @@ TEST(ReclaimActionTest, NothingToReclaimWithinTheFairShare) {
   EXPECT_TRUE(s.sink().evictions.empty());
 }
 
+// A protected elastic victim (inside its preempt min-runtime) may lose pods only down to its
+// minimum. The preemptor needs both of its GPUs: scenarios with fewer than two victim pods free too
+// little (filtered), the one with both is rejected by minruntime whatever a simulation does, and
+// so is every larger one. The search ends there without simulating it (final_rejections), with
+// the outcome the full search gives. With a pending pod in the victim job (a failed re-placement
+// in a simulation would be reported on it) the scenario is simulated as before.
+TEST(PreemptActionTest, AFinalValidatorEndsTheSearchWithTheSameOutcome) {
+  for (bool victim_has_pending : {false, true}) {
+    SCOPED_TRACE(victim_has_pending);
+    TestCluster c;
+    c.AddNode({.name = "n", .gpus = 2});
+    c.AddQueue({.name = "q", .gpu_quota = 2, .preempt_min_runtime = "1h"});
+    JobSpec elastic = RunningJob("elastic", "q", 1, "n", 2, 50);
+    elastic.min_member = 1;
+    elastic.last_start_min = 1;
+    if (victim_has_pending) elastic.tasks.push_back({});
+    c.AddJob(elastic);
+    c.AddJob(PendingJob("high", "q", 2, 1, 125));
+    TestSession s(c);
+    s.Run({"preempt"});
+    EXPECT_TRUE(s.sink().evictions.empty());
+    EXPECT_EQ(s.Task("high-0")->status, PodStatus::kPending);
+    EXPECT_EQ(s.Task("elastic-0")->status, PodStatus::kRunning);
+    EXPECT_EQ(s.Task("elastic-1")->status, PodStatus::kRunning);
+    const Session::ActionCounts& counts = s.ssn().action_counts().at("preempt");
+    // (The job with a pending pod also tries to preempt: one more scenario, without victims.)
+    EXPECT_EQ(counts.filtered, victim_has_pending ? 3 : 2);
+    EXPECT_EQ(counts.simulated, victim_has_pending ? 1 : 0);
+    EXPECT_EQ(counts.final_rejections, victim_has_pending ? 0 : 1);
+  }
+}
+
 TEST(PreemptActionTest, HigherPriorityEvictsLowerPriorityOfTheSameQueue) {
   TestCluster c;
   c.AddNode({.name = "n", .gpus = 1});

@@ -52,7 +52,8 @@ class PreemptAction : public Action {
               },
               q != nullptr ? &ssn->JobsOfQueue(*q) : nullptr);
         },
-        std::string(kActionPreempt));
+        std::string(kActionPreempt),
+        [ssn](const ScenarioInfo& s) { return ssn->PreemptScenarioRejectedForGood(s); });
     return solver.Solve(ssn, preemptor, budget);
   }
 };

@@ -49,7 +49,8 @@ class ReclaimAction : public Action {
           queue->InitializeWithJobs(jobs);
           return queue;
         },
-        std::string(kActionReclaim));
+        std::string(kActionReclaim),
+        [ssn](const ScenarioInfo& s) { return ssn->ReclaimScenarioRejectedForGood(s); });
     return solver.Solve(ssn, reclaimer, budget);
   }
 };

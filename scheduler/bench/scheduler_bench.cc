@@ -243,7 +243,8 @@ std::string ActionCountsJson(const std::map<std::string, Session::ActionCounts, 
            ", \"podgroups_scheduled\": " + std::to_string(n.scheduled) +
            ", \"job_budget_stops\": " + std::to_string(n.job_budget_stops) +
            ", \"action_budget_stops\": " + std::to_string(n.action_budget_stops) +
-           ", \"backoff_skips\": " + std::to_string(n.backoff_skips) + "}";
+           ", \"backoff_skips\": " + std::to_string(n.backoff_skips) +
+           ", \"final_rejections\": " + std::to_string(n.final_rejections) + "}";
   }
   return out;
 }

@@ -336,6 +336,20 @@ std::string Session::NewGpuGroupName(const PodInfo& task, const NodeInfo& node, 
                             });
 }
 
+bool Session::ReclaimScenarioRejectedForGood(const ScenarioInfo& s) const {
+  for (const auto& f : reclaim_final_validator_fns_) {
+    if (!f(s)) return true;
+  }
+  return false;
+}
+
+bool Session::PreemptScenarioRejectedForGood(const ScenarioInfo& s) const {
+  for (const auto& f : preempt_final_validator_fns_) {
+    if (!f(s)) return true;
+  }
+  return false;
+}
+
 Session::ActionCounts& Session::CountsOf(std::string_view action) {
   auto it = action_counts_.find(action);
   if (it == action_counts_.end()) it = action_counts_.emplace(action, ActionCounts{}).first;

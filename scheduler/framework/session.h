@@ -95,6 +95,8 @@ class Session {
     int64_t job_budget_stops = 0;
     int64_t action_budget_stops = 0;
     int64_t backoff_skips = 0;  // jobs not searched: their failed-search backoff had not passed
+    // Partial jobs whose search a final validator ended (no larger scenario could pass it).
+    int64_t final_rejections = 0;
   };
   void CountScenario(std::string_view action, bool simulated);
   // A pod group the action tried; `scheduled` when the attempt was committed.
@@ -102,6 +104,7 @@ class Session {
   // A search budget ran out: one job's (`whole_action` false) or the action's.
   void CountBudgetStop(std::string_view action, bool whole_action);
   void CountBackoffSkip(std::string_view action) { ++CountsOf(action).backoff_skips; }
+  void CountFinalRejection(std::string_view action) { ++CountsOf(action).final_rejections; }
   const std::map<std::string, ActionCounts, std::less<>>& action_counts() const {
     return action_counts_;
   }
@@ -136,10 +139,18 @@ class Session {
   void AddPreemptVictimFilterFn(VictimFilterFn f) {
     preempt_victim_filter_fns_.push_back(std::move(f));
   }
-  void AddReclaimScenarioValidatorFn(ScenarioValidatorFn f) {
+  // `final`: the validator reads only the scenario's victims (their jobs, the tasks chosen) and
+  // each victim job's PodSets (minimums, active-used counts), and once it rejects a scenario it
+  // rejects every scenario with more victims. A simulation then cannot change its verdict as
+  // long as no victim job has a pending or gated task (evicting and re-placing keep a task
+  // active-used), and the victim solver may stop a partial job at the first such rejection: its
+  // scenarios only ever add victims (ReclaimScenarioRejectedForGood).
+  void AddReclaimScenarioValidatorFn(ScenarioValidatorFn f, bool final = false) {
+    if (final) reclaim_final_validator_fns_.push_back(f);
     reclaim_validator_fns_.push_back(std::move(f));
   }
-  void AddPreemptScenarioValidatorFn(ScenarioValidatorFn f) {
+  void AddPreemptScenarioValidatorFn(ScenarioValidatorFn f, bool final = false) {
+    if (final) preempt_final_validator_fns_.push_back(f);
     preempt_validator_fns_.push_back(std::move(f));
   }
   void AddOnJobSolutionStartFn(OnJobSolutionStartFn f) {
@@ -203,6 +214,9 @@ class Session {
   bool PreemptVictimFilter(const PodGroupInfo& preemptor, const PodGroupInfo& victim) const;
   bool ReclaimScenarioValid(const ScenarioInfo& s) const;
   bool PreemptScenarioValid(const ScenarioInfo& s) const;
+  // Whether a final validator (see AddReclaimScenarioValidatorFn) rejects the scenario.
+  bool ReclaimScenarioRejectedForGood(const ScenarioInfo& s) const;
+  bool PreemptScenarioRejectedForGood(const ScenarioInfo& s) const;
   void OnJobSolutionStart() const;
   void PreJobAllocation(const PodGroupInfo& job) const;
   SchedulableResult IsJobOverQueueCapacity(const PodGroupInfo& job,
@@ -333,6 +347,8 @@ class Session {
   std::vector<VictimFilterFn> preempt_victim_filter_fns_;
   std::vector<ScenarioValidatorFn> reclaim_validator_fns_;
   std::vector<ScenarioValidatorFn> preempt_validator_fns_;
+  std::vector<ScenarioValidatorFn> reclaim_final_validator_fns_;
+  std::vector<ScenarioValidatorFn> preempt_final_validator_fns_;
   std::vector<OnJobSolutionStartFn> solution_start_fns_;
   std::vector<PreJobAllocationFn> pre_job_allocation_fns_;
   std::vector<IsJobOverCapacityFn> job_over_capacity_fns_;

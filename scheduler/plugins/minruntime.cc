@@ -51,10 +51,14 @@ class MinRuntimePlugin : public Plugin {
     ssn->AddPreemptVictimFilterFn([this](const PodGroupInfo& pending, const PodGroupInfo& victim) {
       return victim.IsElastic() || !Protected(pending, victim, /*reclaim=*/false);
     });
+    // Final: the check reads the victims chosen and their jobs' PodSets, and taking more tasks
+    // of a job only lowers what it leaves running.
     ssn->AddReclaimScenarioValidatorFn(
-        [this](const ScenarioInfo& s) { return ValidScenario(s, /*reclaim=*/true); });
+        [this](const ScenarioInfo& s) { return ValidScenario(s, /*reclaim=*/true); },
+        /*final=*/true);
     ssn->AddPreemptScenarioValidatorFn(
-        [this](const ScenarioInfo& s) { return ValidScenario(s, /*reclaim=*/false); });
+        [this](const ScenarioInfo& s) { return ValidScenario(s, /*reclaim=*/false); },
+        /*final=*/true);
   }
 
  private:

@@ -29,10 +29,15 @@ struct JobSolution {
 
 class JobSolver {
  public:
+  // `rejected_for_good` (may be empty): whether the action's final validators reject a scenario
+  // (Session::ReclaimScenarioRejectedForGood). When they do and no simulation of the search can
+  // leave a trace outside its statement, the partial job is given up there: every later scenario
+  // only adds victims, so none could pass them.
   JobSolver(NodeSet feasible_nodes, SolutionValidator validator, VictimsQueueFactory victims_queue,
-            std::string action)
+            std::string action, SolutionValidator rejected_for_good = nullptr)
       : feasible_nodes_(std::move(feasible_nodes)),
         validator_(std::move(validator)),
+        rejected_for_good_(std::move(rejected_for_good)),
         victims_queue_(std::move(victims_queue)),
         action_(std::move(action)) {}
 
@@ -44,6 +49,7 @@ class JobSolver {
  private:
   NodeSet feasible_nodes_;
   SolutionValidator validator_;
+  SolutionValidator rejected_for_good_;
   VictimsQueueFactory victims_queue_;
   std::string action_;
 };
