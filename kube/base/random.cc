@@ -12,8 +12,7 @@ std::string Random::AlphaNumeric(int n) {
   return out;
 }
 
-std::string Random::Uuid() {
-  uint64_t hi = Uniform(UINT64_MAX), lo = Uniform(UINT64_MAX);
+std::string FormatUuidV4(uint64_t hi, uint64_t lo) {
   hi = (hi & 0xFFFFFFFFFFFF0FFFULL) | 0x0000000000004000ULL;  // version 4
   lo = (lo & 0x3FFFFFFFFFFFFFFFULL) | 0x8000000000000000ULL;  // variant 10
   char buf[40];
@@ -24,6 +23,11 @@ std::string Random::Uuid() {
                 static_cast<unsigned long long>(lo >> 48),
                 static_cast<unsigned long long>(lo & 0xFFFFFFFFFFFFULL));
   return buf;
+}
+
+std::string Random::Uuid() {
+  const uint64_t hi = Uniform(UINT64_MAX);
+  return FormatUuidV4(hi, Uniform(UINT64_MAX));
 }
 
 SeededRandom* SeededRandom::Default() {

@@ -8,6 +8,10 @@
 
 namespace kai {
 
+// An RFC 4122 version-4 UUID string made of the bits of `hi` and `lo` (version and variant bits
+// set over them).
+std::string FormatUuidV4(uint64_t hi, uint64_t lo);
+
 class Random {
  public:
   virtual ~Random() = default;

@@ -1,6 +1,6 @@
 #include "scheduler/framework/gpu_group_name.h"
 
-#include <cstdio>
+#include "kube/base/random.h"
 
 namespace kai::scheduler {
 namespace {
@@ -21,19 +21,6 @@ uint64_t Finalize(uint64_t z) {
   return z ^ (z >> 31);
 }
 
-std::string Format(uint64_t hi, uint64_t lo) {
-  hi = (hi & 0xFFFFFFFFFFFF0FFFULL) | 0x0000000000004000ULL;  // version 4
-  lo = (lo & 0x3FFFFFFFFFFFFFFFULL) | 0x8000000000000000ULL;  // variant 10
-  char buf[40];
-  std::snprintf(buf, sizeof(buf), "%08llx-%04llx-%04llx-%04llx-%012llx",
-                static_cast<unsigned long long>(hi >> 32),
-                static_cast<unsigned long long>((hi >> 16) & 0xFFFF),
-                static_cast<unsigned long long>(hi & 0xFFFF),
-                static_cast<unsigned long long>(lo >> 48),
-                static_cast<unsigned long long>(lo & 0xFFFFFFFFFFFFULL));
-  return buf;
-}
-
 }  // namespace
 
 std::string DeriveGpuGroupName(uint64_t seed, std::string_view pod_uid, std::string_view node,
@@ -44,7 +31,7 @@ std::string DeriveGpuGroupName(uint64_t seed, std::string_view pod_uid, std::str
   h = Mix(h, node);
   for (uint64_t attempt = 0;; ++attempt) {
     const uint64_t base = Finalize(h ^ Finalize(position * 0x100000001ULL + attempt));
-    std::string name = Format(base, Finalize(base ^ seed));
+    std::string name = FormatUuidV4(base, Finalize(base ^ seed));
     if (!taken(name)) return name;
   }
 }
