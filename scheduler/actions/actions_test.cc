@@ -166,8 +166,8 @@ TEST(ReclaimActionTest, NothingToReclaimWithinTheFairShare) {
 // minimum. The preemptor needs both of its GPUs: scenarios with fewer than two victim pods free too
 // little (filtered), the one with both is rejected by minruntime whatever a simulation does, and
 // so is every larger one. The search ends there without simulating it (final_rejections), with
-// the outcome the full search gives. With a pending pod in the victim job (a failed re-placement
-// in a simulation would be reported on it) the scenario is simulated as before.
+// the outcome the full search gives. With a pending pod in the victim job (a simulation may
+// pipeline it, which raises the count minruntime reads) the scenario is simulated as before.
 TEST(PreemptActionTest, AFinalValidatorEndsTheSearchWithTheSameOutcome) {
   for (bool victim_has_pending : {false, true}) {
     SCOPED_TRACE(victim_has_pending);

@@ -385,14 +385,17 @@ const std::string& PodGroupInfo::SchedulingConstraintsSignature() const {
 
 void PodGroupInfo::AddJobFitError(std::string reason, std::string message,
                                   std::optional<QueueDetails> details) {
+  if (fit_errors_muted > 0) return;
   job_fit_errors.push_back(JobFitError{std::move(reason), std::move(message), std::move(details)});
 }
 
 void PodGroupInfo::AddTaskNodeError(const PodInfo& task, const NodeFitError& error) {
+  if (fit_errors_muted > 0) return;
   task_fit_errors[task.uid()].AddNodeError(error);
 }
 
 void PodGroupInfo::AddTaskFitErrors(const PodInfo& task, const TaskFitErrors& errors) {
+  if (fit_errors_muted > 0) return;
   auto it = task_fit_errors.find(task.uid());
   if (it == task_fit_errors.end()) {
     task_fit_errors.emplace(task.uid(), errors);

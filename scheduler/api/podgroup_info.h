@@ -234,6 +234,9 @@ class PodGroupInfo {
   // The same as AddTaskFitErrors with one node's error, without a temporary TaskFitErrors (this
   // runs for every node a task that fits nowhere is tried on).
   void AddTaskNodeError(const PodInfo& task, const NodeFitError& error);
+  // While > 0 the three above record nothing: a victim job re-placed in a victim simulation
+  // (actions/common/victims.cc) is not told why a hypothetical move failed.
+  int fit_errors_muted = 0;
 
  private:
   void IndexPodSets();

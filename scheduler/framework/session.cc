@@ -337,15 +337,15 @@ std::string Session::NewGpuGroupName(const PodInfo& task, const NodeInfo& node, 
 }
 
 bool Session::ReclaimScenarioRejectedForGood(const ScenarioInfo& s) const {
-  for (const auto& f : reclaim_final_validator_fns_) {
-    if (!f(s)) return true;
+  for (const auto& f : reclaim_final_rejection_fns_) {
+    if (f(s)) return true;
   }
   return false;
 }
 
 bool Session::PreemptScenarioRejectedForGood(const ScenarioInfo& s) const {
-  for (const auto& f : preempt_final_validator_fns_) {
-    if (!f(s)) return true;
+  for (const auto& f : preempt_final_rejection_fns_) {
+    if (f(s)) return true;
   }
   return false;
 }

@@ -95,7 +95,7 @@ class Session {
     int64_t job_budget_stops = 0;
     int64_t action_budget_stops = 0;
     int64_t backoff_skips = 0;  // jobs not searched: their failed-search backoff had not passed
-    // Partial jobs whose search a final validator ended (no larger scenario could pass it).
+    // Partial jobs whose search a final rejection ended (no larger scenario could pass).
     int64_t final_rejections = 0;
   };
   void CountScenario(std::string_view action, bool simulated);
@@ -139,19 +139,21 @@ class Session {
   void AddPreemptVictimFilterFn(VictimFilterFn f) {
     preempt_victim_filter_fns_.push_back(std::move(f));
   }
-  // `final`: the validator reads only the scenario's victims (their jobs, the tasks chosen) and
-  // each victim job's PodSets (minimums, active-used counts), and once it rejects a scenario it
-  // rejects every scenario with more victims. A simulation then cannot change its verdict as
-  // long as no victim job has a pending or gated task (evicting and re-placing keep a task
-  // active-used), and the victim solver may stop a partial job at the first such rejection: its
-  // scenarios only ever add victims (ReclaimScenarioRejectedForGood).
-  void AddReclaimScenarioValidatorFn(ScenarioValidatorFn f, bool final = false) {
-    if (final) reclaim_final_validator_fns_.push_back(f);
+  void AddReclaimScenarioValidatorFn(ScenarioValidatorFn f) {
     reclaim_validator_fns_.push_back(std::move(f));
   }
-  void AddPreemptScenarioValidatorFn(ScenarioValidatorFn f, bool final = false) {
-    if (final) preempt_final_validator_fns_.push_back(f);
+  void AddPreemptScenarioValidatorFn(ScenarioValidatorFn f) {
     preempt_validator_fns_.push_back(std::move(f));
+  }
+  // A final rejection: true when the plugin's validator rejects the scenario and every scenario
+  // with more victims (more tasks of the same jobs, or more jobs), whatever a simulation does to
+  // the victims and the preemptor. The victim solver then stops the partial job there: its
+  // scenarios only ever add victims (ReclaimScenarioRejectedForGood).
+  void AddReclaimScenarioFinalRejectionFn(ScenarioValidatorFn f) {
+    reclaim_final_rejection_fns_.push_back(std::move(f));
+  }
+  void AddPreemptScenarioFinalRejectionFn(ScenarioValidatorFn f) {
+    preempt_final_rejection_fns_.push_back(std::move(f));
   }
   void AddOnJobSolutionStartFn(OnJobSolutionStartFn f) {
     solution_start_fns_.push_back(std::move(f));
@@ -214,7 +216,7 @@ class Session {
   bool PreemptVictimFilter(const PodGroupInfo& preemptor, const PodGroupInfo& victim) const;
   bool ReclaimScenarioValid(const ScenarioInfo& s) const;
   bool PreemptScenarioValid(const ScenarioInfo& s) const;
-  // Whether a final validator (see AddReclaimScenarioValidatorFn) rejects the scenario.
+  // Whether a final rejection (AddReclaimScenarioFinalRejectionFn) holds for the scenario.
   bool ReclaimScenarioRejectedForGood(const ScenarioInfo& s) const;
   bool PreemptScenarioRejectedForGood(const ScenarioInfo& s) const;
   void OnJobSolutionStart() const;
@@ -347,8 +349,8 @@ class Session {
   std::vector<VictimFilterFn> preempt_victim_filter_fns_;
   std::vector<ScenarioValidatorFn> reclaim_validator_fns_;
   std::vector<ScenarioValidatorFn> preempt_validator_fns_;
-  std::vector<ScenarioValidatorFn> reclaim_final_validator_fns_;
-  std::vector<ScenarioValidatorFn> preempt_final_validator_fns_;
+  std::vector<ScenarioValidatorFn> reclaim_final_rejection_fns_;
+  std::vector<ScenarioValidatorFn> preempt_final_rejection_fns_;
   std::vector<OnJobSolutionStartFn> solution_start_fns_;
   std::vector<PreJobAllocationFn> pre_job_allocation_fns_;
   std::vector<IsJobOverCapacityFn> job_over_capacity_fns_;

@@ -51,22 +51,28 @@ class MinRuntimePlugin : public Plugin {
     ssn->AddPreemptVictimFilterFn([this](const PodGroupInfo& pending, const PodGroupInfo& victim) {
       return victim.IsElastic() || !Protected(pending, victim, /*reclaim=*/false);
     });
-    // Final: the check reads the victims chosen and their jobs' PodSets, and taking more tasks
-    // of a job only lowers what it leaves running.
     ssn->AddReclaimScenarioValidatorFn(
-        [this](const ScenarioInfo& s) { return ValidScenario(s, /*reclaim=*/true); },
-        /*final=*/true);
+        [this](const ScenarioInfo& s) { return ValidScenario(s, /*reclaim=*/true, false); });
     ssn->AddPreemptScenarioValidatorFn(
-        [this](const ScenarioInfo& s) { return ValidScenario(s, /*reclaim=*/false); },
-        /*final=*/true);
+        [this](const ScenarioInfo& s) { return ValidScenario(s, /*reclaim=*/false, false); });
+    // A victim job without pending or gated pods keeps its active-used count through a
+    // simulation (evicted and re-placed pods stay active-used), and more victims only take more
+    // of its tasks: once it is taken below a minimum, every larger scenario is too.
+    ssn->AddReclaimScenarioFinalRejectionFn(
+        [this](const ScenarioInfo& s) { return !ValidScenario(s, /*reclaim=*/true, true); });
+    ssn->AddPreemptScenarioFinalRejectionFn(
+        [this](const ScenarioInfo& s) { return !ValidScenario(s, /*reclaim=*/false, true); });
   }
 
  private:
-  // A protected elastic victim may not go below the minimum of any of its PodSets.
-  bool ValidScenario(const ScenarioInfo& s, bool reclaim) {
+  // A protected elastic victim may not go below the minimum of any of its PodSets. `settled`:
+  // only victim jobs without pending or gated pods are checked (those a simulation cannot
+  // change).
+  bool ValidScenario(const ScenarioInfo& s, bool reclaim, bool settled) {
     for (const auto& [id, victim] : s.GetVictims()) {
       const PodGroupInfo& job = *victim.representative;
       if (!job.IsElastic()) continue;
+      if (settled && (job.NumPending() > 0 || job.NumGated() > 0)) continue;
       if (!Protected(s.GetPreemptor(), job, reclaim)) continue;
       for (const auto& [name, ps] : job.pod_sets()) {
         int running = ps->NumActiveUsed();

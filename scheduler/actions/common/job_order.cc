@@ -80,15 +80,6 @@ void JobsOrderByQueues::InitializeWithJobs(const std::vector<PodGroupInfo*>& job
   }
 }
 
-std::vector<const PodGroupInfo*> JobsOrderByQueues::Jobs() const {
-  std::vector<const PodGroupInfo*> out;
-  for (const Node* node : nodes_) {
-    if (node == nullptr || !node->leaf) continue;
-    out.insert(out.end(), node->jobs->items().begin(), node->jobs->items().end());
-  }
-  return out;
-}
-
 bool JobsOrderByQueues::empty() const { return !roots_.has_value() || roots_->empty(); }
 
 int JobsOrderByQueues::size() const {

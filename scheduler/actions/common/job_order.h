@@ -42,8 +42,6 @@ class JobsOrderByQueues {
   // A copy in the same state, popping in the same order: victim searches start every partial
   // job from the same victim queue, built once per job instead of once per partial job.
   std::unique_ptr<JobsOrderByQueues> Clone() const;
-  // Every job the order holds, in no particular order.
-  std::vector<const PodGroupInfo*> Jobs() const;
   // Whether InitializeWithJobs would take `job` (its own filters and its queue's).
   bool Admits(const PodGroupInfo& job) const { return PassesFilters(job); }
 

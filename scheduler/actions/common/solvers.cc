@@ -148,22 +148,6 @@ class ScenarioBuilder {
     return GetValidScenario();
   }
 
-  // Whether none of `uids` (sorted) is a victim job of `scenario` or still in the victims queue,
-  // i.e. of this or any later scenario.
-  bool NoVictimLeft(const ByNodeScenario* scenario, const std::vector<PodGroupId>& uids) const {
-    if (uids.empty()) return true;
-    auto listed = [&uids](const PodGroupId& id) {
-      return std::binary_search(uids.begin(), uids.end(), id);
-    };
-    for (const auto& [id, v] : scenario->GetVictims()) {
-      if (listed(id)) return false;
-    }
-    for (const PodGroupInfo* job : victims_queue_->Jobs()) {
-      if (listed(job->uid())) return false;
-    }
-    return true;
-  }
-
  private:
   // Adds the next victims from the queue; false when the queue is exhausted.
   bool Advance() {
@@ -371,11 +355,9 @@ JobSolution JobSolver::Solve(Session* ssn, PodGroupInfo* pending_job,
   std::unique_ptr<Statement> statement;
 
   std::vector<PodInfo*> tasks = GetTasksToAllocate(*ssn, *pending_job, false);
-  // Set with the victims queue: whether a final validator may end a partial job's search, and
-  // the victim jobs whose simulations would leave a trace (it may not while one of them is in
-  // the scenario or still in the victims queue).
-  bool may_stop = false;
-  std::vector<PodGroupId> trace_jobs;
+  // Whether a final rejection may end a partial job's search: skipping the remaining simulations
+  // must leave nothing they would have left (victims' fit errors are never kept).
+  const bool may_stop = rejected_for_good_ != nullptr && PreemptorLeavesNoTrace(*ssn, tasks);
   // Every partial job starts from the session as it was (the previous one's statement is
   // discarded), so its victim queue is the same: built once, copied per partial job.
   std::unique_ptr<JobsOrderByQueues> victims;
@@ -403,20 +385,7 @@ JobSolution JobSolver::Solve(Session* ssn, PodGroupInfo* pending_job,
     for (const PodInfo* t : recorded_tasks) {
       if (NodeInfo* n = ssn->cluster().FindNode(t->node_name)) feasible.Add(n);
     }
-    if (victims == nullptr) {
-      victims = victims_queue_();
-      // Every victim of every scenario comes from this queue (clones pushed back hold some of a
-      // job's tasks), and every partial job's tasks from `tasks`. The few victim jobs whose
-      // simulations can leave a trace are kept by uid.
-      may_stop = rejected_for_good_ != nullptr && PreemptorLeavesNoTrace(*ssn, tasks);
-      for (const PodGroupInfo* job :
-           may_stop ? victims->Jobs() : std::vector<const PodGroupInfo*>{}) {
-        const PodGroupInfo* real =
-            job->status_version != 0 ? job : ssn->cluster().FindJob(job->uid());
-        if (real == nullptr || !VictimJobLeavesNoTrace(*real)) trace_jobs.push_back(job->uid());
-      }
-      std::sort(trace_jobs.begin(), trace_jobs.end());
-    }
+    if (victims == nullptr) victims = victims_queue_();
     if (capacities == nullptr) capacities = std::make_shared<NodeGpuCapacities>(ssn->cluster());
 #ifndef NDEBUG
     CHECK(*capacities == NodeGpuCapacities(ssn->cluster()))
@@ -431,7 +400,7 @@ JobSolution JobSolver::Solve(Session* ssn, PodGroupInfo* pending_job,
         budget_exhausted = true;
         break;
       }
-      if (may_stop && rejected_for_good_(*scenario) && builder.NoVictimLeft(scenario, trace_jobs)) {
+      if (may_stop && rejected_for_good_(*scenario)) {
         // No scenario from here on can be solved, and skipping their simulations changes nothing
         // outside them (see the constructor).
         ssn->CountFinalRejection(action_);

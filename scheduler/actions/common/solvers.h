@@ -29,10 +29,10 @@ struct JobSolution {
 
 class JobSolver {
  public:
-  // `rejected_for_good` (may be empty): whether the action's final validators reject a scenario
-  // (Session::ReclaimScenarioRejectedForGood). When they do and no simulation of the search can
-  // leave a trace outside its statement, the partial job is given up there: every later scenario
-  // only adds victims, so none could pass them.
+  // `rejected_for_good` (may be empty): whether a final rejection holds for a scenario
+  // (Session::ReclaimScenarioRejectedForGood). When it does and the preemptor's simulations
+  // leave no trace outside their statements (PreemptorLeavesNoTrace), the partial job is given
+  // up there: every later scenario only adds victims, so none could be solved.
   JobSolver(NodeSet feasible_nodes, SolutionValidator validator, VictimsQueueFactory victims_queue,
             std::string action, SolutionValidator rejected_for_good = nullptr)
       : feasible_nodes_(std::move(feasible_nodes)),

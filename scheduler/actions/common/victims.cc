@@ -229,12 +229,8 @@ namespace {
 // re-placing victims first only takes room (a pipelined victim uses its new node's idle or
 // releasing resources; the node it left keeps it as releasing). Said only when skipping the
 // simulation changes nothing outside the statement it would have rolled back
-// (PreemptorLeavesNoTrace, VictimJobLeavesNoTrace).
-bool PreemptorFitsNowhere(Session* ssn, const NodeSet& nodes, const PodGroupInfo& preemptor,
-                          const std::map<PodGroupId, PodGroupInfo*>& victim_jobs) {
-  for (const auto& [id, job] : victim_jobs) {
-    if (!VictimJobLeavesNoTrace(*job)) return false;
-  }
+// (PreemptorLeavesNoTrace; victims record no fit errors in simulations, PopAndAllocate).
+bool PreemptorFitsNowhere(Session* ssn, const NodeSet& nodes, const PodGroupInfo& preemptor) {
   const std::vector<PodInfo*> tasks = GetTasksToAllocate(*ssn, preemptor, false);
   const ClusterInfo& c = ssn->cluster();
   bool some_fits_nowhere = false;
@@ -335,10 +331,16 @@ bool PopAndAllocate(Session* ssn, Statement* stmt, const NodeSet& nodes, PodGrou
   const std::map<PodGroupId, PodGroupInfo*> relevant = RelevantJobs(preemptor, victim_jobs);
   bool preemptor_allocated = false;
   auto allocate = [&](PodGroupInfo* job) {
-    bool placed = AllocateJob(ssn, stmt, nodes, job, /*pipeline_only=*/true);
-    if (job != preemptor) return true;
-    preemptor_allocated = placed;
-    return placed;
+    if (job != preemptor) {
+      // A victim's explanation tells why its own pods wait, not why a hypothetical move failed
+      // (KAI keeps these; docs/scheduler-behaviour.md): a simulation then leaves nothing on it.
+      ++job->fit_errors_muted;
+      AllocateJob(ssn, stmt, nodes, job, /*pipeline_only=*/true);
+      --job->fit_errors_muted;
+      return true;
+    }
+    preemptor_allocated = AllocateJob(ssn, stmt, nodes, job, /*pipeline_only=*/true);
+    return preemptor_allocated;
   };
   if (std::optional<std::vector<PodGroupInfo*>> order = RelevantPopOrder(*ssn, relevant)) {
     for (PodGroupInfo* job : *order) {
@@ -381,7 +383,7 @@ bool TryToVirtuallyAllocatePreemptor(Session* ssn, Statement* stmt, const NodeSe
   }
   // Most victim simulations of a full cluster end here (the preemptor, popped first, fits
   // nowhere); ordering every pending job for them was most of reclaim's time.
-  if (PreemptorFitsNowhere(ssn, nodes, *preemptor, victim_jobs)) {
+  if (PreemptorFitsNowhere(ssn, nodes, *preemptor)) {
 #ifndef NDEBUG
     CHECK(!PopAndAllocate(ssn, stmt, nodes, preemptor, victim_jobs))
         << "preemptor " << preemptor->uid() << " was placed although one of its pods fit nowhere";
@@ -398,10 +400,6 @@ bool PreemptorLeavesNoTrace(const Session& ssn, const std::vector<PodInfo*>& tas
     if (real_job == nullptr || ssn.PrePredicate(*t, *real_job)) return false;
   }
   return true;
-}
-
-bool VictimJobLeavesNoTrace(const PodGroupInfo& job) {
-  return job.NumPending() == 0 && job.NumGated() == 0;
 }
 
 NodeSet FeasibleNodesForJob(const NodeSet& all, const PodGroupInfo& job) {

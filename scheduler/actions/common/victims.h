@@ -50,15 +50,12 @@ Status EvictAllPreemptees(Session* ssn, const std::vector<PodInfo*>& tasks,
 bool TryToVirtuallyAllocatePreemptor(Session* ssn, Statement* stmt, const NodeSet& nodes,
                                      PodGroupInfo* preemptor, const std::vector<PodInfo*>& victims);
 
-// Whether a victim simulation leaves nothing outside the statement it rolls back, for the
-// preemptor's side and for one victim job. A simulation may record fit errors on a victim job,
-// which are reported for its pending or gated pods (a failed re-placement), and record a
-// pre-predicate failure on the preemptor's job. A preemptor whose tasks pass the pre-predicates
-// (they read only the pod and cluster-wide facts) and victim jobs without pending or gated pods
-// leave no such trace. (New shared-GPU groups are named without the random stream:
-// framework/gpu_group_name.h.)
+// Whether a victim simulation leaves nothing outside the statement it rolls back. The victims'
+// re-placements record no fit errors (PopAndAllocate mutes them) and new shared-GPU groups are
+// named without the random stream (framework/gpu_group_name.h); what is left is a pre-predicate
+// failure of one of the preemptor's pods, which is recorded on its job. The pre-predicates read
+// only the pod and cluster-wide facts, so a preemptor whose tasks pass them now leaves no trace.
 bool PreemptorLeavesNoTrace(const Session& ssn, const std::vector<PodInfo*>& tasks);
-bool VictimJobLeavesNoTrace(const PodGroupInfo& job);
 
 // Nodes worth trying for a job: all nodes, or, when every task needs a GPU, the nodes with idle
 // or releasing GPUs.

@@ -73,6 +73,39 @@ TEST(VictimSimulationTest, SharedGpuPreemptorsGetTheSameAnswers) {
   EXPECT_FALSE(Simulate(&fits_nowhere));
 }
 
+// A victim job re-placed in a simulation is not told why a hypothetical move failed: its
+// explanation is about its own pods (KAI records these too). The victim runs one pod on the only
+// GPU and waits with another; whatever the simulation pops first, a re-placement of the victim
+// fails, and nothing of it stays on the job.
+TEST(VictimSimulationTest, VictimsRecordNoFitErrorsInASimulation) {
+  TestCluster c;
+  c.AddNode({.name = "n", .gpus = 1});
+  c.AddQueue({.name = "a", .gpu_quota = 1});
+  c.AddQueue({.name = "b", .gpu_quota = 0});
+  testing::JobSpec victim = RunningJob("victim", "b", 1, "n", 1);
+  victim.min_member = 1;
+  victim.tasks.push_back({});  // pending
+  c.AddJob(victim);
+  c.AddJob(PendingJob("preemptor", "a", 1));
+  TestSession s(c);
+  Session& ssn = s.ssn();
+  PodGroupInfo* job = s.Job("victim");
+  ASSERT_EQ(job->NumPending(), 1);
+  std::vector<PodInfo*> victims = {s.Task("victim-0")};
+  std::unique_ptr<Statement> stmt = ssn.NewStatement();
+  ASSERT_TRUE(
+      EvictAllPreemptees(&ssn, victims, *s.Job("preemptor"), stmt.get(), kActionReclaim).ok());
+  TryToVirtuallyAllocatePreemptor(&ssn, stmt.get(), s.cluster().node_list, s.Job("preemptor"),
+                                  victims);
+  stmt->Discard();
+  EXPECT_TRUE(job->job_fit_errors.empty()) << job->job_fit_errors.front().message;
+  EXPECT_TRUE(job->task_fit_errors.empty());
+  EXPECT_EQ(job->fit_errors_muted, 0);
+  // Outside simulations the job records as before.
+  job->AddJobFitError("r", "m");
+  EXPECT_EQ(job->job_fit_errors.size(), 1u);
+}
+
 // The pure filter runs first, then the alive check, then the filter (which may count what it
 // admits, as consolidation's preemptee limit does): the filter only ever sees alive jobs that
 // passed the pure filter.
