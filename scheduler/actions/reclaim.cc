@@ -40,11 +40,15 @@ class ReclaimAction : public Action {
           opts.filter_non_active_allocated = true;
           opts.victim_queue = true;
           auto queue = std::make_unique<JobsOrderByQueues>(ssn, opts);
+          // Jobs of other queues: a job whose queue is unknown cannot share the reclaimer's
+          // (which is known: CanReclaimResources needs it), so comparing queues by pointer
+          // equals comparing their names.
+          const QueueInfo* own = ssn->cluster().QueueOf(*reclaimer);
           std::vector<PodGroupInfo*> jobs;
-          for (PodGroupInfo* job : AllJobs(*ssn)) {
-            if (job->queue() == reclaimer->queue()) continue;
-            if (!ssn->ReclaimVictimFilter(*reclaimer, *job)) continue;
-            jobs.push_back(job);
+          for (const Session::JobAndQueue& jq : ssn->JobsAndQueues()) {
+            if (own != nullptr ? jq.queue == own : jq.job->queue() == reclaimer->queue()) continue;
+            if (!ssn->ReclaimVictimFilter(*reclaimer, *jq.job)) continue;
+            jobs.push_back(jq.job);
           }
           queue->InitializeWithJobs(jobs);
           return queue;

@@ -101,19 +101,31 @@ Plugin* Session::FindPlugin(std::string_view name) const {
 
 const std::vector<PodGroupInfo*>& Session::JobsOfQueue(const QueueInfo& q) const {
   const ClusterInfo& c = *cluster_;
-  CHECK(c.queues_indexed);
   CHECK(q.session_index() >= 0 && static_cast<size_t>(q.session_index()) < c.queues.size())
       << "queue " << q.name() << " is not one of the session's";
-  if (!jobs_by_queue_built_ || jobs_by_queue_size_ != c.jobs.size()) {
-    jobs_by_queue_.assign(c.queues.size(), {});
-    for (const auto& [id, job] : c.jobs) {
-      if (const QueueInfo* jq = c.QueueOf(*job))
-        jobs_by_queue_[jq->session_index()].push_back(job.get());
-    }
-    jobs_by_queue_size_ = c.jobs.size();
-    jobs_by_queue_built_ = true;
-  }
+  IndexJobsByQueue();
   return jobs_by_queue_[q.session_index()];
+}
+
+const std::vector<Session::JobAndQueue>& Session::JobsAndQueues() const {
+  IndexJobsByQueue();
+  return jobs_and_queues_;
+}
+
+void Session::IndexJobsByQueue() const {
+  const ClusterInfo& c = *cluster_;
+  CHECK(c.queues_indexed);
+  if (jobs_by_queue_built_ && jobs_by_queue_size_ == c.jobs.size()) return;
+  jobs_by_queue_.assign(c.queues.size(), {});
+  jobs_and_queues_.clear();
+  jobs_and_queues_.reserve(c.jobs.size());
+  for (const auto& [id, job] : c.jobs) {
+    const QueueInfo* jq = c.QueueOf(*job);
+    if (jq != nullptr) jobs_by_queue_[jq->session_index()].push_back(job.get());
+    jobs_and_queues_.push_back({job.get(), jq});
+  }
+  jobs_by_queue_size_ = c.jobs.size();
+  jobs_by_queue_built_ = true;
 }
 
 int Session::JobsDepth(std::string_view action) const {

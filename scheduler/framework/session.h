@@ -80,6 +80,14 @@ class Session {
   // on first use: preempt looks for victims in the preemptor's queue once per job it tries, and
   // walking every job of the cluster for it was a fifth of L preempt.
   const std::vector<PodGroupInfo*>& JobsOfQueue(const QueueInfo& q) const;
+  // Every session job in the job map's order with its queue (nullptr: none), built with the
+  // index above: reclaim's victim queues walk every job of the cluster for each job they search
+  // for, and reading each job's queue name through its PodGroup was most of that walk.
+  struct JobAndQueue {
+    PodGroupInfo* job;
+    const QueueInfo* queue;
+  };
+  const std::vector<JobAndQueue>& JobsAndQueues() const;
 
   // Per action, what KAI's per-action counters count: victim-search scenarios simulated, or
   // dropped by a cheap filter before simulating (scenarios_simulation_by_action,
@@ -326,8 +334,11 @@ class Session {
   // follows its log. The nodes point at it.
   VersionTable node_versions_;
   ResourceFitCache resource_fit_cache_;
+  // Builds JobsOfQueue's and JobsAndQueues' lists when the job map's size moved since.
+  void IndexJobsByQueue() const;
   // JobsOfQueue's index by queue session index, and the job count it was built for.
   mutable std::vector<std::vector<PodGroupInfo*>> jobs_by_queue_;
+  mutable std::vector<JobAndQueue> jobs_and_queues_;
   mutable size_t jobs_by_queue_size_ = 0;
   mutable bool jobs_by_queue_built_ = false;
   std::map<std::string, ActionCounts, std::less<>> action_counts_;
