@@ -141,6 +141,9 @@ class Session {
   void AddCanReclaimResourcesFn(CanReclaimResourcesFn f) {
     can_reclaim_fns_.push_back(std::move(f));
   }
+  // A reclaim victim filter may read only the reclaimer's queue and facts of the victim fixed for
+  // the session (its queue, PodSets, priority, timestamps): reclaim keeps each queue's
+  // candidates for the action.
   void AddReclaimVictimFilterFn(VictimFilterFn f) {
     reclaim_victim_filter_fns_.push_back(std::move(f));
   }
