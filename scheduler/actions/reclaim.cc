@@ -63,7 +63,7 @@ class ReclaimAction : public Action {
     };
     // (An unknown queue's list depends on the reclaimer's queue name: listed again every time.)
     Candidates& c = (*cache)[own];
-    if (own == nullptr || c.num_jobs != ssn->cluster().jobs.size() || c.num_jobs == 0) {
+    if (own == nullptr || c.num_jobs != ssn->cluster().jobs.size()) {
       c.jobs = list();
       c.num_jobs = ssn->cluster().jobs.size();
     }

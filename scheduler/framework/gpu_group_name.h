@@ -15,7 +15,7 @@ namespace kai::scheduler {
 // rolled back leaves no trace: the name a committed placement gets depends only on what was
 // committed (the seed, and the groups its node holds), not on how many simulations ran before
 // it. That lets the victim solver skip simulations whose outcome is known
-// (docs/scheduler-behaviour.md, "GPU group names").
+// (docs/scheduler-behaviour.md, "GPU sharing").
 std::string DeriveGpuGroupName(uint64_t seed, std::string_view pod_uid, std::string_view node,
                                size_t position,
                                const std::function<bool(const std::string&)>& taken);

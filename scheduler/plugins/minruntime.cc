@@ -51,17 +51,21 @@ class MinRuntimePlugin : public Plugin {
     ssn->AddPreemptVictimFilterFn([this](const PodGroupInfo& pending, const PodGroupInfo& victim) {
       return victim.IsElastic() || !Protected(pending, victim, /*reclaim=*/false);
     });
-    ssn->AddReclaimScenarioValidatorFn(
-        [this](const ScenarioInfo& s) { return ValidScenario(s, /*reclaim=*/true, false); });
-    ssn->AddPreemptScenarioValidatorFn(
-        [this](const ScenarioInfo& s) { return ValidScenario(s, /*reclaim=*/false, false); });
+    ssn->AddReclaimScenarioValidatorFn([this](const ScenarioInfo& s) {
+      return ValidScenario(s, /*reclaim=*/true, /*settled=*/false);
+    });
+    ssn->AddPreemptScenarioValidatorFn([this](const ScenarioInfo& s) {
+      return ValidScenario(s, /*reclaim=*/false, /*settled=*/false);
+    });
     // A victim job without pending or gated pods keeps its active-used count through a
     // simulation (evicted and re-placed pods stay active-used), and more victims only take more
     // of its tasks: once it is taken below a minimum, every larger scenario is too.
-    ssn->AddReclaimScenarioFinalRejectionFn(
-        [this](const ScenarioInfo& s) { return !ValidScenario(s, /*reclaim=*/true, true); });
-    ssn->AddPreemptScenarioFinalRejectionFn(
-        [this](const ScenarioInfo& s) { return !ValidScenario(s, /*reclaim=*/false, true); });
+    ssn->AddReclaimScenarioFinalRejectionFn([this](const ScenarioInfo& s) {
+      return !ValidScenario(s, /*reclaim=*/true, /*settled=*/true);
+    });
+    ssn->AddPreemptScenarioFinalRejectionFn([this](const ScenarioInfo& s) {
+      return !ValidScenario(s, /*reclaim=*/false, /*settled=*/true);
+    });
   }
 
  private:

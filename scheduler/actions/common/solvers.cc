@@ -408,7 +408,7 @@ JobSolution JobSolver::Solve(Session* ssn, PodGroupInfo* pending_job,
         ByPodSolver check(&feasible, validator_, ssn->params().allow_consolidating_reclaim,
                           action_);
         std::optional<SolveResult> r = check.Solve(ssn, scenario);
-        CHECK(!(r && r->solved)) << "a scenario a final validator rejects was solved for "
+        CHECK(!(r && r->solved)) << "a scenario a final rejection holds for was solved for "
                                  << pending_job->uid();
 #endif
         break;

@@ -352,8 +352,8 @@ const p::QueueOrderKey& ProportionPlugin::OrderKeyOf(p::QueueIndex q,
 
 const p::QueueOrderKey& ProportionPlugin::OrderKeyOfJob(const Session& ssn, p::QueueIndex q,
                                                         const PodGroupInfo* job) {
-  // Only session jobs (status_version != 0): they live as long as the session, while copies made
-  // during it come and go and could take a freed job's address.
+  // Only session jobs (status_version != 0) have a session index; copies made during the session
+  // (partial jobs, victim representatives) take the per-queue memo.
   const bool session_job =
       job != nullptr && job->status_version != 0 && job->session_index < job_key_memo_.size();
   if (!session_job) {
