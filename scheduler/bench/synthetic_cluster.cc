@@ -5,6 +5,7 @@
 #include <cstdio>
 
 #include "api/well_known.h"
+#include "kube/base/time.h"
 
 namespace kai::scheduler::bench {
 
@@ -301,7 +302,7 @@ class Generator {
     pg->spec.priority_class_name = pc->name;
     if (running) {
       pg->metadata.annotations[std::string(api::kLastStartTimestampAnnotation)] =
-          "2025-01-01T00:00:00Z";
+          FormatRfc3339(CreationTime(seq));
     }
     out_->objects.podgroups.push_back(pg);
 
