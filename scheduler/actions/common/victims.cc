@@ -6,6 +6,7 @@
 #include <cmath>
 #include <cstdio>
 #include <functional>
+#include <limits>
 #include <memory>
 #include <optional>
 #include <utility>
@@ -224,24 +225,60 @@ Status EvictAllPreemptees(Session* ssn, const std::vector<PodInfo*>& tasks,
 
 namespace {
 
+// How many pods of `shape` (a regular request: it fits where the request is within idle +
+// releasing, and takes it whole) the nodes can hold at most: per node, the request's multiples within idle +
+// releasing in each dimension it asks for. Placing a pod takes its request from a node's idle or
+// releasing resources, so no sequence of placements (victims first or not) fits more.
+double RegularPodsCapacity(const NodeSet& nodes, const ResourceVector& shape, double enough) {
+  double total = 0;
+  for (const NodeInfo* n : nodes) {
+    double fits = std::numeric_limits<double>::infinity();
+    for (int d = 0; d < shape.size(); ++d) {
+      const double req = shape.Get(d);
+      if (req <= 0) continue;
+      fits = std::min(fits, std::floor((n->idle.Get(d) + n->releasing.Get(d)) / req));
+    }
+    if (fits > 0) total += fits;
+    if (total >= enough) break;
+  }
+  return total;
+}
+
 // True when the preemptor certainly cannot be placed on `nodes`, whatever order the simulation
-// pops it and the victims' jobs in: one of its pods has room on none of the nodes now, and
-// re-placing victims first only takes room (a pipelined victim uses its new node's idle or
+// pops it and the victims' jobs in (every pod AllocateJob is given must be placed): one of its
+// pods has room on none of the nodes now, or the nodes cannot hold all of its regular-GPU pods of
+// one request shape (RegularPodsCapacity; a gang of eight 1-GPU pods where victims free 3 GPUs).
+// Re-placing victims first only takes room (a pipelined victim uses its new node's idle or
 // releasing resources; the node it left keeps it as releasing). Said only when skipping the
 // simulation changes nothing outside the statement it would have rolled back
 // (PreemptorLeavesNoTrace; victims record no fit errors in simulations, PopAndAllocate).
-bool PreemptorFitsNowhere(Session* ssn, const NodeSet& nodes, const PodGroupInfo& preemptor) {
+bool PreemptorCannotBePlaced(Session* ssn, const NodeSet& nodes, const PodGroupInfo& preemptor) {
   const std::vector<PodInfo*> tasks = GetTasksToAllocate(*ssn, preemptor, false);
   const ClusterInfo& c = ssn->cluster();
-  bool some_fits_nowhere = false;
+  bool cannot = false;
+  // Regular-request pods by shape, in first-seen order (shapes are few; the order decides only
+  // which test answers first).
+  std::vector<std::pair<const ResourceVector*, double>> shapes;
   for (const PodInfo* t : tasks) {
     PodGroupInfo* real_job = c.JobOf(*t);
     if (real_job == nullptr) return false;
-    if (!some_fits_nowhere) {
-      some_fits_nowhere = ssn->NoNodeHasRoom(*t, real_job, nodes, false, nullptr);
+    if (cannot) continue;
+    cannot = ssn->NoNodeHasRoom(*t, real_job, nodes, false, nullptr);
+    if (!t->IsRegularGpuRequest()) continue;
+    if (t->res_req.IsZero()) continue;
+    auto it = std::find_if(shapes.begin(), shapes.end(),
+                           [t](const auto& s) { return *s.first == t->res_req; });
+    if (it == shapes.end()) {
+      shapes.emplace_back(&t->res_req, 1);
+    } else {
+      ++it->second;
     }
   }
-  return some_fits_nowhere && PreemptorLeavesNoTrace(*ssn, tasks);
+  for (size_t i = 0; i < shapes.size() && !cannot; ++i) {
+    const auto& [shape, count] = shapes[i];
+    cannot = RegularPodsCapacity(nodes, *shape, count) < count;
+  }
+  return cannot && PreemptorLeavesNoTrace(*ssn, tasks);
 }
 
 // The preemptor and the victims' jobs (the preemptor replaces the session job of its uid).
@@ -382,11 +419,12 @@ bool TryToVirtuallyAllocatePreemptor(Session* ssn, Statement* stmt, const NodeSe
     if (PodGroupInfo* j = c.JobOf(*t)) victim_jobs[j->uid()] = j;
   }
   // Most victim simulations of a full cluster end here (the preemptor, popped first, fits
-  // nowhere); ordering every pending job for them was most of reclaim's time.
-  if (PreemptorFitsNowhere(ssn, nodes, *preemptor)) {
+  // nowhere, or its gang does not fit in what the victims free); ordering every pending job for
+  // them was most of reclaim's time.
+  if (PreemptorCannotBePlaced(ssn, nodes, *preemptor)) {
 #ifndef NDEBUG
     CHECK(!PopAndAllocate(ssn, stmt, nodes, preemptor, victim_jobs))
-        << "preemptor " << preemptor->uid() << " was placed although one of its pods fit nowhere";
+        << "preemptor " << preemptor->uid() << " was placed although it could not be";
 #endif
     return false;
   }

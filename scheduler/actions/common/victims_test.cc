@@ -63,6 +63,26 @@ TEST(VictimSimulationTest, PreemptorWithAPodThatFitsNowhereIsNotPlaced) {
   EXPECT_EQ(s.Node("n1")->idle.gpu(), 0);
 }
 
+TEST(VictimSimulationTest, AGangIsPlacedOnlyWhereAllItsPodsFit) {
+  // The victim frees 4 GPUs on n1, where each pod of these gangs has room; the whole gang fits
+  // only when its pods' GPUs, and CPUs, add up within what n1 has (without a simulation when they
+  // do not: debug builds run it anyway and check it agrees).
+  TestSession two_by_two(FullCluster(PendingJob("preemptor", "a", 2, /*tasks=*/2)));
+  EXPECT_TRUE(Simulate(&two_by_two));
+  TestSession three_by_two(FullCluster(PendingJob("preemptor", "a", 2, /*tasks=*/3)));
+  EXPECT_FALSE(Simulate(&three_by_two));
+  // n1 has 18 idle cores and the victim's 1 releasing.
+  testing::JobSpec nine_cores = PendingJob("preemptor", "a", 1, /*tasks=*/2);
+  nine_cores.cpu = "9";
+  TestSession cores_fit(FullCluster(nine_cores));
+  EXPECT_TRUE(Simulate(&cores_fit));
+  testing::JobSpec ten_cores = PendingJob("preemptor", "a", 1, /*tasks=*/2);
+  ten_cores.cpu = "10";
+  TestSession cores_short(FullCluster(ten_cores));
+  EXPECT_FALSE(Simulate(&cores_short));
+  EXPECT_EQ(cores_short.Task("victim-0")->status, PodStatus::kRunning);
+}
+
 TEST(VictimSimulationTest, SharedGpuPreemptorsGetTheSameAnswers) {
   // A shared-GPU pod names new GPU groups on the way (derived names: the shortcut applies too).
   TestSession fits(FullCluster(0.5));
