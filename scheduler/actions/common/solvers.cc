@@ -3,9 +3,11 @@
 #include <glog/logging.h>
 
 #include <algorithm>
+#include <cstdint>
 #include <deque>
 #include <map>
 #include <set>
+#include <string_view>
 #include <unordered_set>
 
 #include "scheduler/actions/common/allocation.h"
@@ -16,6 +18,16 @@
 namespace kai::scheduler {
 
 namespace {
+
+// Whether pods with one uid are one PodInfo: victim lists and sets tell pods apart by address,
+// which holds because job copies share their pods.
+[[maybe_unused]] bool OnePodInfoPerUid(const std::vector<PodInfo*>& tasks) {
+  std::map<std::string_view, const PodInfo*> by_uid;
+  for (const PodInfo* t : tasks) {
+    if (by_uid.try_emplace(t->uid(), t).first->second != t) return false;
+  }
+  return true;
+}
 
 // Owns the job clones (partial preemptors, victim representatives) of one Solve call.
 using Arena = std::deque<std::unique_ptr<PodGroupInfo>>;
@@ -52,8 +64,11 @@ class ByNodeScenario : public ScenarioInfo {
     potential_tasks_.insert(potential_tasks_.end(), tasks.begin(), tasks.end());
     AppendTasksAsVictimJob(tasks);
     for (const PodInfo* t : tasks) {
+      const uint32_t job =
+          job_index_.try_emplace(t->job(), static_cast<uint32_t>(job_index_.size())).first->second;
+      potential_job_of_.push_back(job);
       auto& jobs = potential_jobs_by_node_[t->node_name];
-      if (std::find(jobs.begin(), jobs.end(), t->job()) == jobs.end()) jobs.push_back(t->job());
+      if (std::find(jobs.begin(), jobs.end(), job) == jobs.end()) jobs.push_back(job);
     }
   }
 
@@ -66,18 +81,22 @@ class ByNodeScenario : public ScenarioInfo {
   // the nodes (§7.6 "evict the potential victims on that node"). Recorded victims are left out:
   // the scenario already evicted them, and evicting a task twice would release its resources
   // twice in the queue accounting.
+  // (Jobs are compared by their index in job_index_ and pods by address, one PodInfo per pod: a
+  // string set of every potential victim's uid per simulated node was a tenth of M reclaim.)
   std::vector<PodInfo*> VictimsTasksFromNodes(const std::vector<std::string>& nodes) const {
-    std::set<PodGroupId> job_ids;
+    std::vector<uint8_t> wanted(job_index_.size(), 0);
     for (const auto& n : nodes) {
       auto it = potential_jobs_by_node_.find(n);
       if (it == potential_jobs_by_node_.end()) continue;
-      job_ids.insert(it->second.begin(), it->second.end());
+      for (uint32_t job : it->second) wanted[job] = 1;
     }
     std::vector<PodInfo*> out;
-    std::set<std::string> seen;
-    for (PodInfo* t : potential_tasks_) {
-      if (job_ids.count(t->job()) > 0 && seen.insert(t->uid()).second) out.push_back(t);
+    std::unordered_set<const PodInfo*> seen;
+    for (size_t i = 0; i < potential_tasks_.size(); ++i) {
+      PodInfo* t = potential_tasks_[i];
+      if (wanted[potential_job_of_[i]] != 0 && seen.insert(t).second) out.push_back(t);
     }
+    DCHECK(OnePodInfoPerUid(potential_tasks_)) << "two potential victims share a uid";
     return out;
   }
 
@@ -113,7 +132,10 @@ class ByNodeScenario : public ScenarioInfo {
   std::vector<PodInfo*> potential_tasks_;
   std::map<PodGroupId, VictimInfo> victims_;
   std::map<PodGroupId, std::vector<const PodGroupInfo*>> groups_;
-  std::map<std::string, std::vector<PodGroupId>> potential_jobs_by_node_;
+  // The jobs of the potential victims, numbered as they come; per potential task its job's number.
+  std::map<PodGroupId, uint32_t> job_index_;
+  std::vector<uint32_t> potential_job_of_;
+  std::map<std::string, std::vector<uint32_t>> potential_jobs_by_node_;
 };
 
 // PodAccumulatedScenarioBuilder.
@@ -128,7 +150,7 @@ class ScenarioBuilder {
     if (!GetTasksToAllocate(*ssn, *pending_job, false).empty()) {
       scenario_ = std::make_unique<ByNodeScenario>(ssn, pending_job, recorded_jobs, arena);
       for (const PodGroupInfo* j : recorded_jobs) {
-        for (const PodInfo* t : j->tasks()) recorded_.insert(t->uid());
+        for (const PodInfo* t : j->tasks()) recorded_.insert(t);
       }
       idle_gpus_ =
           std::make_unique<IdleGpusFilter>(std::move(capacities), scenario_->PendingTasks().size());
@@ -162,11 +184,11 @@ class ScenarioBuilder {
     if (job == nullptr) return false;
     auto [tasks, more] = GetTasksToEvict(*ssn_, *job);
     for (const PodInfo* t : tasks) {
-      if (recorded_.count(t->uid()) == 0) continue;
+      if (recorded_.count(t) == 0) continue;
       // Already a recorded victim: re-offer the job's other tasks later.
       std::vector<PodInfo*> remaining;
       for (PodInfo* o : job->tasks()) {
-        if (recorded_.count(o->uid()) == 0) remaining.push_back(o);
+        if (recorded_.count(o) == 0) remaining.push_back(o);
       }
       if (!remaining.empty()) victims_queue_->PushJob(CloneJob(arena_, *job, remaining));
       return false;
@@ -197,7 +219,7 @@ class ScenarioBuilder {
   Arena* arena_;
   std::string_view action_;
   std::unique_ptr<ByNodeScenario> scenario_;
-  std::set<std::string> recorded_;
+  std::unordered_set<const PodInfo*> recorded_;  // by address: job copies share their pods
   std::unique_ptr<IdleGpusFilter> idle_gpus_;
 };
 
@@ -288,11 +310,11 @@ class ByPodSolver {
           if (n != nullptr && feasible_->Add(n)) added.push_back(n);
         }
         std::vector<PodInfo*> victims = scenario->RecordedVictimsTasks();
-        std::set<std::string> in_victims;
-        for (const PodInfo* t : victims) in_victims.insert(t->uid());
+        std::unordered_set<const PodInfo*> in_victims(victims.begin(), victims.end());
         for (PodInfo* t : potential) {
-          if (in_victims.insert(t->uid()).second) victims.push_back(t);
+          if (in_victims.insert(t).second) victims.push_back(t);
         }
+        DCHECK(OnePodInfoPerUid(victims)) << "two victims share a uid";
         if (auto r = RunSimulation(ssn, scenario, &stmt, victims)) return r;
         for (NodeInfo* n : added) feasible_->Remove(n);
         stmt->Rollback(cp).IgnoreError();
