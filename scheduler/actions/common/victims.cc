@@ -226,9 +226,10 @@ Status EvictAllPreemptees(Session* ssn, const std::vector<PodInfo*>& tasks,
 namespace {
 
 // How many pods of `shape` (a regular request: it fits where the request is within idle +
-// releasing, and takes it whole) the nodes can hold at most: per node, the request's multiples within idle +
-// releasing in each dimension it asks for. Placing a pod takes its request from a node's idle or
-// releasing resources, so no sequence of placements (victims first or not) fits more.
+// releasing, and takes it whole) the nodes can hold at most: per node, the request's multiples
+// within idle + releasing in each dimension it asks for. Placing a pod takes its request from a
+// node's idle or releasing resources, so no sequence of placements (victims first or not) fits
+// more.
 double RegularPodsCapacity(const NodeSet& nodes, const ResourceVector& shape, double enough) {
   double total = 0;
   for (const NodeInfo* n : nodes) {
