@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdint>
 #include <cstdio>
 #include <functional>
 #include <limits>
@@ -226,29 +227,31 @@ Status EvictAllPreemptees(Session* ssn, const std::vector<PodInfo*>& tasks,
 namespace {
 
 // How many pods of `shape` (a regular request: it fits where the request is within idle +
-// releasing, and takes it whole) the nodes can hold at most: per node, the request's multiples
-// within idle + releasing in each dimension it asks for. Placing a pod takes its request from a
-// node's idle or releasing resources, so no sequence of placements (victims first or not) fits
-// more.
-double RegularPodsCapacity(const NodeSet& nodes, const ResourceVector& shape, double enough) {
+// releasing, and takes it whole) the nodes can hold at most: on each node with room for one
+// (`room`, ResourceFitCache's per-node answer), the request's multiples within idle + releasing
+// in each dimension it asks for. Placing a pod takes its request from a node's idle or releasing
+// resources, so no sequence of placements (victims first or not) fits more.
+double RegularPodsCapacity(const NodeSet& nodes, const std::vector<uint8_t>& room,
+                           const ResourceVector& shape, double enough) {
   double total = 0;
-  for (const NodeInfo* n : nodes) {
+  for (size_t i = 0; i < nodes.size() && total < enough; ++i) {
+    if (room[i] == 0) continue;
+    const NodeInfo* n = nodes[i];
     double fits = std::numeric_limits<double>::infinity();
     for (int d = 0; d < shape.size(); ++d) {
       const double req = shape.Get(d);
       if (req <= 0) continue;
       fits = std::min(fits, std::floor((n->idle.Get(d) + n->releasing.Get(d)) / req));
     }
-    if (fits > 0) total += fits;
-    if (total >= enough) break;
+    total += std::max(fits, 1.0);  // it has room for one
   }
   return total;
 }
 
 // True when the preemptor certainly cannot be placed on `nodes`, whatever order the simulation
 // pops it and the victims' jobs in (every pod AllocateJob is given must be placed): one of its
-// pods has room on none of the nodes now, or the nodes cannot hold all of its regular-GPU pods of
-// one request shape (RegularPodsCapacity; a gang of eight 1-GPU pods where victims free 3 GPUs).
+// pods has room on none of the nodes now, or the nodes cannot hold all of its regular-request pods
+// of one shape (RegularPodsCapacity; a gang of eight 1-GPU pods where victims free 3 GPUs).
 // Re-placing victims first only takes room (a pipelined victim uses its new node's idle or
 // releasing resources; the node it left keeps it as releasing). Said only when skipping the
 // simulation changes nothing outside the statement it would have rolled back
@@ -256,28 +259,29 @@ double RegularPodsCapacity(const NodeSet& nodes, const ResourceVector& shape, do
 bool PreemptorCannotBePlaced(Session* ssn, const NodeSet& nodes, const PodGroupInfo& preemptor) {
   const std::vector<PodInfo*> tasks = GetTasksToAllocate(*ssn, preemptor, false);
   const ClusterInfo& c = ssn->cluster();
-  bool cannot = false;
-  // Regular-request pods by shape, in first-seen order (shapes are few; the order decides only
-  // which test answers first).
+  // Regular-request pods by shape, in first-seen order, and how many there are of each.
   std::vector<std::pair<const ResourceVector*, double>> shapes;
-  for (const PodInfo* t : tasks) {
-    PodGroupInfo* real_job = c.JobOf(*t);
-    if (real_job == nullptr) return false;
-    if (cannot) continue;
-    cannot = ssn->NoNodeHasRoom(*t, real_job, nodes, false, nullptr);
-    if (!t->IsRegularGpuRequest()) continue;
-    if (t->res_req.IsZero()) continue;
+  std::vector<int> shape_of(tasks.size(), -1);
+  for (size_t i = 0; i < tasks.size(); ++i) {
+    const PodInfo* t = tasks[i];
+    if (c.JobOf(*t) == nullptr) return false;
+    if (!t->IsRegularGpuRequest() || t->res_req.IsZero()) continue;
     auto it = std::find_if(shapes.begin(), shapes.end(),
                            [t](const auto& s) { return *s.first == t->res_req; });
-    if (it == shapes.end()) {
-      shapes.emplace_back(&t->res_req, 1);
-    } else {
-      ++it->second;
-    }
+    if (it == shapes.end()) it = shapes.emplace(shapes.end(), &t->res_req, 0);
+    ++it->second;
+    shape_of[i] = static_cast<int>(it - shapes.begin());
   }
-  for (size_t i = 0; i < shapes.size() && !cannot; ++i) {
-    const auto& [shape, count] = shapes[i];
-    cannot = RegularPodsCapacity(nodes, *shape, count) < count;
+  std::vector<uint8_t> bounded(shapes.size(), 0);
+  bool cannot = false;
+  for (size_t i = 0; i < tasks.size() && !cannot; ++i) {
+    const std::vector<uint8_t>* room = nullptr;
+    cannot = ssn->NoNodeHasRoom(*tasks[i], c.JobOf(*tasks[i]), nodes, false, &room);
+    const int s = shape_of[i];
+    if (cannot || s < 0 || bounded[s] != 0 || room == nullptr) continue;
+    bounded[s] = 1;
+    const auto& [shape, count] = shapes[s];
+    cannot = RegularPodsCapacity(nodes, *room, *shape, count) < count;
   }
   return cannot && PreemptorLeavesNoTrace(*ssn, tasks);
 }
