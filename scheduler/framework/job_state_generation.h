@@ -4,10 +4,9 @@
 // - The snapshot generation moves when every memo must go: a session starts (the snapshot set
 //   statuses without telling anyone).
 // - The structure generation moves with it and when the memos that read more than statuses must
-//   go: a job-order function is registered, a partial job's PodSet minimums are set (the victim
-//   solver, right after cloning). Memos of status facts only (alive, pending) survive it: the
-//   solver sets minimums for every job it searches for, and the victim queue it then builds asks
-//   every job of the cluster whether it is alive.
+//   go: a job-order function is registered. Memos of status facts only (alive, pending) survive
+//   it. (The victim solver sets a partial job's PodSet minimums on a fresh copy, whose memos
+//   start empty and are its own: nothing else reads them, so nothing moves there.)
 // - The job-state generation moves with both and on every task status write (all of them go
 //   through Statement or Session::Evict / BindTask).
 // - Each job of the session's job map carries a status_version (set to 1 when the session starts,

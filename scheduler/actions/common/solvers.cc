@@ -13,7 +13,6 @@
 #include "scheduler/actions/common/allocation.h"
 #include "scheduler/actions/common/idle_gpus_filter.h"
 #include "scheduler/actions/common/victims.h"
-#include "scheduler/framework/job_state_generation.h"
 
 namespace kai::scheduler {
 
@@ -400,7 +399,10 @@ JobSolution JobSolver::Solve(Session* ssn, PodGroupInfo* pending_job,
     for (const auto& [name, n] : per_set) {
       if (PodSet* ps = partial->FindPodSet(name)) ps->set_min_available(n);
     }
-    BumpJobStructure();  // the minimums are an input of the per-job memos
+    // The minimums are an input of per-job memos, but only of this copy's, which start empty
+    // (a copy's memos are its own, stamped with generations that never go back): every other
+    // job's memos stay good. (Moving the structure generation here, as before, dropped every
+    // session job's job-order ranks and tasks to allocate once per partial job.)
 
     // solvePartialJob.
     FeasibleNodes feasible(feasible_nodes_);
