@@ -18,16 +18,6 @@ namespace kai::scheduler {
 
 namespace {
 
-// Whether pods with one uid are one PodInfo: victim lists and sets tell pods apart by address,
-// which holds because job copies share their pods.
-[[maybe_unused]] bool OnePodInfoPerUid(const std::vector<PodInfo*>& tasks) {
-  std::map<std::string_view, const PodInfo*> by_uid;
-  for (const PodInfo* t : tasks) {
-    if (by_uid.try_emplace(t->uid(), t).first->second != t) return false;
-  }
-  return true;
-}
-
 // Owns the job clones (partial preemptors, victim representatives) of one Solve call.
 using Arena = std::deque<std::unique_ptr<PodGroupInfo>>;
 
@@ -80,8 +70,8 @@ class ByNodeScenario : public ScenarioInfo {
   // the nodes (§7.6 "evict the potential victims on that node"). Recorded victims are left out:
   // the scenario already evicted them, and evicting a task twice would release its resources
   // twice in the queue accounting.
-  // (Jobs are compared by their index in job_index_ and pods by address, one PodInfo per pod: a
-  // string set of every potential victim's uid per simulated node was a tenth of M reclaim.)
+  // (Jobs are compared by their index in job_index_ and pods in a hash set of their uids: tree
+  // sets of every potential victim's uid per simulated node were a tenth of M reclaim.)
   std::vector<PodInfo*> VictimsTasksFromNodes(const std::vector<std::string>& nodes) const {
     std::vector<uint8_t> wanted(job_index_.size(), 0);
     for (const auto& n : nodes) {
@@ -90,12 +80,11 @@ class ByNodeScenario : public ScenarioInfo {
       for (uint32_t job : it->second) wanted[job] = 1;
     }
     std::vector<PodInfo*> out;
-    std::unordered_set<const PodInfo*> seen;
+    std::unordered_set<std::string_view> seen;
     for (size_t i = 0; i < potential_tasks_.size(); ++i) {
       PodInfo* t = potential_tasks_[i];
-      if (wanted[potential_job_of_[i]] != 0 && seen.insert(t).second) out.push_back(t);
+      if (wanted[potential_job_of_[i]] != 0 && seen.insert(t->uid()).second) out.push_back(t);
     }
-    DCHECK(OnePodInfoPerUid(potential_tasks_)) << "two potential victims share a uid";
     return out;
   }
 
@@ -149,7 +138,7 @@ class ScenarioBuilder {
     if (!GetTasksToAllocate(*ssn, *pending_job, false).empty()) {
       scenario_ = std::make_unique<ByNodeScenario>(ssn, pending_job, recorded_jobs, arena);
       for (const PodGroupInfo* j : recorded_jobs) {
-        for (const PodInfo* t : j->tasks()) recorded_.insert(t);
+        for (const PodInfo* t : j->tasks()) recorded_.insert(t->uid());
       }
       idle_gpus_ =
           std::make_unique<IdleGpusFilter>(std::move(capacities), scenario_->PendingTasks().size());
@@ -183,11 +172,11 @@ class ScenarioBuilder {
     if (job == nullptr) return false;
     auto [tasks, more] = GetTasksToEvict(*ssn_, *job);
     for (const PodInfo* t : tasks) {
-      if (recorded_.count(t) == 0) continue;
+      if (recorded_.count(t->uid()) == 0) continue;
       // Already a recorded victim: re-offer the job's other tasks later.
       std::vector<PodInfo*> remaining;
       for (PodInfo* o : job->tasks()) {
-        if (recorded_.count(o) == 0) remaining.push_back(o);
+        if (recorded_.count(o->uid()) == 0) remaining.push_back(o);
       }
       if (!remaining.empty()) victims_queue_->PushJob(CloneJob(arena_, *job, remaining));
       return false;
@@ -218,7 +207,7 @@ class ScenarioBuilder {
   Arena* arena_;
   std::string_view action_;
   std::unique_ptr<ByNodeScenario> scenario_;
-  std::unordered_set<const PodInfo*> recorded_;  // by address: job copies share their pods
+  std::unordered_set<std::string_view> recorded_;  // uids (the pods outlive the builder)
   std::unique_ptr<IdleGpusFilter> idle_gpus_;
 };
 
@@ -309,11 +298,11 @@ class ByPodSolver {
           if (n != nullptr && feasible_->Add(n)) added.push_back(n);
         }
         std::vector<PodInfo*> victims = scenario->RecordedVictimsTasks();
-        std::unordered_set<const PodInfo*> in_victims(victims.begin(), victims.end());
+        std::unordered_set<std::string_view> in_victims;
+        for (const PodInfo* t : victims) in_victims.insert(t->uid());
         for (PodInfo* t : potential) {
-          if (in_victims.insert(t).second) victims.push_back(t);
+          if (in_victims.insert(t->uid()).second) victims.push_back(t);
         }
-        DCHECK(OnePodInfoPerUid(victims)) << "two victims share a uid";
         if (auto r = RunSimulation(ssn, scenario, &stmt, victims)) return r;
         for (NodeInfo* n : added) feasible_->Remove(n);
         stmt->Rollback(cp).IgnoreError();
