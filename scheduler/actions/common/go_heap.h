@@ -25,6 +25,12 @@ class GoHeap {
   // Replaces the contents with `items`, already in heap order (a copy of another heap's).
   void set_items(std::vector<T> items) { items_ = std::move(items); }
   void Reserve(size_t n) { items_.reserve(n); }
+  // Empty, with a new comparison and capacity; the storage is kept for the next pushes.
+  void Reset(Less less, int capacity = kInfinite) {
+    items_.clear();
+    less_ = std::move(less);
+    cap_ = capacity;
+  }
 
   // heap.Push, then (with a capacity) heap.Remove(capacity) when over capacity.
   void Push(T x) {

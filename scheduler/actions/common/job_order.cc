@@ -24,14 +24,33 @@ JobsOrderByQueues::JobsOrderByQueues(const Session* ssn, JobsOrderOptions option
     : ssn_(ssn), options_(options) {}
 
 JobsOrderByQueues::Node* JobsOrderByQueues::NewNode() {
-  if (node_blocks_.empty() || block_used_ == block_size_) {
-    // The first block holds a node per queue of the cluster: more are needed only when queues
-    // emptied by pops are pushed to again.
-    block_size_ = node_blocks_.empty() ? std::max<size_t>(ssn_->cluster().queues.size(), 8) : 32;
-    node_blocks_.push_back(std::make_unique<Node[]>(block_size_));
+  if (node_blocks_.empty() || block_used_ == BlockSize(block_)) {
+    if (!node_blocks_.empty()) ++block_;
+    if (block_ == node_blocks_.size())
+      node_blocks_.push_back(std::make_unique<Node[]>(BlockSize(block_)));
     block_used_ = 0;
   }
-  return &node_blocks_.back()[block_used_++];
+  Node* node = &node_blocks_[block_][block_used_++];
+  // A node handed out again after Reset keeps its heaps' storage; the rest starts afresh.
+  node->queue = nullptr;
+  node->needs_reorder = false;
+  node->parent = nullptr;
+  return node;
+}
+
+size_t JobsOrderByQueues::BlockSize(size_t block) const {
+  // The first block holds a node per queue of the cluster: more are needed only when queues
+  // emptied by pops are pushed to again.
+  return block == 0 ? std::max<size_t>(ssn_->cluster().queues.size(), 8) : 32;
+}
+
+void JobsOrderByQueues::Reset(JobsOrderOptions options) {
+  options_ = options;
+  roots_.reset();
+  block_ = 0;
+  block_used_ = 0;
+  std::fill(nodes_.begin(), nodes_.end(), nullptr);
+  popped_by_queue_.clear();  // (queue_passes_ reads only the session's queues: kept)
 }
 
 size_t JobsOrderByQueues::SlotOf(const QueueInfo& q, size_t slots) {
@@ -104,7 +123,11 @@ JobsOrderByQueues::Node* JobsOrderByQueues::CreateLeaf(const QueueInfo* q, size_
       return ssn_->JobOrderLess(*l, *r);
     };
   }
-  node->jobs.emplace(std::move(less), options_.max_jobs_queue_depth);
+  if (node->jobs.has_value()) {
+    node->jobs->Reset(std::move(less), options_.max_jobs_queue_depth);
+  } else {
+    node->jobs.emplace(std::move(less), options_.max_jobs_queue_depth);
+  }
   node->jobs->Reserve(capacity);
   NodeOf(q) = node;
   return node;
@@ -114,7 +137,11 @@ JobsOrderByQueues::Node* JobsOrderByQueues::CreateInner(const QueueInfo* q) {
   Node* node = NewNode();
   node->queue = q;
   node->leaf = false;
-  node->children.emplace(NodeHeapLess());
+  if (node->children.has_value()) {
+    node->children->Reset(NodeHeapLess());
+  } else {
+    node->children.emplace(NodeHeapLess());
+  }
   NodeOf(q) = node;
   return node;
 }

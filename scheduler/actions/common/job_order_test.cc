@@ -456,6 +456,55 @@ TEST(VictimsQueueTest, ACloneContinuesExactlyAsTheOriginal) {
   EXPECT_EQ(PopAll(rebuilt.get()), all);
 }
 
+// A reset order reuses its nodes and heaps: whatever it held before (another mode, nodes left
+// behind by pops, inner nodes now leaves), it pops exactly what a new order pops.
+TEST(JobsOrderByQueuesTest, AResetOrderPopsAsANewOne) {
+  TestCluster c;
+  c.AddNode({.name = "n0", .gpus = 8});
+  c.AddNode({.name = "n1", .gpus = 8});
+  c.AddQueue({.name = "d0", .gpu_quota = 4});
+  c.AddQueue({.name = "d1", .gpu_quota = 4});
+  c.AddQueue({.name = "q0", .parent = "d0", .gpu_quota = 1, .gpu_weight = 0});
+  c.AddQueue({.name = "q1", .parent = "d0", .gpu_quota = 3, .gpu_weight = 0});
+  c.AddQueue({.name = "q2", .parent = "d1", .gpu_quota = 2, .gpu_weight = 0});
+  c.AddJob(RunningJob("q0-a", "q0", 2, "n0", 1, 50));
+  c.AddJob(RunningJob("q1-a", "q1", 1, "n0", 1, 50));
+  c.AddJob(RunningJob("q2-a", "q2", 1, "n1", 3, 50));
+  c.AddJob(PendingJob("q0-p", "q0", 1, 1, 75));
+  c.AddJob(PendingJob("q1-p", "q1", 1, 2, 50));
+  c.AddJob(PendingJob("q1-r", "q1", 2, 1, 100));
+  c.AddJob(PendingJob("q2-p", "q2", 1, 1, 50));
+  TestSession s(c);
+  JobsOrderOptions victims;
+  victims.victim_queue = true;
+  victims.filter_non_active_allocated = true;
+  JobsOrderOptions pending;
+  pending.filter_non_pending = true;
+  auto fresh = [&](JobsOrderOptions o) {
+    JobsOrderByQueues q(&s.ssn(), o);
+    q.InitializeWithJobs(AllJobs(s.ssn()));
+    return PopAll(&q);
+  };
+  const std::vector<std::string> victim_order = fresh(victims);
+  const std::vector<std::string> pending_order = fresh(pending);
+  ASSERT_EQ(victim_order.size(), 3u);
+  ASSERT_EQ(pending_order.size(), 4u);
+
+  JobsOrderByQueues reused(&s.ssn(), victims);
+  reused.InitializeWithJobs(AllJobs(s.ssn()));
+  reused.PopNextJob();  // left half-used
+  for (int round = 0; round < 3; ++round) {
+    reused.Reset(pending);
+    EXPECT_TRUE(reused.empty());
+    reused.InitializeWithJobs(AllJobs(s.ssn()));
+    EXPECT_EQ(reused.size(), 4);
+    EXPECT_EQ(PopAll(&reused), pending_order) << round;
+    reused.Reset(victims);
+    reused.InitializeWithJobs(AllJobs(s.ssn()));
+    EXPECT_EQ(PopAll(&reused), victim_order) << round;
+  }
+}
+
 TEST(VictimsQueueTest, MostOverServedQueueLowestPriorityJobFirst) {
   TestCluster c;
   c.AddNode({.name = "n", .gpus = 8});

@@ -258,11 +258,12 @@ struct SolveResult {
 class ByPodSolver {
  public:
   ByPodSolver(FeasibleNodes* feasible, const SolutionValidator& validator,
-              bool allow_victim_consolidation, std::string_view action)
+              bool allow_victim_consolidation, std::string_view action, JobsOrderByQueues* scratch)
       : feasible_(feasible),
         validator_(validator),
         allow_consolidation_(allow_victim_consolidation),
-        action_(action) {}
+        action_(action),
+        scratch_(scratch) {}
 
   // nullopt: no solution; a result with solved=false: the validator rejected the solution.
   std::optional<SolveResult> Solve(Session* ssn, ByNodeScenario* scenario) {
@@ -317,7 +318,7 @@ class ByPodSolver {
                                            std::unique_ptr<Statement>* stmt,
                                            const std::vector<PodInfo*>& victims) {
     if (!TryToVirtuallyAllocatePreemptor(ssn, stmt->get(), feasible_->nodes(),
-                                         scenario->preemptor(), victims)) {
+                                         scenario->preemptor(), victims, scratch_)) {
       return std::nullopt;
     }
     std::vector<PodInfo*> preempted, pipelined;
@@ -351,6 +352,7 @@ class ByPodSolver {
   const SolutionValidator& validator_;
   bool allow_consolidation_;
   std::string action_;
+  JobsOrderByQueues* scratch_;  // the simulations' order of every pending job, reused
 };
 
 }  // namespace
@@ -373,6 +375,7 @@ JobSolution JobSolver::Solve(Session* ssn, PodGroupInfo* pending_job,
   std::unique_ptr<JobsOrderByQueues> victims;
   std::shared_ptr<const NodeGpuCapacities> capacities;  // the same for every partial job, too
   std::vector<PodInfo*> pending_tasks;
+  JobsOrderByQueues simulation_order(ssn, JobsOrderOptions{});
   for (PodInfo* next : tasks) {
     pending_tasks.push_back(next);
     bool satisfactory = pending_tasks.size() == tasks.size();
@@ -418,8 +421,8 @@ JobSolution JobSolver::Solve(Session* ssn, PodGroupInfo* pending_job,
         // outside them (see the constructor).
         ssn->CountFinalRejection(action_);
 #ifndef NDEBUG
-        ByPodSolver check(&feasible, validator_, ssn->params().allow_consolidating_reclaim,
-                          action_);
+        ByPodSolver check(&feasible, validator_, ssn->params().allow_consolidating_reclaim, action_,
+                          &simulation_order);
         std::optional<SolveResult> r = check.Solve(ssn, scenario);
         CHECK(!(r && r->solved)) << "a scenario a final rejection holds for was solved for "
                                  << pending_job->uid();
@@ -427,7 +430,8 @@ JobSolution JobSolver::Solve(Session* ssn, PodGroupInfo* pending_job,
         break;
       }
       ssn->CountScenario(action_, /*simulated=*/true);
-      ByPodSolver solver(&feasible, validator_, ssn->params().allow_consolidating_reclaim, action_);
+      ByPodSolver solver(&feasible, validator_, ssn->params().allow_consolidating_reclaim, action_,
+                         &simulation_order);
       std::optional<SolveResult> r = solver.Solve(ssn, scenario);
       if (r && r->solved) {
         result = std::move(r);

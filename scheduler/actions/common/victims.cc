@@ -369,7 +369,8 @@ std::optional<std::vector<PodGroupInfo*>> RelevantPopOrder(
 // The simulation itself: the preemptor and the victims' jobs popped in fairness order among all
 // pending jobs; victims re-placed where they can be, the preemptor must be placed.
 bool PopAndAllocate(Session* ssn, Statement* stmt, const NodeSet& nodes, PodGroupInfo* preemptor,
-                    const std::map<PodGroupId, PodGroupInfo*>& victim_jobs) {
+                    const std::map<PodGroupId, PodGroupInfo*>& victim_jobs,
+                    JobsOrderByQueues* scratch) {
   const std::map<PodGroupId, PodGroupInfo*> relevant = RelevantJobs(preemptor, victim_jobs);
   bool preemptor_allocated = false;
   auto allocate = [&](PodGroupInfo* job) {
@@ -390,7 +391,10 @@ bool PopAndAllocate(Session* ssn, Statement* stmt, const NodeSet& nodes, PodGrou
     }
     return preemptor_allocated;
   }
-  JobsOrderByQueues queue(ssn, JobsOrderOptions{});
+  std::optional<JobsOrderByQueues> own;
+  if (scratch == nullptr) own.emplace(ssn, JobsOrderOptions{});
+  JobsOrderByQueues& queue = scratch != nullptr ? *scratch : *own;
+  if (scratch != nullptr) scratch->Reset(JobsOrderOptions{});
   queue.InitializeWithJobs(PendingAndRelevantJobs(ssn->cluster(), relevant));
   // The queue holds each relevant job as the relevant entry itself (PendingAndRelevantJobs), so
   // a popped job is relevant exactly when its pointer is one of them.
@@ -416,8 +420,8 @@ bool PopAndAllocate(Session* ssn, Statement* stmt, const NodeSet& nodes, PodGrou
 }  // namespace
 
 bool TryToVirtuallyAllocatePreemptor(Session* ssn, Statement* stmt, const NodeSet& nodes,
-                                     PodGroupInfo* preemptor,
-                                     const std::vector<PodInfo*>& victims) {
+                                     PodGroupInfo* preemptor, const std::vector<PodInfo*>& victims,
+                                     JobsOrderByQueues* scratch) {
   const ClusterInfo& c = ssn->cluster();
   std::map<PodGroupId, PodGroupInfo*> victim_jobs;
   for (const PodInfo* t : victims) {
@@ -428,12 +432,12 @@ bool TryToVirtuallyAllocatePreemptor(Session* ssn, Statement* stmt, const NodeSe
   // them was most of reclaim's time.
   if (PreemptorCannotBePlaced(ssn, nodes, *preemptor)) {
 #ifndef NDEBUG
-    CHECK(!PopAndAllocate(ssn, stmt, nodes, preemptor, victim_jobs))
+    CHECK(!PopAndAllocate(ssn, stmt, nodes, preemptor, victim_jobs, scratch))
         << "preemptor " << preemptor->uid() << " was placed although it could not be";
 #endif
     return false;
   }
-  return PopAndAllocate(ssn, stmt, nodes, preemptor, victim_jobs);
+  return PopAndAllocate(ssn, stmt, nodes, preemptor, victim_jobs, scratch);
 }
 
 bool PreemptorLeavesNoTrace(const Session& ssn, const std::vector<PodInfo*>& tasks) {

@@ -46,9 +46,11 @@ Status EvictAllPreemptees(Session* ssn, const std::vector<PodInfo*>& tasks,
 
 // Simulation of a victim scenario (§7.6): all pending jobs plus the victims' jobs plus the
 // preemptor, popped in fairness order; victims and the preemptor are re-placed in pipeline-only
-// mode. True when the preemptor was placed.
+// mode. True when the preemptor was placed. `scratch` (optional): an order of this session to
+// reuse for it (JobsOrderByQueues::Reset), for a caller that simulates many scenarios.
 bool TryToVirtuallyAllocatePreemptor(Session* ssn, Statement* stmt, const NodeSet& nodes,
-                                     PodGroupInfo* preemptor, const std::vector<PodInfo*>& victims);
+                                     PodGroupInfo* preemptor, const std::vector<PodInfo*>& victims,
+                                     JobsOrderByQueues* scratch = nullptr);
 
 // Whether a victim simulation leaves nothing outside the statement it rolls back. The victims'
 // re-placements record no fit errors (PopAndAllocate mutes them) and new shared-GPU groups are
