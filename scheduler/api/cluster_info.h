@@ -11,6 +11,8 @@
 #include <optional>
 #include <set>
 #include <string>
+#include <string_view>
+#include <unordered_map>
 #include <vector>
 
 #include "api/topology.h"
@@ -67,8 +69,22 @@ struct ClusterInfo {
   std::vector<std::string> stale_bind_requests;
 
   NodeInfo* FindNode(const std::string& name) const {
-    auto it = nodes.find(name);
-    return it == nodes.end() ? nullptr : it->second.get();
+    if (session_epoch != 0 && node_index_.epoch == session_epoch) {
+      auto it = node_index_.by_name.find(name);
+      NodeInfo* n = it == node_index_.by_name.end() ? nullptr : it->second;
+      DCHECK_EQ(n, FindNodeInMap(name)) << "stale node index for " << name;
+      return n;
+    }
+    return FindNodeInMap(name);
+  }
+  // Hashes every node's name for FindNode until session_epoch changes (nodes do not change during
+  // a session). Statement operations look nodes up by name for every pod they move, and the
+  // tree's string comparisons were 3% of a victim search.
+  void IndexNodes() {
+    node_index_.by_name.clear();
+    node_index_.by_name.reserve(nodes.size());
+    for (const auto& [name, node] : nodes) node_index_.by_name.emplace(name, node.get());
+    node_index_.epoch = session_epoch;
   }
   PodGroupInfo* FindJob(const PodGroupId& id) const {
     auto it = jobs.find(id);
@@ -111,6 +127,10 @@ struct ClusterInfo {
     }
     return job.cached_queue;
   }
+  NodeInfo* FindNodeInMap(const std::string& name) const {
+    auto it = nodes.find(name);
+    return it == nodes.end() ? nullptr : it->second.get();
+  }
   PodInfo* FindTask(const std::string& key) const {
     auto find = [&](auto first, auto last) -> PodInfo* {
       auto it = std::lower_bound(
@@ -124,6 +144,22 @@ struct ClusterInfo {
                ? t
                : find(tasks.begin(), tasks.begin() + static_cast<std::ptrdiff_t>(reservations));
   }
+
+ private:
+  // FindNode's index: keys view the node map's keys. Never copied (a copy's keys would view the
+  // source's map): a copied ClusterInfo starts without one.
+  struct NodeIndex {
+    NodeIndex() = default;
+    NodeIndex(const NodeIndex& /*other*/) {}
+    NodeIndex& operator=(const NodeIndex& /*other*/) {
+      by_name.clear();
+      epoch = 0;
+      return *this;
+    }
+    uint64_t epoch = 0;  // the session_epoch it was built for (0: none)
+    std::unordered_map<std::string_view, NodeInfo*> by_name;
+  };
+  NodeIndex node_index_;
 };
 
 }  // namespace kai::scheduler

@@ -77,6 +77,46 @@ TEST(ClusterInfoTest, JobOfIsTheSessionsJobAndAMemoOfAnotherSessionIsNotTrusted)
   EXPECT_EQ(first.cluster().JobOf(*task), first.Job("b"));
 }
 
+// FindNode answers from the session's hash of node names, and only for that session: a cluster
+// the next session takes over (a recycled snapshot) or a moved one looks nodes up in its map
+// until it is indexed again.
+TEST(ClusterInfoTest, FindNodeUsesTheSessionsIndexAndNoOther) {
+  TestCluster c;
+  c.AddNode({.name = "n1", .gpus = 8});
+  c.AddNode({.name = "n2", .gpus = 8});
+  c.AddQueue({.name = "q"});
+  c.AddJob(PendingJob("a", "q", 1));
+  TestSession s(c);
+  ClusterInfo& cluster = s.cluster();
+  ASSERT_NE(cluster.session_epoch, 0u);
+  for (const auto& [name, node] : cluster.nodes) EXPECT_EQ(cluster.FindNode(name), node.get());
+  EXPECT_EQ(cluster.FindNode("n3"), nullptr);
+
+  // A node added under a new session epoch (as a recycled snapshot's model may): found before the
+  // index is rebuilt and after.
+  const uint64_t epoch = cluster.session_epoch;
+  cluster.session_epoch = epoch + 1000;
+  auto extra = std::make_unique<NodeInfo>(*cluster.nodes.at("n1"));
+  NodeInfo* added = extra.get();
+  cluster.nodes.emplace("n3", std::move(extra));
+  EXPECT_EQ(cluster.FindNode("n3"), added);
+  cluster.IndexNodes();
+  EXPECT_EQ(cluster.FindNode("n3"), added);
+  EXPECT_EQ(cluster.FindNode("n1"), cluster.nodes.at("n1").get());
+
+  // A moved cluster keeps its nodes, not the index viewing the old map's keys (moved back after,
+  // for the session).
+  ClusterInfo moved = std::move(cluster);
+  EXPECT_EQ(moved.FindNode("n3"), added);
+  EXPECT_EQ(moved.FindNode("n2"), moved.nodes.at("n2").get());
+  EXPECT_EQ(moved.FindNode("missing"), nullptr);
+  cluster = std::move(moved);
+  EXPECT_EQ(cluster.FindNode("n3"), added);
+  cluster.nodes.erase("n3");
+  cluster.session_epoch = epoch;
+  cluster.IndexNodes();
+}
+
 TEST(ClusterInfoTest, FindTaskFindsReservationPodsAndTheOthersInTheirTwoRuns) {
   TestCluster c;
   c.AddNode({.name = "n", .gpus = 8});

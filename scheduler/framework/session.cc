@@ -40,6 +40,7 @@ Session::Session(std::string id, std::unique_ptr<ClusterInfo> cluster,
   cluster_->IndexQueues();
   static std::atomic<uint64_t> sessions{0};
   cluster_->session_epoch = sessions.fetch_add(1, std::memory_order_relaxed) + 1;
+  cluster_->IndexNodes();
   std::vector<NodeInfo*> by_name = cluster_->node_list;
   std::sort(by_name.begin(), by_name.end(),
             [](const NodeInfo* l, const NodeInfo* r) { return l->name() < r->name(); });
