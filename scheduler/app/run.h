@@ -25,6 +25,8 @@ struct RunOptions {
   int bind_request_workers = 8;  // --bind-request-workers (ours; 1 = KAI's synchronous creates)
   int verbosity = 3;             // --v
   SchedulerParams params;        // every scheduling flag
+
+  bool operator==(const RunOptions&) const = default;
 };
 
 // Parses the flags ("--name=value", "--name value", bare "--bool-flag"). Unknown flags are

@@ -74,5 +74,22 @@ TEST(SchedulerUsage, EveryListedFlagIsParsed) {
   }
 }
 
+// The default --help prints for a flag is the one the parser applies: passing it changes nothing.
+// (Three defaults are descriptions, not values.)
+TEST(SchedulerUsage, EveryListedDefaultIsTheParsersDefault) {
+  const StatusOr<RunOptions> defaults = ParseRunArgs({});
+  ASSERT_TRUE(defaults.ok()) << defaults.status();
+  const std::set<std::string> described = {"kubeconfig", "scheduler-conf", "scheduling-shard"};
+  for (const FlagHelp& f : RunFlags()) {
+    if (described.count(f.name) > 0) continue;
+    std::string value = f.default_value;
+    if (value == "\"\"") value.clear();
+    const StatusOr<RunOptions> o = ParseRunArgs({std::string("--") + f.name + "=" + value});
+    ASSERT_TRUE(o.ok()) << f.name << ": " << o.status();
+    EXPECT_TRUE(*o == *defaults) << "--" << f.name << "'s listed default " << f.default_value
+                                 << " is not the parser's";
+  }
+}
+
 }  // namespace
 }  // namespace kai::scheduler

@@ -40,6 +40,8 @@ struct SchedulerParams {
   // drops unknown shard args (§24.20); *known is set when the flag was recognised. Bad values
   // are errors naming the flag.
   Status SetFlag(const std::string& name, const std::string& value, bool* known = nullptr);
+
+  bool operator==(const SchedulerParams&) const = default;
 };
 
 struct PluginOption {
