@@ -40,6 +40,8 @@ struct BinderRunOptions {
   std::string leader_election_namespace = "kai-scheduler";
   std::string metrics_bind_address = ":8080";
   std::string health_probe_bind_address = ":8081";
+
+  bool operator==(const BinderRunOptions&) const = default;
 };
 
 // KAI's binder flags; unknown flags are errors naming the flag.

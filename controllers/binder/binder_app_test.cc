@@ -4,6 +4,8 @@
 #include <gtest/gtest.h>
 
 #include <chrono>
+#include <set>
+#include <string>
 #include <thread>
 
 #include "controllers/binder/binder_test_util.h"
@@ -151,6 +153,25 @@ TEST(BinderUsage, EveryListedFlagIsParsed) {
   EXPECT_NE(BinderUsage().find("--max-concurrent-reconciles"), std::string::npos);
   EXPECT_TRUE(WantsHelp({"--qps=5", "-h"}));
   EXPECT_FALSE(WantsHelp({"--qps=5"}));
+}
+
+// The default --help prints for a flag is the one the parser applies: passing it changes nothing.
+// (Three defaults are descriptions, not values.)
+TEST(BinderUsage, EveryListedDefaultIsTheParsersDefault) {
+  const StatusOr<BinderRunOptions> defaults = ParseBinderArgs({});
+  ASSERT_TRUE(defaults.ok()) << defaults.status();
+  const std::set<std::string> described = {"kubeconfig", "resource-reservation-pod-resources",
+                                           "volume-binding-timeout-seconds"};
+  for (const FlagHelp& f : BinderFlags()) {
+    if (described.count(f.name) > 0) continue;
+    std::string value = f.default_value;
+    if (value == "\"\"") value.clear();
+    const StatusOr<BinderRunOptions> o =
+        ParseBinderArgs({std::string("--") + f.name + "=" + value});
+    ASSERT_TRUE(o.ok()) << f.name << ": " << o.status();
+    EXPECT_TRUE(*o == *defaults) << "--" << f.name << "'s listed default " << f.default_value
+                                 << " is not the parser's";
+  }
 }
 
 }  // namespace

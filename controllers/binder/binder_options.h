@@ -26,6 +26,8 @@ struct BinderOptions {
   // While a reservation pod has not reported its GPU yet, the BindRequest is looked at again
   // after this long (KAI blocks a worker on a watch instead).
   Duration reservation_poll_interval = std::chrono::milliseconds(200);
+
+  bool operator==(const BinderOptions&) const = default;
 };
 
 }  // namespace kai::binder
