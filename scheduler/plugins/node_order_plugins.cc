@@ -3,6 +3,7 @@
 #include <limits>
 #include <map>
 #include <span>
+#include <string>
 #include <unordered_map>
 #include <vector>
 
@@ -113,7 +114,7 @@ class NodePlacementPlugin : public Plugin {
       bool cpu = task.IsCpuOnlyRequest();
       if (cpu ? cpu_spread_ : gpu_spread_) return;
       const NodeResourceRanges::Range range = node_ranges_.Of(cpu ? kCpuIndex : kGpuIndex, nodes);
-      ranges_[&task] = range;
+      ranges_[task.uid()] = range;
       last_task_ = &task;
       last_range_ = range;
     });
@@ -130,7 +131,7 @@ class NodePlacementPlugin : public Plugin {
         // Scoring right after the pre-order of the same task (the usual case): no map lookup.
         min = last_range_.first;
         max = last_range_.second;
-      } else if (auto it = ranges_.find(&task); it != ranges_.end()) {
+      } else if (auto it = ranges_.find(task.uid()); it != ranges_.end()) {
         min = it->second.first;
         max = it->second.second;
       }
@@ -169,9 +170,10 @@ class NodePlacementPlugin : public Plugin {
   bool gpu_spread_ = false;
   bool cpu_spread_ = false;
   NodeResourceRanges node_ranges_;
-  // By pod (one PodInfo per pod for the session, which owns them): every node ordering of every
-  // simulation writes its range, and a uid-keyed tree of them was 2% of a reclaim.
-  std::unordered_map<const PodInfo*, std::pair<double, double>> ranges_;
+  // By pod uid, hashed: every node ordering of every simulation writes its range, and a tree of
+  // them was 2% of a reclaim. (By uid, not address: a snapshot can hold two PodInfos with one
+  // uid, and KAI's map by uid gives them one entry.)
+  std::unordered_map<std::string, std::pair<double, double>> ranges_;
   const PodInfo* last_task_ = nullptr;
   std::pair<double, double> last_range_{0, 0};
 };
