@@ -29,6 +29,19 @@ std::vector<std::string> PopAll(JobsOrderByQueues* q) {
   return out;
 }
 
+// Two 8-GPU nodes; departments d0 (leaves q0, q1) and d1 (leaf q2), quotas 1, 3 and 2 GPUs.
+TestCluster TwoDepartmentsOnTwoNodes() {
+  TestCluster c;
+  c.AddNode({.name = "n0", .gpus = 8});
+  c.AddNode({.name = "n1", .gpus = 8});
+  c.AddQueue({.name = "d0", .gpu_quota = 4});
+  c.AddQueue({.name = "d1", .gpu_quota = 4});
+  c.AddQueue({.name = "q0", .parent = "d0", .gpu_quota = 1, .gpu_weight = 0});
+  c.AddQueue({.name = "q1", .parent = "d0", .gpu_quota = 3, .gpu_weight = 0});
+  c.AddQueue({.name = "q2", .parent = "d1", .gpu_quota = 2, .gpu_weight = 0});
+  return c;
+}
+
 TEST(JobsOrderByQueuesTest, UnderServedQueueFirstThenJobOrder) {
   TestCluster c;
   c.AddNode({.name = "n", .gpus = 8});
@@ -424,14 +437,7 @@ TEST(JobsOrderByQueuesTest, QueueKeysFollowTheQueueThroughAStatementAndItsDiscar
 // Victim searches copy one victim queue per partial job: a copy taken at any point pops exactly
 // what the original pops from there on, and popping one leaves the other as it was.
 TEST(VictimsQueueTest, ACloneContinuesExactlyAsTheOriginal) {
-  TestCluster c;
-  c.AddNode({.name = "n0", .gpus = 8});
-  c.AddNode({.name = "n1", .gpus = 8});
-  c.AddQueue({.name = "d0", .gpu_quota = 4});
-  c.AddQueue({.name = "d1", .gpu_quota = 4});
-  c.AddQueue({.name = "q0", .parent = "d0", .gpu_quota = 1, .gpu_weight = 0});
-  c.AddQueue({.name = "q1", .parent = "d0", .gpu_quota = 3, .gpu_weight = 0});
-  c.AddQueue({.name = "q2", .parent = "d1", .gpu_quota = 2, .gpu_weight = 0});
+  TestCluster c = TwoDepartmentsOnTwoNodes();
   c.AddJob(RunningJob("q0-a", "q0", 2, "n0", 1, 50));
   c.AddJob(RunningJob("q0-b", "q0", 1, "n0", 2, 75));
   c.AddJob(RunningJob("q1-a", "q1", 1, "n0", 1, 50));
@@ -459,14 +465,7 @@ TEST(VictimsQueueTest, ACloneContinuesExactlyAsTheOriginal) {
 // A reset order reuses its nodes and heaps: whatever it held before (another mode, nodes left
 // behind by pops, inner nodes now leaves), it pops exactly what a new order pops.
 TEST(JobsOrderByQueuesTest, AResetOrderPopsAsANewOne) {
-  TestCluster c;
-  c.AddNode({.name = "n0", .gpus = 8});
-  c.AddNode({.name = "n1", .gpus = 8});
-  c.AddQueue({.name = "d0", .gpu_quota = 4});
-  c.AddQueue({.name = "d1", .gpu_quota = 4});
-  c.AddQueue({.name = "q0", .parent = "d0", .gpu_quota = 1, .gpu_weight = 0});
-  c.AddQueue({.name = "q1", .parent = "d0", .gpu_quota = 3, .gpu_weight = 0});
-  c.AddQueue({.name = "q2", .parent = "d1", .gpu_quota = 2, .gpu_weight = 0});
+  TestCluster c = TwoDepartmentsOnTwoNodes();
   c.AddJob(RunningJob("q0-a", "q0", 2, "n0", 1, 50));
   c.AddJob(RunningJob("q1-a", "q1", 1, "n0", 1, 50));
   c.AddJob(RunningJob("q2-a", "q2", 1, "n1", 3, 50));

@@ -392,9 +392,12 @@ bool PopAndAllocate(Session* ssn, Statement* stmt, const NodeSet& nodes, PodGrou
     return preemptor_allocated;
   }
   std::optional<JobsOrderByQueues> own;
-  if (scratch == nullptr) own.emplace(ssn, JobsOrderOptions{});
+  if (scratch != nullptr) {
+    scratch->Reset(JobsOrderOptions{});
+  } else {
+    own.emplace(ssn, JobsOrderOptions{});
+  }
   JobsOrderByQueues& queue = scratch != nullptr ? *scratch : *own;
-  if (scratch != nullptr) scratch->Reset(JobsOrderOptions{});
   queue.InitializeWithJobs(PendingAndRelevantJobs(ssn->cluster(), relevant));
   // The queue holds each relevant job as the relevant entry itself (PendingAndRelevantJobs), so
   // a popped job is relevant exactly when its pointer is one of them.
