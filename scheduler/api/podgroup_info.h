@@ -217,6 +217,8 @@ class PodGroupInfo {
   mutable FlagMemo alive_memo;
   // "Has a Pending task", asked of every pending job by each victim simulation.
   mutable FlagMemo pending_memo;
+  // "Has an active-allocated task", asked of every job of the cluster by each victim queue.
+  mutable FlagMemo active_allocated_memo;
   // Bumped by the session whenever one of this job's tasks changes status (framework
   // job_state_generation.h); 0 for a copy outside the session's job map (a partial job, a victim
   // representative), whose memos follow the process-wide generation instead.

@@ -19,6 +19,8 @@
 // pending job's memo again), and a copy's memo survives as long as nothing changed at all.
 #pragma once
 
+#include <glog/logging.h>
+
 #include <atomic>
 #include <cstdint>
 
@@ -74,6 +76,20 @@ inline bool JobStateStampHolds(const PodGroupInfo& job, const JobStateStamp& s) 
     return false;
   }
   return JobStatusStampHolds(job, s);
+}
+
+// A yes/no fact of the job's task statuses, computed again only when one of them changed; debug
+// builds check every reuse.
+template <typename Compute>
+bool MemoizedJobFlag(const PodGroupInfo& job, PodGroupInfo::FlagMemo* m, const Compute& compute,
+                     const char* what) {
+  if (JobStatusStampHolds(job, m->stamp)) {
+    DCHECK_EQ(m->value, compute()) << "stale " << what << " memo of job " << job.uid();
+    return m->value;
+  }
+  m->value = compute();
+  m->stamp = CurrentJobStateStamp(job);
+  return m->value;
 }
 
 }  // namespace kai::scheduler

@@ -4,6 +4,9 @@
 
 #include <algorithm>
 #include <optional>
+#include <utility>
+
+#include "scheduler/framework/job_state_generation.h"
 
 namespace kai::scheduler {
 
@@ -68,35 +71,46 @@ JobsOrderByQueues::Node*& JobsOrderByQueues::NodeOf(const QueueInfo* q) {
 JobsOrderByQueues::~JobsOrderByQueues() = default;
 
 bool JobsOrderByQueues::PassesFilters(const PodGroupInfo& job) const {
-  if (options_.filter_unready && !job.IsReadyForScheduling()) return false;
-  if (options_.filter_non_pending && !job.HasPendingTasks()) return false;
-  if (options_.filter_non_preemptible && !job.IsPreemptible()) return false;
-  if (options_.filter_non_active_allocated && job.NumActiveAllocated() == 0) return false;
+  return AdmittedQueue(job) != nullptr;
+}
+
+const QueueInfo* JobsOrderByQueues::AdmittedQueue(const PodGroupInfo& job) const {
+  if (options_.filter_unready && !job.IsReadyForScheduling()) return nullptr;
+  if (options_.filter_non_pending && !job.HasPendingTasks()) return nullptr;
+  if (options_.filter_non_preemptible && !job.IsPreemptible()) return nullptr;
+  // Every job of the cluster is asked once per victim queue (once per job a victim search is
+  // for), and few of them change in between.
+  if (options_.filter_non_active_allocated &&
+      !MemoizedJobFlag(
+          job, &job.active_allocated_memo, [&job] { return job.NumActiveAllocated() != 0; },
+          "active-allocated")) {
+    return nullptr;
+  }
   const ClusterInfo& c = ssn_->cluster();
   const QueueInfo* q = c.QueueOf(job);
-  if (q == nullptr) return false;
+  if (q == nullptr) return nullptr;
   if (queue_passes_.empty()) queue_passes_.assign(c.queues.size(), -1);
   const size_t i = SlotOf(*q, queue_passes_.size());
   if (queue_passes_[i] < 0) {
     queue_passes_[i] = (q->parent().empty() || c.ParentOf(*q) != nullptr) && q->IsLeafQueue();
   }
-  return queue_passes_[i] != 0;
+  return queue_passes_[i] != 0 ? q : nullptr;
 }
 
 void JobsOrderByQueues::InitializeWithJobs(const std::vector<PodGroupInfo*>& jobs) {
   // Each leaf's heap is sized to its jobs up front: a simulation builds an order of every pending
-  // job, and growing the heaps one push at a time was a large part of its allocations.
-  std::vector<PodGroupInfo*> admitted;
+  // job, and growing the heaps one push at a time was a large part of its allocations. Each job's
+  // queue is looked up once.
+  std::vector<std::pair<PodGroupInfo*, const QueueInfo*>> admitted;
   admitted.reserve(jobs.size());
   std::vector<uint32_t> per_queue(ssn_->cluster().queues.size(), 0);
   for (PodGroupInfo* job : jobs) {
-    if (!PassesFilters(*job)) continue;
-    admitted.push_back(job);
-    ++per_queue[ssn_->cluster().QueueOf(*job)->session_index()];
+    const QueueInfo* q = AdmittedQueue(*job);
+    if (q == nullptr) continue;
+    admitted.emplace_back(job, q);
+    ++per_queue[q->session_index()];
   }
-  for (PodGroupInfo* job : admitted) {
-    PushJob(job, per_queue[ssn_->cluster().QueueOf(*job)->session_index()]);
-  }
+  for (const auto& [job, q] : admitted) PushJob(job, q, per_queue[q->session_index()]);
 }
 
 bool JobsOrderByQueues::empty() const { return !roots_.has_value() || roots_->empty(); }
@@ -186,11 +200,13 @@ std::unique_ptr<JobsOrderByQueues> JobsOrderByQueues::Clone() const {
   return out;
 }
 
-void JobsOrderByQueues::PushJob(PodGroupInfo* job) { PushJob(job, 0); }
-
-void JobsOrderByQueues::PushJob(PodGroupInfo* job, size_t leaf_capacity) {
+void JobsOrderByQueues::PushJob(PodGroupInfo* job) {
   const QueueInfo* q = ssn_->cluster().QueueOf(*job);
   if (q == nullptr || !q->IsLeafQueue()) return;
+  PushJob(job, q, 0);
+}
+
+void JobsOrderByQueues::PushJob(PodGroupInfo* job, const QueueInfo* q, size_t leaf_capacity) {
   Node* leaf = NodeOf(q);
   const bool needs_linking = leaf == nullptr;
   if (needs_linking) leaf = CreateLeaf(q, leaf_capacity);
@@ -270,9 +286,14 @@ void JobsOrderByQueues::MarkAncestors(Node* node) {
   for (Node* n = node; n != nullptr; n = n->parent) n->needs_reorder = true;
 }
 
+JobsOrderByQueues::Node* JobsOrderByQueues::BestLeaf(Node* node) {
+  while (!node->leaf) node = node->children->Peek();
+  return node;
+}
+
 void JobsOrderByQueues::BestJob(Node* node, const PodGroupInfo** pending,
                                 std::vector<const PodGroupInfo*>* victims) const {
-  while (!node->leaf) node = node->children->Peek();
+  node = BestLeaf(node);
   *pending = nullptr;
   victims->clear();
   if (node->jobs->empty()) return;
@@ -289,14 +310,22 @@ bool JobsOrderByQueues::NodeLess(Node* l, Node* r) const {
   bool reverse = options_.victim_queue;
   if (l->empty()) return !reverse;
   if (r->empty()) return reverse;
+  if (!reverse) {
+    // Pending mode (every simulation's order): each side's best job is its leaf's top, and no
+    // victim lists are built.
+    static const std::vector<const PodGroupInfo*> kNoVictims;
+    auto top = [](Node* node) -> const PodGroupInfo* {
+      const Node* leaf = BestLeaf(node);
+      return leaf->jobs->empty() ? nullptr : leaf->jobs->Peek();
+    };
+    return ssn_->QueueOrderLess(*l->queue, *r->queue, top(l), top(r), kNoVictims, kNoVictims);
+  }
   const PodGroupInfo* l_pending = nullptr;
   const PodGroupInfo* r_pending = nullptr;
   std::vector<const PodGroupInfo*> l_victims, r_victims;
   BestJob(l, &l_pending, &l_victims);
   BestJob(r, &r_pending, &r_victims);
-  bool result =
-      ssn_->QueueOrderLess(*l->queue, *r->queue, l_pending, r_pending, l_victims, r_victims);
-  return reverse ? !result : result;
+  return !ssn_->QueueOrderLess(*l->queue, *r->queue, l_pending, r_pending, l_victims, r_victims);
 }
 
 std::optional<std::vector<PodGroupInfo*>> PopOrderWithinOneLeafQueue(

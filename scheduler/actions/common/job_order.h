@@ -52,11 +52,14 @@ class JobsOrderByQueues {
  private:
   struct Node;
   bool PassesFilters(const PodGroupInfo& job) const;
+  // The job's leaf queue when the filters admit it, else nullptr.
+  const QueueInfo* AdmittedQueue(const PodGroupInfo& job) const;
   // q's session index, checked against a table of `slots` entries (one per cluster queue).
   static size_t SlotOf(const QueueInfo& q, size_t slots);
   // The node of `q`, by its session index (nullptr: none).
   Node*& NodeOf(const QueueInfo* q);
-  void PushJob(PodGroupInfo* job, size_t leaf_capacity);
+  // `q` is the job's leaf queue.
+  void PushJob(PodGroupInfo* job, const QueueInfo* q, size_t leaf_capacity);
   Node* CreateLeaf(const QueueInfo* q, size_t capacity = 0);
   Node* CreateInner(const QueueInfo* q);
   GoHeap<Node*>::Less NodeHeapLess();
@@ -70,6 +73,8 @@ class JobsOrderByQueues {
   void HandlePop(Node* node);
   void MarkAncestors(Node* node);
   bool NodeLess(Node* l, Node* r) const;
+  // The leaf a node's best job is read from: each level's top child.
+  static Node* BestLeaf(Node* node);
   void BestJob(Node* node, const PodGroupInfo** pending,
                std::vector<const PodGroupInfo*>* victims) const;
 

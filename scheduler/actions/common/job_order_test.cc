@@ -434,6 +434,38 @@ TEST(JobsOrderByQueuesTest, QueueKeysFollowTheQueueThroughAStatementAndItsDiscar
   }
 }
 
+// Each victim queue asks every job whether it has an active-allocated task; the answer is
+// remembered per job but follows every status change: an allocation, an eviction, a discard.
+TEST(JobsOrderByQueuesTest, ActiveAllocatedFilterFollowsAStatementAndItsDiscard) {
+  TestCluster c;
+  c.AddNode({.name = "n", .gpus = 8});
+  c.AddQueue({.name = "q0", .gpu_quota = 8});
+  c.AddJob(RunningJob("r", "q0", 1, "n"));
+  c.AddJob(PendingJob("p", "q0", 1));
+  TestSession s(c);
+  auto admitted = [&s] {
+    JobsOrderOptions opts;
+    opts.filter_non_active_allocated = true;
+    opts.victim_queue = true;
+    JobsOrderByQueues q(&s.ssn(), opts);
+    q.InitializeWithJobs(AllJobs(s.ssn()));
+    std::vector<std::string> names = PopAll(&q);
+    std::sort(names.begin(), names.end());
+    return names;
+  };
+  using Names = std::vector<std::string>;
+  EXPECT_EQ(admitted(), Names{"r"});
+  for (int round = 0; round < 2; ++round) {
+    auto stmt = s.ssn().NewStatement();
+    ASSERT_TRUE(stmt->Allocate(s.Task("p-0"), "n").ok()) << round;
+    EXPECT_EQ(admitted(), (Names{"p", "r"})) << round;
+    ASSERT_TRUE(stmt->Evict(s.Task("r-0"), "test", EvictionMetadata{}).ok()) << round;
+    EXPECT_EQ(admitted(), Names{"p"}) << round;
+    stmt->Discard();
+    EXPECT_EQ(admitted(), Names{"r"}) << round;
+  }
+}
+
 // Victim searches copy one victim queue per partial job: a copy taken at any point pops exactly
 // what the original pops from there on, and popping one leaves the other as it was.
 TEST(VictimsQueueTest, ACloneContinuesExactlyAsTheOriginal) {

@@ -38,31 +38,17 @@ bool HasAlivePodUncached(const ClusterInfo& c, const PodGroupInfo& job) {
   return false;
 }
 
-// A fact of the job's task statuses memoized per job state (job_state_generation.h); debug builds
-// check every reuse.
-template <typename Compute>
-bool MemoizedFlag(const PodGroupInfo& job, PodGroupInfo::FlagMemo* m, const Compute& compute,
-                  const char* what) {
-  if (JobStatusStampHolds(job, m->stamp)) {
-    DCHECK_EQ(m->value, compute()) << "stale " << what << " memo of job " << job.uid();
-    return m->value;
-  }
-  m->value = compute();
-  m->stamp = CurrentJobStateStamp(job);
-  return m->value;
-}
-
 // Every job of the cluster is asked once per victim queue, i.e. once per job an action searches
 // for, and few of them change in between.
 bool HasAlivePod(const ClusterInfo& c, const PodGroupInfo& job) {
-  return MemoizedFlag(
+  return MemoizedJobFlag(
       job, &job.alive_memo, [&] { return HasAlivePodUncached(c, job); }, "alive");
 }
 
 // Every pending job is asked by every victim simulation (PendingAndRelevantJobs): reading each of
 // its tasks' statuses each time was a visible share of a simulation.
 bool HasPendingTasks(const PodGroupInfo& job) {
-  return MemoizedFlag(
+  return MemoizedJobFlag(
       job, &job.pending_memo, [&] { return job.HasPendingTasks(); }, "pending");
 }
 
