@@ -24,6 +24,8 @@ class GoHeap {
   const std::vector<T>& items() const { return items_; }
   // Replaces the contents with `items`, already in heap order (a copy of another heap's).
   void set_items(std::vector<T> items) { items_ = std::move(items); }
+  // The same, copying into the storage this heap already has.
+  void assign_items(const std::vector<T>& items) { items_.assign(items.begin(), items.end()); }
   void Reserve(size_t n) { items_.reserve(n); }
   // Empty, with a new comparison and capacity; the storage is kept for the next pushes.
   void Reset(Less less, int capacity = kInfinite) {

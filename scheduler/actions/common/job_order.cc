@@ -6,22 +6,10 @@
 #include <optional>
 #include <utility>
 
+#include "scheduler/actions/common/job_order_node.h"
 #include "scheduler/framework/job_state_generation.h"
 
 namespace kai::scheduler {
-
-struct JobsOrderByQueues::Node {
-  const QueueInfo* queue = nullptr;
-  bool leaf = false;
-  bool needs_reorder = false;
-  Node* parent = nullptr;
-  // In the node itself: a simulation builds hundreds of nodes and drops them all.
-  std::optional<GoHeap<Node*>> children;      // inner nodes
-  std::optional<GoHeap<PodGroupInfo*>> jobs;  // leaves
-
-  bool empty() const { return leaf ? jobs->empty() : children->empty(); }
-  int size() const { return leaf ? jobs->size() : children->size(); }
-};
 
 JobsOrderByQueues::JobsOrderByQueues(const Session* ssn, JobsOrderOptions options)
     : ssn_(ssn), options_(options) {}
@@ -38,6 +26,7 @@ JobsOrderByQueues::Node* JobsOrderByQueues::NewNode() {
   node->queue = nullptr;
   node->needs_reorder = false;
   node->parent = nullptr;
+  node->build_best = nullptr;
   return node;
 }
 
@@ -315,8 +304,9 @@ bool JobsOrderByQueues::NodeLess(Node* l, Node* r) const {
     // victim lists are built.
     static const std::vector<const PodGroupInfo*> kNoVictims;
     auto top = [](Node* node) -> const PodGroupInfo* {
-      const Node* leaf = BestLeaf(node);
-      return leaf->jobs->empty() ? nullptr : leaf->jobs->Peek();
+      while (node->build_best == nullptr && !node->leaf) node = node->children->Peek();
+      if (node->build_best != nullptr) return node->build_best;
+      return node->jobs->empty() ? nullptr : node->jobs->Peek();
     };
     return ssn_->QueueOrderLess(*l->queue, *r->queue, top(l), top(r), kNoVictims, kNoVictims);
   }

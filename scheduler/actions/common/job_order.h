@@ -4,10 +4,12 @@
 // ordered by the queue order of their best job, re-sorted lazily.
 #pragma once
 
+#include <cstdint>
 #include <map>
 #include <memory>
 #include <optional>
 #include <unordered_map>
+#include <utility>
 #include <vector>
 
 #include "scheduler/actions/common/go_heap.h"
@@ -23,6 +25,8 @@ struct JobsOrderOptions {
   bool victim_queue = false;
   int max_jobs_queue_depth = -1;  // per leaf queue; -1 = unlimited
 };
+
+class PendingJobsBase;
 
 class JobsOrderByQueues {
  public:
@@ -48,6 +52,15 @@ class JobsOrderByQueues {
   std::unique_ptr<JobsOrderByQueues> Clone() const;
   // Whether InitializeWithJobs would take `job` (its own filters and its queue's).
   bool Admits(const PodGroupInfo& job) const { return PassesFilters(job); }
+  // InitializeWithJobs of the base's pending jobs and `relevant` (the preemptor, which stands for
+  // the base's excluded job, and the victims' jobs), with the same result, on an empty order
+  // without filters or depth limit. Only the subtrees of the queues the relevant jobs belong to
+  // are ordered again; the others are copied from the base. False (nothing done) when the base
+  // cannot stand for the pending jobs: then InitializeWithJobs must be used.
+  bool InitializeFromBase(const PendingJobsBase& base, const std::vector<PodGroupInfo*>& relevant);
+  // Whether both pop the same jobs in the same order whatever happens next: the same nodes,
+  // the same heaps of queue nodes, the same jobs per leaf, the same marks (debug checks, tests).
+  bool SameStateAs(const JobsOrderByQueues& other) const;
 
  private:
   struct Node;
@@ -78,6 +91,12 @@ class JobsOrderByQueues {
   void BestJob(Node* node, const PodGroupInfo** pending,
                std::vector<const PodGroupInfo*>* victims) const;
 
+  friend class PendingJobsBase;
+  // InitializeFromBase's steps.
+  void CopySubtree(const Node& from, Node* to);
+  void FinishFromBase(const PendingJobsBase& base,
+                      const std::vector<std::pair<PodGroupInfo*, const QueueInfo*>>& relevant);
+
   const Session* ssn_;
   JobsOrderOptions options_;
   std::optional<GoHeap<Node*>> roots_;
@@ -90,6 +109,42 @@ class JobsOrderByQueues {
   // PassesFilters' queue checks by session index (-1: not asked yet; queues do not change during
   // a session).
   mutable std::vector<int8_t> queue_passes_;
+};
+
+// Every pending job of one victim search but the searched job itself, ordered once while no victim
+// is evicted, with the best job of every queue's subtree after each job came in (uid order). A
+// simulation's order (JobsOrderByQueues::InitializeFromBase) depends on the pending jobs, the
+// relevant jobs and the queues' numbers; the victims' evictions change only their own queues'
+// numbers (and their ancestors'), so the subtree of any other queue comes out as it did here.
+class PendingJobsBase {
+ public:
+  PendingJobsBase(const Session* ssn, PodGroupId excluded);
+  ~PendingJobsBase();
+  PendingJobsBase(const PendingJobsBase&) = delete;
+  PendingJobsBase& operator=(const PendingJobsBase&) = delete;
+
+  // Orders `pending` (every job with a Pending task, uid order); the excluded job is left out.
+  // The session must be as the search found it: no victim evicted, nothing allocated.
+  void Build(const std::vector<PodGroupInfo*>& pending);
+  bool built() const { return order_ != nullptr; }
+  const PodGroupId& excluded() const { return excluded_; }
+
+ private:
+  friend class JobsOrderByQueues;
+  // When a job came in: 2i+2 for the i-th pending job; a relevant job comes in just before the
+  // first pending job of a greater uid (2i+1).
+  uint32_t TimeOf(const PodGroupInfo& relevant) const;
+
+  const Session* ssn_;
+  PodGroupId excluded_;
+  std::vector<PodGroupInfo*> pending_;
+  std::unique_ptr<JobsOrderByQueues> order_;
+  // By queue session index: each change of the subtree's best job as the pending jobs came in
+  // (its first entry: when the subtree's node was made), and the queues of its child nodes.
+  std::vector<std::vector<std::pair<uint32_t, PodGroupInfo*>>> timeline_;
+  std::vector<std::vector<const QueueInfo*>> children_;
+  std::vector<const QueueInfo*> roots_;
+  bool usable_ = false;  // false: a node the base made hangs under a missing queue
 };
 
 // The order in which a JobsOrderByQueues without filters or depth limit, holding `jobs` among any

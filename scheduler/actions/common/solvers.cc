@@ -258,7 +258,7 @@ struct SolveResult {
 class ByPodSolver {
  public:
   ByPodSolver(FeasibleNodes* feasible, const SolutionValidator& validator,
-              bool allow_victim_consolidation, std::string_view action, JobsOrderByQueues* scratch)
+              bool allow_victim_consolidation, std::string_view action, SimulationOrder* scratch)
       : feasible_(feasible),
         validator_(validator),
         allow_consolidation_(allow_victim_consolidation),
@@ -267,15 +267,22 @@ class ByPodSolver {
 
   // nullopt: no solution; a result with solved=false: the validator rejected the solution.
   std::optional<SolveResult> Solve(Session* ssn, ByNodeScenario* scenario) {
-    auto stmt = ssn->NewStatement();
     PodGroupInfo* pending = scenario->preemptor();
+    const PodGroupInfo* latest = scenario->LatestPotentialVictim();
+    if (scratch_ != nullptr) {
+      // Before the first eviction: the base is the session as the search found it.
+      std::vector<PodInfo*> victims = scenario->RecordedVictimsTasks();
+      if (latest != nullptr)
+        victims.insert(victims.end(), latest->tasks().begin(), latest->tasks().end());
+      PrepareSimulationOrder(*ssn, *pending, victims, scratch_);
+    }
+    auto stmt = ssn->NewStatement();
     Status s =
         EvictAllPreemptees(ssn, scenario->RecordedVictimsTasks(), *pending, stmt.get(), action_);
     if (!s.ok()) {
       stmt->Discard();
       return std::nullopt;
     }
-    const PodGroupInfo* latest = scenario->LatestPotentialVictim();
     if (latest == nullptr) {
       if (!scenario->RecordedVictimsTasks().empty()) {
         if (auto r = RunSimulation(ssn, scenario, &stmt, scenario->RecordedVictimsTasks()))
@@ -352,7 +359,7 @@ class ByPodSolver {
   const SolutionValidator& validator_;
   bool allow_consolidation_;
   std::string action_;
-  JobsOrderByQueues* scratch_;  // the simulations' order of every pending job, reused
+  SimulationOrder* scratch_;  // what the simulations of this search share
 };
 
 }  // namespace
@@ -375,7 +382,7 @@ JobSolution JobSolver::Solve(Session* ssn, PodGroupInfo* pending_job,
   std::unique_ptr<JobsOrderByQueues> victims;
   std::shared_ptr<const NodeGpuCapacities> capacities;  // the same for every partial job, too
   std::vector<PodInfo*> pending_tasks;
-  JobsOrderByQueues simulation_order(ssn, JobsOrderOptions{});
+  SimulationOrder simulation_order(ssn, pending_job->uid());
   for (PodInfo* next : tasks) {
     pending_tasks.push_back(next);
     bool satisfactory = pending_tasks.size() == tasks.size();

@@ -356,7 +356,7 @@ std::optional<std::vector<PodGroupInfo*>> RelevantPopOrder(
 // pending jobs; victims re-placed where they can be, the preemptor must be placed.
 bool PopAndAllocate(Session* ssn, Statement* stmt, const NodeSet& nodes, PodGroupInfo* preemptor,
                     const std::map<PodGroupId, PodGroupInfo*>& victim_jobs,
-                    JobsOrderByQueues* scratch) {
+                    SimulationOrder* scratch) {
   const std::map<PodGroupId, PodGroupInfo*> relevant = RelevantJobs(preemptor, victim_jobs);
   bool preemptor_allocated = false;
   auto allocate = [&](PodGroupInfo* job) {
@@ -379,12 +379,24 @@ bool PopAndAllocate(Session* ssn, Statement* stmt, const NodeSet& nodes, PodGrou
   }
   std::optional<JobsOrderByQueues> own;
   if (scratch != nullptr) {
-    scratch->Reset(JobsOrderOptions{});
+    scratch->order.Reset(JobsOrderOptions{});
   } else {
     own.emplace(ssn, JobsOrderOptions{});
   }
-  JobsOrderByQueues& queue = scratch != nullptr ? *scratch : *own;
-  queue.InitializeWithJobs(PendingAndRelevantJobs(ssn->cluster(), relevant));
+  JobsOrderByQueues& queue = scratch != nullptr ? scratch->order : *own;
+  std::vector<PodGroupInfo*> relevant_list;
+  relevant_list.reserve(relevant.size());
+  for (const auto& [id, j] : relevant) relevant_list.push_back(j);
+  if (scratch != nullptr && queue.InitializeFromBase(scratch->base, relevant_list)) {
+#ifndef NDEBUG
+    JobsOrderByQueues check(ssn, JobsOrderOptions{});
+    check.InitializeWithJobs(PendingAndRelevantJobs(ssn->cluster(), relevant));
+    CHECK(queue.SameStateAs(check))
+        << "the order built from the base differs for preemptor " << preemptor->uid();
+#endif
+  } else {
+    queue.InitializeWithJobs(PendingAndRelevantJobs(ssn->cluster(), relevant));
+  }
   // The queue holds each relevant job as the relevant entry itself (PendingAndRelevantJobs), so
   // a popped job is relevant exactly when its pointer is one of them.
   std::vector<const PodGroupInfo*> relevant_jobs;
@@ -408,9 +420,22 @@ bool PopAndAllocate(Session* ssn, Statement* stmt, const NodeSet& nodes, PodGrou
 
 }  // namespace
 
+void PrepareSimulationOrder(const Session& ssn, const PodGroupInfo& preemptor,
+                            const std::vector<PodInfo*>& victims, SimulationOrder* so) {
+  if (so->base.built()) return;
+  const ClusterInfo& c = ssn.cluster();
+  const QueueInfo* q = c.QueueOf(preemptor);
+  bool one_queue = ssn.job_order_ranked();
+  for (const PodInfo* t : victims) {
+    const PodGroupInfo* j = c.JobOf(*t);
+    if (j != nullptr && c.QueueOf(*j) != q) one_queue = false;
+  }
+  if (!one_queue) so->base.Build(PendingAndRelevantJobs(c, {}));
+}
+
 bool TryToVirtuallyAllocatePreemptor(Session* ssn, Statement* stmt, const NodeSet& nodes,
                                      PodGroupInfo* preemptor, const std::vector<PodInfo*>& victims,
-                                     JobsOrderByQueues* scratch) {
+                                     SimulationOrder* scratch) {
   const ClusterInfo& c = ssn->cluster();
   std::map<PodGroupId, PodGroupInfo*> victim_jobs;
   for (const PodInfo* t : victims) {

@@ -44,13 +44,28 @@ std::string EvictionMessage(const Session& ssn, std::string_view action, const P
 Status EvictAllPreemptees(Session* ssn, const std::vector<PodInfo*>& tasks,
                           const PodGroupInfo& preemptor, Statement* stmt, std::string_view action);
 
+// What the simulations of one victim search share (JobSolver::Solve keeps one per searched job):
+// the order of every pending job, reset and reused by each simulation, and the base it is built
+// from (job_order.h, PendingJobsBase).
+struct SimulationOrder {
+  SimulationOrder(const Session* ssn, const PodGroupId& searched)
+      : order(ssn, JobsOrderOptions{}), base(ssn, searched) {}
+  JobsOrderByQueues order;
+  PendingJobsBase base;
+};
+
+// Builds `so`'s base unless it has one or the simulations of `preemptor` against `victims` need
+// none (all of them in one leaf queue: RelevantPopOrder). Call it while no victim is evicted.
+void PrepareSimulationOrder(const Session& ssn, const PodGroupInfo& preemptor,
+                            const std::vector<PodInfo*>& victims, SimulationOrder* so);
+
 // Simulation of a victim scenario (§7.6): all pending jobs plus the victims' jobs plus the
 // preemptor, popped in fairness order; victims and the preemptor are re-placed in pipeline-only
-// mode. True when the preemptor was placed. `scratch` (optional): an order of this session to
-// reuse for it (JobsOrderByQueues::Reset), for a caller that simulates many scenarios.
+// mode. True when the preemptor was placed. `scratch` (optional): what a caller that simulates
+// many scenarios of one search reuses for them.
 bool TryToVirtuallyAllocatePreemptor(Session* ssn, Statement* stmt, const NodeSet& nodes,
                                      PodGroupInfo* preemptor, const std::vector<PodInfo*>& victims,
-                                     JobsOrderByQueues* scratch = nullptr);
+                                     SimulationOrder* scratch = nullptr);
 
 // Whether a victim simulation leaves nothing outside the statement it rolls back. The victims'
 // re-placements record no fit errors (PopAndAllocate mutes them) and new shared-GPU groups are
