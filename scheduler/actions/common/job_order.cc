@@ -27,6 +27,7 @@ JobsOrderByQueues::Node* JobsOrderByQueues::NewNode() {
   node->needs_reorder = false;
   node->parent = nullptr;
   node->build_best = nullptr;
+  node->base_source = nullptr;
   return node;
 }
 
@@ -42,6 +43,7 @@ void JobsOrderByQueues::Reset(JobsOrderOptions options) {
   block_ = 0;
   block_used_ = 0;
   std::fill(nodes_.begin(), nodes_.end(), nullptr);
+  has_unentered_ = false;
   popped_by_queue_.clear();  // (queue_passes_ reads only the session's queues: kept)
 }
 
@@ -107,7 +109,12 @@ bool JobsOrderByQueues::empty() const { return !roots_.has_value() || roots_->em
 int JobsOrderByQueues::size() const {
   int n = 0;
   for (const Node* node : nodes_) {
-    if (node != nullptr && node->leaf) n += node->jobs->size();
+    if (node == nullptr) continue;
+    if (node->base_source != nullptr) {
+      n += JobsUnder(*node->base_source);
+    } else if (node->leaf) {
+      n += node->jobs->size();
+    }
   }
   return n;
 }
@@ -162,6 +169,8 @@ std::unique_ptr<JobsOrderByQueues> JobsOrderByQueues::Clone() const {
     if (node == nullptr) continue;
     Node* n = node->leaf ? out->CreateLeaf(node->queue) : out->CreateInner(node->queue);
     n->needs_reorder = node->needs_reorder;
+    n->build_best = node->build_best;
+    n->base_source = node->base_source;
     copy_of[node] = n;
   }
   auto mapped = [&copy_of](const std::vector<Node*>& nodes) {
@@ -184,6 +193,7 @@ std::unique_ptr<JobsOrderByQueues> JobsOrderByQueues::Clone() const {
     out->roots_.emplace(out->NodeHeapLess());
     out->roots_->set_items(mapped(roots_->items()));
   }
+  out->has_unentered_ = has_unentered_;
   out->popped_by_queue_ = popped_by_queue_;
   out->queue_passes_ = queue_passes_;
   return out;
@@ -192,6 +202,7 @@ std::unique_ptr<JobsOrderByQueues> JobsOrderByQueues::Clone() const {
 void JobsOrderByQueues::PushJob(PodGroupInfo* job) {
   const QueueInfo* q = ssn_->cluster().QueueOf(*job);
   if (q == nullptr || !q->IsLeafQueue()) return;
+  if (has_unentered_) EnterPathTo(q);
   PushJob(job, q, 0);
 }
 
@@ -240,7 +251,11 @@ JobsOrderByQueues::Node* JobsOrderByQueues::NextNode(GoHeap<Node*>* heap) {
 
 JobsOrderByQueues::Node* JobsOrderByQueues::TraverseToLeaf(GoHeap<Node*>* heap) {
   Node* node = NextNode(heap);
-  while (node != nullptr && !node->leaf) node = NextNode(&*node->children);
+  while (node != nullptr) {
+    if (node->base_source != nullptr) Enter(node);
+    if (node->leaf) break;
+    node = NextNode(&*node->children);
+  }
   return node;
 }
 

@@ -60,7 +60,10 @@ class JobsOrderByQueues {
   bool InitializeFromBase(const PendingJobsBase& base, const std::vector<PodGroupInfo*>& relevant);
   // Whether both pop the same jobs in the same order whatever happens next: the same nodes,
   // the same heaps of queue nodes, the same jobs per leaf, the same marks (debug checks, tests).
+  // False while either has subtrees taken from a base and not entered (EnterAll).
   bool SameStateAs(const JobsOrderByQueues& other) const;
+  // Fills every subtree InitializeFromBase left to be filled on first use (debug checks, tests).
+  void EnterAll();
 
  private:
   struct Node;
@@ -93,16 +96,23 @@ class JobsOrderByQueues {
 
   friend class PendingJobsBase;
   // InitializeFromBase's steps.
-  void CopySubtree(const Node& from, Node* to);
-  void FinishFromBase(const PendingJobsBase& base,
+  void FinishFromBase(const PendingJobsBase& base, const std::vector<uint8_t>& touched,
                       const std::vector<std::pair<PodGroupInfo*, const QueueInfo*>>& relevant);
+  // Fills a node taken from a base (base_source) with its base node's heap, its children left
+  // to be filled in turn.
+  void Enter(Node* node);
+  // Enters every node on the way from the root to `q`'s, so that a push can link under them.
+  void EnterPathTo(const QueueInfo* q);
+  static int JobsUnder(const Node& node);
+  static const Node* BestLeafOf(const Node* node);
 
   const Session* ssn_;
   JobsOrderOptions options_;
   std::optional<GoHeap<Node*>> roots_;
   std::vector<std::unique_ptr<Node[]>> node_blocks_;
-  size_t block_ = 0;       // the block NewNode hands out from
-  size_t block_used_ = 0;  // nodes handed out from it
+  size_t block_ = 0;            // the block NewNode hands out from
+  size_t block_used_ = 0;       // nodes handed out from it
+  bool has_unentered_ = false;  // some node still has a base_source
   // By the queues' session index (QueueInfo::session_index), sized on first use.
   std::vector<Node*> nodes_;
   std::unordered_map<const QueueInfo*, std::vector<const PodGroupInfo*>> popped_by_queue_;

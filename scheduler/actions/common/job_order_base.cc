@@ -36,7 +36,8 @@ void PendingJobsBase::Build(const std::vector<PodGroupInfo*>& pending) {
   for (PodGroupInfo* job : pending) {
     if (job->uid() != excluded_) pending_.push_back(job);
   }
-  CHECK(std::is_sorted(pending_.begin(), pending_.end(), UidLess)) << "pending jobs not in uid order";
+  CHECK(std::is_sorted(pending_.begin(), pending_.end(), UidLess))
+      << "pending jobs not in uid order";
   const size_t queues = ssn_->cluster().queues.size();
   timeline_.assign(queues, {});
   children_.assign(queues, {});
@@ -154,51 +155,95 @@ bool JobsOrderByQueues::InitializeFromBase(const PendingJobsBase& base,
       n->build_best = e.job;
     }
   }
-  FinishFromBase(base, admitted);
+  FinishFromBase(base, touched, admitted);
   return true;
 }
 
 void JobsOrderByQueues::FinishFromBase(
-    const PendingJobsBase& base,
+    const PendingJobsBase& base, const std::vector<uint8_t>& touched,
     const std::vector<std::pair<PodGroupInfo*, const QueueInfo*>>& relevant) {
-  // The nodes made so far are the touched leaves, the untouched subtrees' roots and the touched
-  // inner queues; the first two get their base heaps, the touched leaves their relevant jobs.
-  std::vector<Node*> made;
+  // The nodes made so far: the touched leaves get the base's jobs and the relevant ones; the
+  // untouched subtrees' roots keep their best job and are filled from the base when entered;
+  // the touched inner queues' heaps are built.
+  const std::vector<Node*>& from_nodes = base.order_->nodes_;  // empty: the base has no job
   for (Node* n : nodes_) {
-    if (n != nullptr) made.push_back(n);
-  }
-  for (Node* n : made) {
-    if (n->build_best == nullptr) continue;  // a touched inner queue: its heap is built
-    const std::vector<Node*>& from_nodes = base.order_->nodes_;  // empty: the base has no job
+    if (n == nullptr || n->build_best == nullptr) continue;
     const size_t i = IndexOf(*n->queue);
-    if (i < from_nodes.size() && from_nodes[i] != nullptr) CopySubtree(*from_nodes[i], n);
+    const Node* from = i < from_nodes.size() ? from_nodes[i] : nullptr;
+    if (touched[i] != 0) {
+      if (from != nullptr) n->jobs->assign_items(from->jobs->items());
+      continue;
+    }
+    DCHECK(from != nullptr && BestLeafOf(from)->jobs->Peek() == n->build_best)
+        << "queue " << n->queue->uid() << " does not end with its base's best job";
+    n->base_source = from;
+    has_unentered_ = true;
   }
   for (const auto& [job, q] : relevant) NodeOf(q)->jobs->Push(job);
-  for (Node* n : made) {
-    DCHECK(n->build_best == nullptr || BestLeaf(n)->jobs->Peek() == n->build_best)
-        << "queue " << n->queue->uid() << " does not end with the best job it was ordered by";
-    n->build_best = nullptr;
-  }
-  // InitializeWithJobs marks every node it pushes a job under.
   for (Node* n : nodes_) {
-    if (n != nullptr) n->needs_reorder = true;
+    if (n == nullptr) continue;
+    if (n->base_source == nullptr && n->build_best != nullptr) {
+      DCHECK(n->jobs->Peek() == n->build_best)
+          << "queue " << n->queue->uid() << " does not end with the best job it was ordered by";
+      n->build_best = nullptr;
+    }
+    n->needs_reorder = true;  // InitializeWithJobs marks every node it pushes a job under
   }
 }
 
-void JobsOrderByQueues::CopySubtree(const Node& from, Node* to) {
-  if (from.leaf) {
-    to->jobs->assign_items(from.jobs->items());
+void JobsOrderByQueues::Enter(Node* node) {
+  const Node* from = node->base_source;
+  node->base_source = nullptr;
+  node->build_best = nullptr;
+  if (from->leaf) {
+    node->jobs->assign_items(from->jobs->items());
     return;
   }
   std::vector<Node*> children;
-  children.reserve(from.children->items().size());
-  for (const Node* f : from.children->items()) {
+  children.reserve(from->children->items().size());
+  for (const Node* f : from->children->items()) {
     Node* child = f->leaf ? CreateLeaf(f->queue) : CreateInner(f->queue);
-    child->parent = to;
-    CopySubtree(*f, child);
+    child->parent = node;
+    child->base_source = f;
+    child->build_best = BestLeafOf(f)->jobs->Peek();
+    child->needs_reorder = true;
     children.push_back(child);
   }
-  to->children->set_items(std::move(children));
+  node->children->set_items(std::move(children));
+}
+
+void JobsOrderByQueues::EnterPathTo(const QueueInfo* q) {
+  std::vector<const QueueInfo*> path;
+  for (const QueueInfo* x = q; x != nullptr; x = ssn_->cluster().ParentOf(*x)) path.push_back(x);
+  for (auto it = path.rbegin(); it != path.rend(); ++it) {
+    Node* n = NodeOf(*it);
+    if (n != nullptr && n->base_source != nullptr) Enter(n);
+  }
+}
+
+void JobsOrderByQueues::EnterAll() {
+  for (bool entered = true; entered;) {
+    entered = false;
+    for (Node* n : nodes_) {
+      if (n != nullptr && n->base_source != nullptr) {
+        Enter(n);
+        entered = true;
+      }
+    }
+  }
+  has_unentered_ = false;
+}
+
+int JobsOrderByQueues::JobsUnder(const Node& node) {
+  if (node.leaf) return node.jobs->size();
+  int n = 0;
+  for (const Node* child : node.children->items()) n += JobsUnder(*child);
+  return n;
+}
+
+const JobsOrderByQueues::Node* JobsOrderByQueues::BestLeafOf(const Node* node) {
+  while (!node->leaf) node = node->children->Peek();
+  return node;
 }
 
 bool JobsOrderByQueues::SameStateAs(const JobsOrderByQueues& other) const {
@@ -216,6 +261,7 @@ bool JobsOrderByQueues::SameStateAs(const JobsOrderByQueues& other) const {
     const Node* r = i < other.nodes_.size() ? other.nodes_[i] : nullptr;
     if ((l == nullptr) != (r == nullptr)) return false;
     if (l == nullptr) continue;
+    if (l->base_source != nullptr || r->base_source != nullptr) return false;
     if (l->queue != r->queue || l->leaf != r->leaf || l->needs_reorder != r->needs_reorder ||
         (l->parent == nullptr ? nullptr : l->parent->queue) !=
             (r->parent == nullptr ? nullptr : r->parent->queue) ||

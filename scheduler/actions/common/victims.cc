@@ -391,7 +391,9 @@ bool PopAndAllocate(Session* ssn, Statement* stmt, const NodeSet& nodes, PodGrou
 #ifndef NDEBUG
     JobsOrderByQueues check(ssn, JobsOrderOptions{});
     check.InitializeWithJobs(PendingAndRelevantJobs(ssn->cluster(), relevant));
-    CHECK(queue.SameStateAs(check))
+    std::unique_ptr<JobsOrderByQueues> entered = queue.Clone();  // the order itself stays lazy
+    entered->EnterAll();
+    CHECK(entered->SameStateAs(check))
         << "the order built from the base differs for preemptor " << preemptor->uid();
 #endif
   } else {
