@@ -432,8 +432,21 @@ bool NodeInfo::RemoveTask(const PodInfo& task) {
 }
 
 bool NodeInfo::UpdateTask(PodInfo* task) {
-  if (!RemoveTask(*task)) return false;
-  return AddTask(task);
+  // RemoveTask then AddTask, on the entry in place: the accounting reads no other entry, and an
+  // eviction or its rollback (most of a victim simulation's node updates) then neither frees
+  // nor allocates a map node.
+  Touched();
+  auto it = tasks_.find(task->key());
+  if (it == tasks_.end()) return false;
+  RemoveEntryResources(it->second);
+  legacy_mig_tasks.erase(task->uid());
+  Touched();
+  SetAcceptedResources(task);
+  Entry e = MakeEntry(*task);
+  if (task->is_legacy_mig) legacy_mig_tasks[task->uid()] = task->key();
+  AddEntryResources(e);
+  it->second = std::move(e);
+  return true;
 }
 
 bool NodeInfo::ConsolidateSharedTaskToDifferentGpu(PodInfo* task) {

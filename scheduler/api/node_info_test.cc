@@ -1,0 +1,68 @@
+// NodeInfo's task entries: an update in place leaves the node as removing the task and adding it
+// again does (the shared-GPU groups, the releasing GPUs, the task's own accepted resources).
+#include "scheduler/api/node_info.h"
+
+#include <gtest/gtest.h>
+
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "scheduler/testing/test_cluster.h"
+
+namespace kai::scheduler {
+namespace {
+
+using testing::ModelFingerprint;
+using testing::PendingJob;
+using testing::RunningJob;
+using testing::TaskState;
+using testing::TestCluster;
+using testing::TestSession;
+
+TestCluster WholeAndSharedGpus() {
+  TestCluster c;
+  c.AddNode({.name = "node0", .gpus = 4});
+  c.AddNode({.name = "node1", .gpus = 4});
+  c.AddQueue({.name = "q0", .gpu_quota = 8});
+  c.AddJob(RunningJob("run", "q0", 1, "node0", 2));
+  c.AddJob(RunningJob("half", "q0", 0.5, "node1"));
+  c.AddJob(RunningJob("quarter", "q0", 0.25, "node1"));
+  testing::JobSpec leaving = PendingJob("leaving", "q0", 0.5);
+  leaving.tasks[0].state = TaskState::kReleasing;
+  leaving.tasks[0].node = "node1";
+  c.AddJob(leaving);
+  return c;
+}
+
+TEST(NodeInfoTest, UpdateTaskInPlaceIsRemoveThenAdd) {
+  const std::vector<std::pair<std::string, PodStatus>> changes = {
+      {"run-0", PodStatus::kReleasing},     {"half-0", PodStatus::kReleasing},
+      {"quarter-0", PodStatus::kReleasing}, {"leaving-0", PodStatus::kRunning},
+      {"run-1", PodStatus::kPipelined},     {"half-0", PodStatus::kPipelined}};
+  for (const auto& [name, status] : changes) {
+    TestSession updated(WholeAndSharedGpus());
+    TestSession readded(WholeAndSharedGpus());
+    const std::string before = ModelFingerprint(updated.ssn());
+    PodInfo* a = updated.Task(name);
+    a->status = status;
+    ASSERT_TRUE(updated.cluster().FindNode(a->node_name)->UpdateTask(a)) << name;
+    PodInfo* b = readded.Task(name);
+    b->status = status;
+    NodeInfo* node = readded.cluster().FindNode(b->node_name);
+    ASSERT_TRUE(node->RemoveTask(*b)) << name;
+    ASSERT_TRUE(node->AddTask(b)) << name;
+    EXPECT_NE(ModelFingerprint(updated.ssn()), before) << name;
+    EXPECT_EQ(ModelFingerprint(updated.ssn()), ModelFingerprint(readded.ssn())) << name;
+  }
+}
+
+TEST(NodeInfoTest, UpdatingATaskTheNodeDoesNotHoldChangesNothing) {
+  TestSession s(WholeAndSharedGpus());
+  const std::string before = ModelFingerprint(s.ssn());
+  EXPECT_FALSE(s.cluster().FindNode("node1")->UpdateTask(s.Task("run-0")));
+  EXPECT_EQ(ModelFingerprint(s.ssn()), before);
+}
+
+}  // namespace
+}  // namespace kai::scheduler
