@@ -61,7 +61,9 @@ TestCluster MixedCluster(std::mt19937* rng) {
     c.AddQueue({.name = dept, .gpu_quota = 12, .creation_offset_min = d});
     for (int l = 0; l < 3; ++l) {
       const std::string leaf = dept + "-q" + std::to_string(l);
-      c.AddQueue({.name = leaf, .parent = dept, .gpu_quota = static_cast<double>(1 + l),
+      c.AddQueue({.name = leaf,
+                  .parent = dept,
+                  .gpu_quota = static_cast<double>(1 + l),
                   .creation_offset_min = l});
       leaves.push_back(leaf);
     }
