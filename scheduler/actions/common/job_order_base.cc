@@ -124,6 +124,7 @@ bool JobsOrderByQueues::InitializeFromBase(const PendingJobsBase& base,
     bool untouched;
   };
   std::vector<Event> events;
+  events.reserve(admitted.size() + 4 * touched_list.size() + base.roots_.size());
   for (const auto& [job, q] : admitted) events.push_back({base.TimeOf(*job), q, job, false});
   auto add_timeline = [&](const QueueInfo* q, bool untouched) {
     for (const auto& [time, job] : base.timeline_[IndexOf(*q)]) {
