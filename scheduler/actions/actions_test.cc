@@ -8,8 +8,8 @@ namespace {
 
 using testing::JobSpec;
 using testing::PendingJob;
+using testing::ReleasingJob;
 using testing::RunningJob;
-using testing::TaskState;
 using testing::TestCluster;
 using testing::TestSession;
 
@@ -17,9 +17,7 @@ TEST(AllocateActionTest, BindsPipelinesAndStampsTheStartTime) {
   TestCluster c;
   c.AddNode({.name = "n", .gpus = 2});
   c.AddQueue({.name = "q"});
-  JobSpec leaving = RunningJob("leaving", "q", 1, "n");
-  leaving.tasks[0].state = TaskState::kReleasing;
-  c.AddJob(leaving);
+  c.AddJob(ReleasingJob("leaving", "q", 1, "n"));
   c.AddJob(PendingJob("fits", "q", 1, 1, 100));
   c.AddJob(PendingJob("waits", "q", 1, 1, 50));
   TestSession s(c);
@@ -55,9 +53,7 @@ TEST(AllocateActionTest, GangPartlyOnReleasingResourcesIsPipelinedWhole) {
   TestCluster c;
   c.AddNode({.name = "n", .gpus = 2});
   c.AddQueue({.name = "q"});
-  JobSpec leaving = RunningJob("leaving", "q", 1, "n");
-  leaving.tasks[0].state = TaskState::kReleasing;
-  c.AddJob(leaving);
+  c.AddJob(ReleasingJob("leaving", "q", 1, "n"));
   c.AddJob(PendingJob("gang", "q", 1, 2));
   TestSession s(c);
   s.Run({"allocate"});

@@ -14,9 +14,8 @@ namespace kai::scheduler {
 namespace {
 
 using testing::ModelFingerprint;
-using testing::PendingJob;
+using testing::ReleasingJob;
 using testing::RunningJob;
-using testing::TaskState;
 using testing::TestCluster;
 using testing::TestSession;
 
@@ -28,10 +27,7 @@ TestCluster WholeAndSharedGpus() {
   c.AddJob(RunningJob("run", "q0", 1, "node0", 2));
   c.AddJob(RunningJob("half", "q0", 0.5, "node1"));
   c.AddJob(RunningJob("quarter", "q0", 0.25, "node1"));
-  testing::JobSpec leaving = PendingJob("leaving", "q0", 0.5);
-  leaving.tasks[0].state = TaskState::kReleasing;
-  leaving.tasks[0].node = "node1";
-  c.AddJob(leaving);
+  c.AddJob(ReleasingJob("leaving", "q0", 0.5, "node1"));
   return c;
 }
 

@@ -13,8 +13,8 @@ namespace {
 using testing::JobSpec;
 using testing::NodeSpec;
 using testing::PendingJob;
+using testing::ReleasingJob;
 using testing::RunningJob;
-using testing::TaskState;
 using testing::TestCluster;
 using testing::TestSession;
 
@@ -89,9 +89,7 @@ TEST(NodeOrderTest, FittingInIdleBeatsBinpacking) {
   c.AddNode({.name = "free", .gpus = 2});
   c.AddQueue({.name = "q"});
   c.AddJob(RunningJob("stays", "q", 1, "full"));
-  JobSpec leaving = RunningJob("leaving", "q", 1, "full");
-  leaving.tasks[0].state = TaskState::kReleasing;
-  c.AddJob(leaving);
+  c.AddJob(ReleasingJob("leaving", "q", 1, "full"));
   c.AddJob(PendingJob("gpu", "q", 1));
   TestSession s(c);
   // "full" only fits on releasing resources (bin-pack 9); "free" fits in Idle (+100).

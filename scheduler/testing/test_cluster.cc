@@ -123,6 +123,13 @@ JobSpec RunningJob(std::string name, std::string queue, double gpus, const std::
   return j;
 }
 
+JobSpec ReleasingJob(std::string name, std::string queue, double gpus, const std::string& node,
+                     int tasks) {
+  JobSpec j = RunningJob(std::move(name), std::move(queue), gpus, node, tasks);
+  for (TaskSpec& t : j.tasks) t.state = TaskState::kReleasing;
+  return j;
+}
+
 TestCluster& TestCluster::AddNode(NodeSpec node) {
   nodes_.push_back(std::move(node));
   return *this;

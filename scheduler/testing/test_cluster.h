@@ -102,6 +102,9 @@ JobSpec PendingJob(std::string name, std::string queue, double gpus, int tasks =
                    int priority = 50);
 JobSpec RunningJob(std::string name, std::string queue, double gpus, const std::string& node,
                    int tasks = 1, int priority = 50);
+// A running job whose pods are all Releasing on `node` (evicted, not gone yet).
+JobSpec ReleasingJob(std::string name, std::string queue, double gpus, const std::string& node,
+                     int tasks = 1);
 
 class TestCluster {
  public:

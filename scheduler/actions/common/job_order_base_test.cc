@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "scheduler/actions/common/job_order.h"
+#include "scheduler/actions/common/job_order_testing.h"
 #include "scheduler/actions/common/victims.h"
 #include "scheduler/testing/test_cluster.h"
 
@@ -16,15 +17,10 @@ namespace kai::scheduler {
 namespace {
 
 using testing::PendingJob;
+using testing::PopAll;
 using testing::RunningJob;
 using testing::TestCluster;
 using testing::TestSession;
-
-std::vector<std::string> PopAll(JobsOrderByQueues* q) {
-  std::vector<std::string> out;
-  while (PodGroupInfo* j = q->PopNextJob()) out.push_back(j->name());
-  return out;
-}
 
 std::vector<PodGroupInfo*> PendingJobs(const Session& ssn) {
   std::vector<PodGroupInfo*> out;

@@ -6,6 +6,7 @@
 
 #include <algorithm>
 
+#include "scheduler/actions/common/job_order_testing.h"
 #include "scheduler/actions/common/victims.h"
 #include "scheduler/framework/job_state_generation.h"
 #include "scheduler/testing/test_cluster.h"
@@ -15,19 +16,10 @@ namespace {
 
 using testing::JobSpec;
 using testing::PendingJob;
+using testing::PopAll;
 using testing::RunningJob;
 using testing::TestCluster;
 using testing::TestSession;
-
-std::vector<std::string> PopAll(JobsOrderByQueues* q) {
-  std::vector<std::string> out;
-  while (!q->empty()) {
-    PodGroupInfo* j = q->PopNextJob();
-    if (j == nullptr) break;
-    out.push_back(j->name());
-  }
-  return out;
-}
 
 // Two 8-GPU nodes; departments d0 (leaves q0, q1) and d1 (leaf q2), quotas 1, 3 and 2 GPUs.
 TestCluster TwoDepartmentsOnTwoNodes() {
