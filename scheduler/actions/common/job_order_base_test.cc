@@ -45,8 +45,9 @@ std::vector<PodGroupInfo*> PendingAndRelevant(const Session& ssn,
   return out;
 }
 
-// Three departments of three leaf queues (and a top-level leaf), 48 GPUs, running jobs in every
-// queue and pending jobs of mixed sizes and priorities.
+// Three departments of three leaf queues (one of them with a sub-department of two more) and a
+// top-level leaf, 48 GPUs, running jobs in every queue and pending jobs of mixed sizes and
+// priorities.
 TestCluster MixedCluster(std::mt19937* rng) {
   TestCluster c;
   for (int n = 0; n < 6; ++n) c.AddNode({.name = "n" + std::to_string(n), .gpus = 8});
@@ -63,6 +64,13 @@ TestCluster MixedCluster(std::mt19937* rng) {
                   .creation_offset_min = l});
       leaves.push_back(leaf);
     }
+  }
+  // A third level: d0-sub under d0, with two leaves.
+  c.AddQueue({.name = "d0-sub", .parent = "d0", .gpu_quota = 4, .creation_offset_min = 5});
+  for (int l = 0; l < 2; ++l) {
+    const std::string leaf = "d0-sub-q" + std::to_string(l);
+    c.AddQueue({.name = leaf, .parent = "d0-sub", .gpu_quota = 2, .creation_offset_min = l});
+    leaves.push_back(leaf);
   }
   auto pick = [rng](int n) { return static_cast<int>((*rng)() % static_cast<unsigned>(n)); };
   for (int i = 0; i < 16; ++i) {
