@@ -290,23 +290,23 @@ void JobsOrderByQueues::MarkAncestors(Node* node) {
   for (Node* n = node; n != nullptr; n = n->parent) n->needs_reorder = true;
 }
 
-JobsOrderByQueues::Node* JobsOrderByQueues::BestLeaf(Node* node) {
+const JobsOrderByQueues::Node* JobsOrderByQueues::BestLeaf(const Node* node) {
   while (!node->leaf) node = node->children->Peek();
   return node;
 }
 
 void JobsOrderByQueues::BestJob(Node* node, const PodGroupInfo** pending,
                                 std::vector<const PodGroupInfo*>* victims) const {
-  node = BestLeaf(node);
+  const Node* leaf = BestLeaf(node);
   *pending = nullptr;
   victims->clear();
-  if (node->jobs->empty()) return;
+  if (leaf->jobs->empty()) return;
   if (options_.victim_queue) {
-    auto it = popped_by_queue_.find(node->queue);
+    auto it = popped_by_queue_.find(leaf->queue);
     if (it != popped_by_queue_.end()) *victims = it->second;
-    victims->push_back(node->jobs->Peek());
+    victims->push_back(leaf->jobs->Peek());
   } else {
-    *pending = node->jobs->Peek();
+    *pending = leaf->jobs->Peek();
   }
 }
 

@@ -24,6 +24,8 @@ struct JobsOrderOptions {
   bool filter_non_active_allocated = false;
   bool victim_queue = false;
   int max_jobs_queue_depth = -1;  // per leaf queue; -1 = unlimited
+
+  bool operator==(const JobsOrderOptions&) const = default;
 };
 
 class PendingJobsBase;
@@ -90,7 +92,7 @@ class JobsOrderByQueues {
   void MarkAncestors(Node* node);
   bool NodeLess(Node* l, Node* r) const;
   // The leaf a node's best job is read from: each level's top child.
-  static Node* BestLeaf(Node* node);
+  static const Node* BestLeaf(const Node* node);
   void BestJob(Node* node, const PodGroupInfo** pending,
                std::vector<const PodGroupInfo*>* victims) const;
 
@@ -104,7 +106,6 @@ class JobsOrderByQueues {
   // Enters every node on the way from the root to `q`'s, so that a push can link under them.
   void EnterPathTo(const QueueInfo* q);
   static int JobsUnder(const Node& node);
-  static const Node* BestLeafOf(const Node* node);
 
   const Session* ssn_;
   JobsOrderOptions options_;
@@ -137,13 +138,15 @@ class PendingJobsBase {
   // The session must be as the search found it: no victim evicted, nothing allocated.
   void Build(const std::vector<PodGroupInfo*>& pending);
   bool built() const { return order_ != nullptr; }
-  const PodGroupId& excluded() const { return excluded_; }
 
  private:
   friend class JobsOrderByQueues;
   // When a job came in: 2i+2 for the i-th pending job; a relevant job comes in just before the
   // first pending job of a greater uid (2i+1).
   uint32_t TimeOf(const PodGroupInfo& relevant) const;
+  // Where a job of `uid` is or would be among pending_ (uid order).
+  size_t PositionOf(const PodGroupId& uid) const;
+  bool IsPending(const PodGroupId& uid) const;
 
   const Session* ssn_;
   PodGroupId excluded_;

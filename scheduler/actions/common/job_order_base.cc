@@ -69,33 +69,32 @@ void PendingJobsBase::Build(const std::vector<PodGroupInfo*>& pending) {
   }
 }
 
+size_t PendingJobsBase::PositionOf(const PodGroupId& uid) const {
+  return std::lower_bound(
+             pending_.begin(), pending_.end(), uid,
+             [](const PodGroupInfo* job, const PodGroupId& u) { return job->uid() < u; }) -
+         pending_.begin();
+}
+
+bool PendingJobsBase::IsPending(const PodGroupId& uid) const {
+  const size_t i = PositionOf(uid);
+  return i < pending_.size() && pending_[i]->uid() == uid;
+}
+
 uint32_t PendingJobsBase::TimeOf(const PodGroupInfo& relevant) const {
-  auto it = std::lower_bound(
-      pending_.begin(), pending_.end(), relevant.uid(),
-      [](const PodGroupInfo* job, const PodGroupId& uid) { return job->uid() < uid; });
-  return static_cast<uint32_t>(2 * (it - pending_.begin()) + 1);
+  return static_cast<uint32_t>(2 * PositionOf(relevant.uid()) + 1);
 }
 
 bool JobsOrderByQueues::InitializeFromBase(const PendingJobsBase& base,
                                            const std::vector<PodGroupInfo*>& relevant) {
-  const JobsOrderOptions defaults;
   if (!base.built() || !base.usable_ || base.ssn_ != ssn_ || !ssn_->job_order_ranked() ||
-      options_.filter_unready != defaults.filter_unready ||
-      options_.filter_non_pending != defaults.filter_non_pending ||
-      options_.filter_non_preemptible != defaults.filter_non_preemptible ||
-      options_.filter_non_active_allocated != defaults.filter_non_active_allocated ||
-      options_.victim_queue || options_.max_jobs_queue_depth != defaults.max_jobs_queue_depth ||
-      !empty()) {
+      !(options_ == JobsOrderOptions{}) || !empty()) {
     return false;
   }
   // A relevant job that is also one of the base's pending jobs may have changed (a victim with
   // Pending pods): its leaf would not come out as in the base.
   for (const PodGroupInfo* job : relevant) {
-    if (job->uid() == base.excluded_) continue;
-    auto it = std::lower_bound(
-        base.pending_.begin(), base.pending_.end(), job->uid(),
-        [](const PodGroupInfo* p, const PodGroupId& uid) { return p->uid() < uid; });
-    if (it != base.pending_.end() && (*it)->uid() == job->uid()) return false;
+    if (job->uid() != base.excluded_ && base.IsPending(job->uid())) return false;
   }
   const ClusterInfo& c = ssn_->cluster();
   // The touched queues: the relevant jobs' own (whose numbers the victims' evictions changed)
@@ -175,7 +174,7 @@ void JobsOrderByQueues::FinishFromBase(
       if (from != nullptr) n->jobs->assign_items(from->jobs->items());
       continue;
     }
-    DCHECK(from != nullptr && BestLeafOf(from)->jobs->Peek() == n->build_best)
+    DCHECK(from != nullptr && BestLeaf(from)->jobs->Peek() == n->build_best)
         << "queue " << n->queue->uid() << " does not end with its base's best job";
     n->base_source = from;
     has_unentered_ = true;
@@ -206,7 +205,7 @@ void JobsOrderByQueues::Enter(Node* node) {
     Node* child = f->leaf ? CreateLeaf(f->queue) : CreateInner(f->queue);
     child->parent = node;
     child->base_source = f;
-    child->build_best = BestLeafOf(f)->jobs->Peek();
+    child->build_best = BestLeaf(f)->jobs->Peek();
     child->needs_reorder = true;
     children.push_back(child);
   }
@@ -240,11 +239,6 @@ int JobsOrderByQueues::JobsUnder(const Node& node) {
   int n = 0;
   for (const Node* child : node.children->items()) n += JobsUnder(*child);
   return n;
-}
-
-const JobsOrderByQueues::Node* JobsOrderByQueues::BestLeafOf(const Node* node) {
-  while (!node->leaf) node = node->children->Peek();
-  return node;
 }
 
 bool JobsOrderByQueues::SameStateAs(const JobsOrderByQueues& other) const {

@@ -401,9 +401,7 @@ bool PopAndAllocate(Session* ssn, Statement* stmt, const NodeSet& nodes, PodGrou
   }
   // The queue holds each relevant job as the relevant entry itself (PendingAndRelevantJobs), so
   // a popped job is relevant exactly when its pointer is one of them.
-  std::vector<const PodGroupInfo*> relevant_jobs;
-  relevant_jobs.reserve(relevant.size());
-  for (const auto& [id, j] : relevant) relevant_jobs.push_back(j);
+  std::vector<const PodGroupInfo*> relevant_jobs(relevant_list.begin(), relevant_list.end());
   std::sort(relevant_jobs.begin(), relevant_jobs.end(), std::less<>());
   // Pending jobs only shape the order; once the preemptor and every victim job were popped, the
   // rest of the queue changes nothing.
