@@ -28,13 +28,16 @@ JobsOrderByQueues::Node* JobsOrderByQueues::NewNode() {
   node->parent = nullptr;
   node->build_best = nullptr;
   node->base_source = nullptr;
+  node->replay = nullptr;
+  node->replayed = 0;
   return node;
 }
 
 size_t JobsOrderByQueues::BlockSize(size_t block) const {
   // The first block holds a node per queue of the cluster: more are needed only when queues
   // emptied by pops are pushed to again.
-  return block == 0 ? std::max<size_t>(ssn_->cluster().queues.size(), 8) : 32;
+  if (block != 0) return 32;
+  return first_block_ != 0 ? first_block_ : std::max<size_t>(ssn_->cluster().queues.size(), 8);
 }
 
 void JobsOrderByQueues::Reset(JobsOrderOptions options) {
@@ -44,6 +47,7 @@ void JobsOrderByQueues::Reset(JobsOrderOptions options) {
   block_used_ = 0;
   std::fill(nodes_.begin(), nodes_.end(), nullptr);
   has_unentered_ = false;
+  replay_base_ = nullptr;
   popped_by_queue_.clear();  // (queue_passes_ reads only the session's queues: kept)
 }
 
@@ -110,7 +114,9 @@ int JobsOrderByQueues::size() const {
   int n = 0;
   for (const Node* node : nodes_) {
     if (node == nullptr) continue;
-    if (node->base_source != nullptr) {
+    if (node->replay != nullptr) {
+      n += node->size();
+    } else if (node->base_source != nullptr) {
       n += JobsUnder(*node->base_source);
     } else if (node->leaf) {
       n += node->jobs->size();
@@ -171,6 +177,8 @@ std::unique_ptr<JobsOrderByQueues> JobsOrderByQueues::Clone() const {
     n->needs_reorder = node->needs_reorder;
     n->build_best = node->build_best;
     n->base_source = node->base_source;
+    n->replay = node->replay;
+    n->replayed = node->replayed;
     copy_of[node] = n;
   }
   auto mapped = [&copy_of](const std::vector<Node*>& nodes) {
@@ -194,6 +202,7 @@ std::unique_ptr<JobsOrderByQueues> JobsOrderByQueues::Clone() const {
     out->roots_->set_items(mapped(roots_->items()));
   }
   out->has_unentered_ = has_unentered_;
+  out->replay_base_ = replay_base_;
   out->popped_by_queue_ = popped_by_queue_;
   out->queue_passes_ = queue_passes_;
   return out;
@@ -252,6 +261,7 @@ JobsOrderByQueues::Node* JobsOrderByQueues::NextNode(GoHeap<Node*>* heap) {
 JobsOrderByQueues::Node* JobsOrderByQueues::TraverseToLeaf(GoHeap<Node*>* heap) {
   Node* node = NextNode(heap);
   while (node != nullptr) {
+    if (node->replay != nullptr) break;
     if (node->base_source != nullptr) Enter(node);
     if (node->leaf) break;
     node = NextNode(&*node->children);
@@ -263,7 +273,9 @@ PodGroupInfo* JobsOrderByQueues::PopNextJob() {
   if (empty()) return nullptr;
   Node* leaf = TraverseToLeaf(&*roots_);
   if (leaf == nullptr) return nullptr;
-  PodGroupInfo* job = leaf->jobs->Pop();
+  PodGroupInfo* job = leaf->replay != nullptr
+                          ? replay_base_->ReplayPop(leaf->replay, leaf->replayed++)
+                          : leaf->jobs->Pop();
   if (options_.victim_queue) popped_by_queue_[leaf->queue].push_back(job);
   HandlePop(leaf);
   return job;
@@ -288,6 +300,15 @@ void JobsOrderByQueues::HandlePop(Node* node) {
 
 void JobsOrderByQueues::MarkAncestors(Node* node) {
   for (Node* n = node; n != nullptr; n = n->parent) n->needs_reorder = true;
+}
+
+const PodGroupInfo* JobsOrderByQueues::ShownBest(const Node* node) {
+  while (node->build_best == nullptr && node->replay == nullptr && !node->leaf) {
+    node = node->children->Peek();
+  }
+  if (node->replay != nullptr) return node->replay->shown[node->replayed];
+  if (node->build_best != nullptr) return node->build_best;
+  return node->jobs->empty() ? nullptr : node->jobs->Peek();
 }
 
 const JobsOrderByQueues::Node* JobsOrderByQueues::BestLeaf(const Node* node) {
@@ -318,12 +339,8 @@ bool JobsOrderByQueues::NodeLess(Node* l, Node* r) const {
     // Pending mode (every simulation's order): each side's best job is its leaf's top, and no
     // victim lists are built.
     static const std::vector<const PodGroupInfo*> kNoVictims;
-    auto top = [](Node* node) -> const PodGroupInfo* {
-      while (node->build_best == nullptr && !node->leaf) node = node->children->Peek();
-      if (node->build_best != nullptr) return node->build_best;
-      return node->jobs->empty() ? nullptr : node->jobs->Peek();
-    };
-    return ssn_->QueueOrderLess(*l->queue, *r->queue, top(l), top(r), kNoVictims, kNoVictims);
+    return ssn_->QueueOrderLess(*l->queue, *r->queue, ShownBest(l), ShownBest(r), kNoVictims,
+                                kNoVictims);
   }
   const PodGroupInfo* l_pending = nullptr;
   const PodGroupInfo* r_pending = nullptr;

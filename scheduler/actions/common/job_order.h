@@ -59,7 +59,9 @@ class JobsOrderByQueues {
   // without filters or depth limit. Only the subtrees of the queues the relevant jobs belong to
   // are ordered again; the others are copied from the base. False (nothing done) when the base
   // cannot stand for the pending jobs: then InitializeWithJobs must be used.
-  bool InitializeFromBase(const PendingJobsBase& base, const std::vector<PodGroupInfo*>& relevant);
+  // Each untouched subtree pops from the base's replay of it (PendingJobsBase::ReplayOf): the base
+  // must outlive the order's pops and stay unchanged (no Build) until the order is Reset.
+  bool InitializeFromBase(PendingJobsBase& base, const std::vector<PodGroupInfo*>& relevant);
   // Whether both pop the same jobs in the same order whatever happens next: the same nodes,
   // the same heaps of queue nodes, the same jobs per leaf, the same marks (debug checks, tests).
   // False while either has subtrees taken from a base and not entered (EnterAll).
@@ -69,6 +71,7 @@ class JobsOrderByQueues {
 
  private:
   struct Node;
+  struct Replay;
   bool PassesFilters(const PodGroupInfo& job) const;
   // The job's leaf queue when the filters admit it, else nullptr.
   const QueueInfo* AdmittedQueue(const PodGroupInfo& job) const;
@@ -98,11 +101,19 @@ class JobsOrderByQueues {
 
   friend class PendingJobsBase;
   // InitializeFromBase's steps.
-  void FinishFromBase(const PendingJobsBase& base, const std::vector<uint8_t>& touched,
+  void FinishFromBase(PendingJobsBase& base, const std::vector<uint8_t>& touched,
                       const std::vector<std::pair<PodGroupInfo*, const QueueInfo*>>& relevant);
   // Fills a node taken from a base (base_source) with its base node's heap, its children left
   // to be filled in turn.
   void Enter(Node* node);
+  // Turns a node that pops from a replay into one taken from the base, in the state its replay
+  // is in (its pops repeated on it), so that a push can change it.
+  void LeaveReplay(Node* node);
+  // Pops the next job of `subtree` as PopNextJob pops it when the traversal reaches `subtree`,
+  // without touching anything above it. `subtree` must not be empty.
+  PodGroupInfo* PopWithin(Node* subtree);
+  // The best job the heaps under `node` show, as the pending-mode queue order reads it.
+  static const PodGroupInfo* ShownBest(const Node* node);
   // Enters every node on the way from the root to `q`'s, so that a push can link under them.
   void EnterPathTo(const QueueInfo* q);
   static int JobsUnder(const Node& node);
@@ -111,9 +122,11 @@ class JobsOrderByQueues {
   JobsOrderOptions options_;
   std::optional<GoHeap<Node*>> roots_;
   std::vector<std::unique_ptr<Node[]>> node_blocks_;
-  size_t block_ = 0;            // the block NewNode hands out from
-  size_t block_used_ = 0;       // nodes handed out from it
-  bool has_unentered_ = false;  // some node still has a base_source
+  size_t block_ = 0;                        // the block NewNode hands out from
+  size_t block_used_ = 0;                   // nodes handed out from it
+  bool has_unentered_ = false;              // some node still has a base_source or a replay
+  PendingJobsBase* replay_base_ = nullptr;  // whose replays the nodes pop from
+  size_t first_block_ = 0;                  // 0: a node per cluster queue (BlockSize)
   // By the queues' session index (QueueInfo::session_index), sized on first use.
   std::vector<Node*> nodes_;
   std::unordered_map<const QueueInfo*, std::vector<const PodGroupInfo*>> popped_by_queue_;
@@ -141,6 +154,14 @@ class PendingJobsBase {
 
  private:
   friend class JobsOrderByQueues;
+  using Replay = JobsOrderByQueues::Replay;
+  // The pops of `q`'s subtree alone from the base's state, made on first use. Its queues' numbers
+  // and jobs are the base's in every simulation that leaves the subtree untouched, and its heaps
+  // change only when it is popped from, so it pops the same jobs in the same order whatever is
+  // popped around it: each simulation reads them here instead of repeating its heap operations.
+  Replay* ReplayOf(const QueueInfo& q);
+  // The k-th job the replay pops (popping it on the replay's own copy the first time).
+  PodGroupInfo* ReplayPop(Replay* replay, uint32_t k);
   // When a job came in: 2i+2 for the i-th pending job; a relevant job comes in just before the
   // first pending job of a greater uid (2i+1).
   uint32_t TimeOf(const PodGroupInfo& relevant) const;
@@ -158,6 +179,7 @@ class PendingJobsBase {
   std::vector<std::vector<const QueueInfo*>> children_;
   std::vector<const QueueInfo*> roots_;
   bool usable_ = false;  // false: a node the base made hangs under a missing queue
+  std::vector<std::unique_ptr<Replay>> replays_;  // by queue session index
 };
 
 // The order in which a JobsOrderByQueues without filters or depth limit, holding `jobs` among any

@@ -42,6 +42,8 @@ void PendingJobsBase::Build(const std::vector<PodGroupInfo*>& pending) {
   timeline_.assign(queues, {});
   children_.assign(queues, {});
   roots_.clear();
+  replays_.clear();
+  replays_.resize(queues);
   order_ = std::make_unique<JobsOrderByQueues>(ssn_, JobsOrderOptions{});
   JobsOrderByQueues& o = *order_;
   for (size_t i = 0; i < pending_.size(); ++i) {
@@ -85,7 +87,35 @@ uint32_t PendingJobsBase::TimeOf(const PodGroupInfo& relevant) const {
   return static_cast<uint32_t>(2 * PositionOf(relevant.uid()) + 1);
 }
 
-bool JobsOrderByQueues::InitializeFromBase(const PendingJobsBase& base,
+JobsOrderByQueues::Replay* PendingJobsBase::ReplayOf(const QueueInfo& q) {
+  std::unique_ptr<Replay>& r = replays_[IndexOf(q)];
+  if (r != nullptr) return r.get();
+  const JobsOrderByQueues::Node* from = order_->nodes_[IndexOf(q)];
+  CHECK(from != nullptr) << "queue " << q.uid() << " has no jobs in the base";
+  r = std::make_unique<Replay>();
+  r->order = std::make_unique<JobsOrderByQueues>(ssn_, JobsOrderOptions{});
+  r->order->first_block_ = 8;  // the subtree's nodes only, not one per cluster queue
+  JobsOrderByQueues& o = *r->order;
+  r->root = from->leaf ? o.CreateLeaf(&q) : o.CreateInner(&q);
+  r->from = from;
+  r->root->base_source = from;
+  r->root->build_best = JobsOrderByQueues::BestLeaf(from)->jobs->Peek();
+  r->total = static_cast<uint32_t>(JobsOrderByQueues::JobsUnder(*from));
+  r->shown.push_back(r->root->build_best);
+  return r.get();
+}
+
+PodGroupInfo* PendingJobsBase::ReplayPop(Replay* replay, uint32_t k) {
+  CHECK_LT(k, replay->total) << "a replayed subtree popped when empty";
+  while (replay->popped.size() <= k) {
+    replay->popped.push_back(replay->order->PopWithin(replay->root));
+    replay->shown.push_back(replay->root->empty() ? nullptr
+                                                  : JobsOrderByQueues::ShownBest(replay->root));
+  }
+  return replay->popped[k];
+}
+
+bool JobsOrderByQueues::InitializeFromBase(PendingJobsBase& base,
                                            const std::vector<PodGroupInfo*>& relevant) {
   if (!base.built() || !base.usable_ || base.ssn_ != ssn_ || !ssn_->job_order_ranked() ||
       !(options_ == JobsOrderOptions{}) || !empty()) {
@@ -160,11 +190,10 @@ bool JobsOrderByQueues::InitializeFromBase(const PendingJobsBase& base,
 }
 
 void JobsOrderByQueues::FinishFromBase(
-    const PendingJobsBase& base, const std::vector<uint8_t>& touched,
+    PendingJobsBase& base, const std::vector<uint8_t>& touched,
     const std::vector<std::pair<PodGroupInfo*, const QueueInfo*>>& relevant) {
   // The nodes made so far: the touched leaves get the base's jobs and the relevant ones; the
-  // untouched subtrees' roots keep their best job and are filled from the base when entered;
-  // the touched inner queues' heaps are built.
+  // untouched subtrees' roots pop from their replays; the touched inner queues' heaps are built.
   const std::vector<Node*>& from_nodes = base.order_->nodes_;  // empty: the base has no job
   for (Node* n : nodes_) {
     if (n == nullptr || n->build_best == nullptr) continue;
@@ -176,13 +205,16 @@ void JobsOrderByQueues::FinishFromBase(
     }
     DCHECK(from != nullptr && BestLeaf(from)->jobs->Peek() == n->build_best)
         << "queue " << n->queue->uid() << " does not end with its base's best job";
-    n->base_source = from;
+    n->replay = base.ReplayOf(*n->queue);
+    n->replayed = 0;
+    n->build_best = nullptr;
     has_unentered_ = true;
   }
+  replay_base_ = &base;
   for (const auto& [job, q] : relevant) NodeOf(q)->jobs->Push(job);
   for (Node* n : nodes_) {
     if (n == nullptr) continue;
-    if (n->base_source == nullptr && n->build_best != nullptr) {
+    if (n->replay == nullptr && n->build_best != nullptr) {
       DCHECK(n->jobs->Peek() == n->build_best)
           << "queue " << n->queue->uid() << " does not end with the best job it was ordered by";
       n->build_best = nullptr;
@@ -212,11 +244,45 @@ void JobsOrderByQueues::Enter(Node* node) {
   node->children->set_items(std::move(children));
 }
 
+void JobsOrderByQueues::LeaveReplay(Node* node) {
+  const uint32_t popped = node->replayed;
+  const bool needs_reorder = node->needs_reorder;  // its parent's heap reads it
+  node->base_source = node->replay->from;
+  node->build_best = node->replay->shown[0];
+  node->replay = nullptr;
+  node->replayed = 0;
+  for (uint32_t i = 0; i < popped; ++i) PopWithin(node);
+  node->needs_reorder = needs_reorder;
+}
+
+PodGroupInfo* JobsOrderByQueues::PopWithin(Node* subtree) {
+  // TraverseToLeaf below `subtree`, then HandlePop up to it.
+  Node* node = subtree;
+  while (true) {
+    if (node->base_source != nullptr) Enter(node);
+    if (node->leaf) break;
+    node = NextNode(&*node->children);
+    CHECK(node != nullptr) << "popped within an empty subtree";
+  }
+  PodGroupInfo* job = node->jobs->Pop();
+  while (node != subtree && node->size() == 0) {
+    node->parent->children->Pop();
+    NodeOf(node->queue) = nullptr;
+    node = node->parent;
+  }
+  for (Node* n = node;; n = n->parent) {
+    n->needs_reorder = true;
+    if (n == subtree) break;
+  }
+  return job;
+}
+
 void JobsOrderByQueues::EnterPathTo(const QueueInfo* q) {
   std::vector<const QueueInfo*> path;
   for (const QueueInfo* x = q; x != nullptr; x = ssn_->cluster().ParentOf(*x)) path.push_back(x);
   for (auto it = path.rbegin(); it != path.rend(); ++it) {
     Node* n = NodeOf(*it);
+    if (n != nullptr && n->replay != nullptr) LeaveReplay(n);
     if (n != nullptr && n->base_source != nullptr) Enter(n);
   }
 }
@@ -225,6 +291,7 @@ void JobsOrderByQueues::EnterAll() {
   for (bool entered = true; entered;) {
     entered = false;
     for (Node* n : nodes_) {
+      if (n != nullptr && n->replay != nullptr) LeaveReplay(n);
       if (n != nullptr && n->base_source != nullptr) {
         Enter(n);
         entered = true;
@@ -256,7 +323,10 @@ bool JobsOrderByQueues::SameStateAs(const JobsOrderByQueues& other) const {
     const Node* r = i < other.nodes_.size() ? other.nodes_[i] : nullptr;
     if ((l == nullptr) != (r == nullptr)) return false;
     if (l == nullptr) continue;
-    if (l->base_source != nullptr || r->base_source != nullptr) return false;
+    if (l->base_source != nullptr || r->base_source != nullptr || l->replay != nullptr ||
+        r->replay != nullptr) {
+      return false;
+    }
     if (l->queue != r->queue || l->leaf != r->leaf || l->needs_reorder != r->needs_reorder ||
         (l->parent == nullptr ? nullptr : l->parent->queue) !=
             (r->parent == nullptr ? nullptr : r->parent->queue) ||

@@ -135,6 +135,65 @@ TEST(PendingJobsBaseTest, AnOrderFromTheBaseIsTheOrderOfAllTheJobs) {
   EXPECT_EQ(from_base, 72);
 }
 
+// The simulations of one search share their base and its replays of the untouched subtrees,
+// each popping them as far as it goes; between pops the victims' queues change (more of their
+// pods evicted), as a simulation's allocations change them; a push may follow.
+TEST(PendingJobsBaseTest, SimulationsOfOneSearchPopWhatTheFullOrderPops) {
+  std::mt19937 rng(23);
+  int pops = 0;
+  for (int cluster = 0; cluster < 6; ++cluster) {
+    TestSession s(MixedCluster(&rng));
+    Session& ssn = s.ssn();
+    const std::vector<PodGroupInfo*> pending = PendingJobs(ssn);
+    std::vector<PodGroupInfo*> running;
+    for (PodGroupInfo* job : AllJobs(ssn)) {
+      if (!job->HasPendingTasks()) running.push_back(job);
+    }
+    for (int search = 0; search < 3; ++search) {
+      PodGroupInfo* preemptor = pending[rng() % pending.size()];
+      PendingJobsBase base(&ssn, preemptor->uid());
+      base.Build(pending);
+      JobsOrderByQueues order(&ssn, JobsOrderOptions{});
+      for (int simulation = 0; simulation < 8; ++simulation) {
+        std::vector<PodGroupInfo*> relevant = {preemptor};
+        std::vector<PodInfo*> to_evict;
+        for (int v = static_cast<int>(rng() % 4); v > 0; --v) {
+          PodGroupInfo* victim = running[rng() % running.size()];
+          if (std::find(relevant.begin(), relevant.end(), victim) != relevant.end()) continue;
+          relevant.push_back(victim);
+          for (PodInfo* t : victim->tasks()) to_evict.push_back(t);
+        }
+        auto stmt = ssn.NewStatement();
+        order.Reset(JobsOrderOptions{});
+        ASSERT_TRUE(order.InitializeFromBase(base, relevant));
+        JobsOrderByQueues full(&ssn, JobsOrderOptions{});
+        full.InitializeWithJobs(PendingAndRelevant(ssn, relevant));
+        // Stop somewhere (a simulation stops once its relevant jobs are popped).
+        const int stop = static_cast<int>(rng() % (pending.size() + 2));
+        for (int i = 0; i < stop && !full.empty(); ++i) {
+          PodGroupInfo* job = full.PopNextJob();
+          ASSERT_EQ(order.PopNextJob(), job) << cluster << "/" << search << "/" << simulation;
+          ++pops;
+          if (!to_evict.empty()) {
+            ASSERT_TRUE(stmt->Evict(to_evict.back(), "test", EvictionMetadata{}).ok());
+            to_evict.pop_back();
+          }
+          EXPECT_EQ(order.size(), full.size());
+        }
+        // A push turns replayed subtrees on its path back into heaps, as far as they were popped.
+        if (simulation % 2 == 1) {
+          PodGroupInfo* again = pending[rng() % pending.size()];
+          order.PushJob(again);
+          full.PushJob(again);
+          EXPECT_EQ(PopAll(&order), PopAll(&full)) << cluster << "/" << search << "/" << simulation;
+        }
+        stmt->Discard();
+      }
+    }
+  }
+  EXPECT_GT(pops, 1000);
+}
+
 TEST(PendingJobsBaseTest, ARelevantJobThatIsAlsoPendingOrAFilteredOrderUsesNoBase) {
   std::mt19937 rng(11);
   TestSession s(MixedCluster(&rng));

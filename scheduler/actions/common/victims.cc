@@ -387,13 +387,17 @@ bool PopAndAllocate(Session* ssn, Statement* stmt, const NodeSet& nodes, PodGrou
   std::vector<PodGroupInfo*> relevant_list;
   relevant_list.reserve(relevant.size());
   for (const auto& [id, j] : relevant) relevant_list.push_back(j);
+#ifndef NDEBUG
+  // The full order, popped beside the one from the base: the same jobs in the same order.
+  std::optional<JobsOrderByQueues> check;
+#endif
   if (scratch != nullptr && queue.InitializeFromBase(scratch->base, relevant_list)) {
 #ifndef NDEBUG
-    JobsOrderByQueues check(ssn, JobsOrderOptions{});
-    check.InitializeWithJobs(PendingAndRelevantJobs(ssn->cluster(), relevant));
+    check.emplace(ssn, JobsOrderOptions{});
+    check->InitializeWithJobs(PendingAndRelevantJobs(ssn->cluster(), relevant));
     std::unique_ptr<JobsOrderByQueues> entered = queue.Clone();  // the order itself stays lazy
     entered->EnterAll();
-    CHECK(entered->SameStateAs(check))
+    CHECK(entered->SameStateAs(*check))
         << "the order built from the base differs for preemptor " << preemptor->uid();
 #endif
   } else {
@@ -408,6 +412,9 @@ bool PopAndAllocate(Session* ssn, Statement* stmt, const NodeSet& nodes, PodGrou
   size_t relevant_left = relevant.size();
   while (!queue.empty() && relevant_left > 0) {
     PodGroupInfo* job = queue.PopNextJob();
+#ifndef NDEBUG
+    if (check) CHECK(job == check->PopNextJob()) << "the order from the base popped another job";
+#endif
     if (job == nullptr) break;
     if (!std::binary_search(relevant_jobs.begin(), relevant_jobs.end(), job, std::less<>())) {
       continue;
