@@ -1,5 +1,7 @@
 #include "scheduler/actions/common/idle_gpus_filter.h"
 
+#include <glog/logging.h>
+
 #include <algorithm>
 #include <functional>
 #include <map>
@@ -19,7 +21,7 @@ bool InNameOrder(const ClusterInfo& cluster) {
 
 }  // namespace
 
-NodeGpuCapacities::NodeGpuCapacities(const ClusterInfo& cluster) {
+NodeGpuCapacities::NodeGpuCapacities(const ClusterInfo& cluster, size_t top) {
   names_.reserve(cluster.nodes.size());
   capacity_.reserve(cluster.nodes.size());
   if (InNameOrder(cluster)) {
@@ -37,10 +39,13 @@ NodeGpuCapacities::NodeGpuCapacities(const ClusterInfo& cluster) {
   order_.resize(capacity_.size());
   for (size_t i = 0; i < order_.size(); ++i) order_[i] = i;
   // (capacity desc, name asc) is a strict total order: any sort gives the stable sort's result.
-  std::sort(order_.begin(), order_.end(), [this](size_t a, size_t b) {
-    if (capacity_[a] != capacity_[b]) return capacity_[a] > capacity_[b];
-    return a < b;
-  });
+  const auto kept = static_cast<std::ptrdiff_t>(std::min(top, order_.size()));
+  std::partial_sort(order_.begin(), order_.begin() + kept, order_.end(),
+                    [this](size_t a, size_t b) {
+                      if (capacity_[a] != capacity_[b]) return capacity_[a] > capacity_[b];
+                      return a < b;
+                    });
+  order_.resize(static_cast<size_t>(kept));
 }
 
 std::optional<size_t> NodeGpuCapacities::Find(const std::string& name) const {
@@ -65,6 +70,7 @@ IdleGpusFilter::IdleGpusFilter(std::shared_ptr<const NodeGpuCapacities> nodes, s
       capacity_(nodes_->capacities()),
       relevant_(static_cast<int>(pending_tasks)) {
   const size_t keep = std::min(nodes_->size(), static_cast<size_t>(std::max(relevant_, 0)));
+  CHECK_LE(keep, nodes_->by_capacity().size()) << "more pending tasks than top nodes kept";
   top_.assign(nodes_->by_capacity().begin(),
               nodes_->by_capacity().begin() + static_cast<std::ptrdiff_t>(keep));
 }

@@ -40,6 +40,13 @@ TEST(NodeGpuCapacitiesTest, OrdersByCapacityThenName) {
   EXPECT_EQ(caps.Find("n2"), 2u);
   EXPECT_EQ(caps.Find("n9"), std::nullopt);
   EXPECT_TRUE(caps == NodeGpuCapacities(s.cluster()));
+  // Only the top nodes a search's tasks can use are ordered; every capacity is kept.
+  const NodeGpuCapacities top2(s.cluster(), 2);
+  EXPECT_EQ(top2.by_capacity(), (std::vector<size_t>{1, 2}));
+  EXPECT_EQ(top2.capacities(), caps.capacities());
+  EXPECT_EQ(NodeGpuCapacities(s.cluster(), 1).by_capacity(), (std::vector<size_t>{1}));
+  EXPECT_EQ(NodeGpuCapacities(s.cluster(), 0).by_capacity(), (std::vector<size_t>{}));
+  EXPECT_EQ(NodeGpuCapacities(s.cluster(), 7).by_capacity(), caps.by_capacity());
 }
 
 // Each node's capacity is memoized per accounting version: evictions and their rollback show in the

@@ -409,9 +409,11 @@ JobSolution JobSolver::Solve(Session* ssn, PodGroupInfo* pending_job,
       if (NodeInfo* n = ssn->cluster().FindNode(t->node_name)) feasible.Add(n);
     }
     if (victims == nullptr) victims = victims_queue_();
-    if (capacities == nullptr) capacities = std::make_shared<NodeGpuCapacities>(ssn->cluster());
+    if (capacities == nullptr) {
+      capacities = std::make_shared<NodeGpuCapacities>(ssn->cluster(), tasks.size());
+    }
 #ifndef NDEBUG
-    CHECK(*capacities == NodeGpuCapacities(ssn->cluster()))
+    CHECK(*capacities == NodeGpuCapacities(ssn->cluster(), tasks.size()))
         << "a partial job of " << pending_job->uid() << " started from another state";
 #endif
     ScenarioBuilder builder(ssn, partial, recorded_jobs, victims->Clone(), capacities, &arena,
