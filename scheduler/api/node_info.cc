@@ -693,9 +693,21 @@ double NodeInfo::IdleAndReleasingGpus() const {
         << "stale GPU capacity memo on node " << name();
     return gpu_capacity_;
   }
-  gpu_capacity_ = SumOfIdleGpus().first + SumOfReleasingGpus().first;
+  const double idle = SumOfIdleGpus().first;
+  const double releasing = SumOfReleasingGpus().first;
+  gpu_capacity_ = idle + releasing;
+  // Apart: an over-committed node's idle GPUs are negative.
+  has_idle_or_releasing_gpus_ = idle > 0 || releasing > 0;
   gpu_capacity_version_ = version;
   return gpu_capacity_;
+}
+
+bool NodeInfo::HasIdleOrReleasingGpus() const {
+  IdleAndReleasingGpus();
+  DCHECK_EQ(has_idle_or_releasing_gpus_,
+            SumOfIdleGpus().first > 0 || SumOfReleasingGpus().first > 0)
+      << "stale GPU capacity memo on node " << name();
+  return has_idle_or_releasing_gpus_;
 }
 
 std::pair<double, int64_t> NodeInfo::SumOfReleasingGpus() const {

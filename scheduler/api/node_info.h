@@ -157,6 +157,9 @@ class NodeInfo {
   // SumOfIdleGpus().first + SumOfReleasingGpus().first, memoized per accounting version: victim
   // searches ask it of every node once per job they search for.
   double IdleAndReleasingGpus() const;
+  // Whether some GPU is idle or releasing here (SumOfIdleGpus or SumOfReleasingGpus positive),
+  // memoized as IdleAndReleasingGpus is: victim searches ask it of every node once per job.
+  bool HasIdleOrReleasingGpus() const;
   int64_t NumberOfGpusInNode() const;
   bool IsCpuOnlyNode() const;
   bool IsMigEnabled() const;
@@ -254,6 +257,7 @@ class NodeInfo {
   // IdleAndReleasingGpus, valid while the accounting version is gpu_capacity_version_ (not 0).
   mutable uint64_t gpu_capacity_version_ = 0;
   mutable double gpu_capacity_ = 0;
+  mutable bool has_idle_or_releasing_gpus_ = false;
 };
 
 }  // namespace kai::scheduler

@@ -8,6 +8,7 @@
 #include <utility>
 #include <vector>
 
+#include "scheduler/framework/statement.h"
 #include "scheduler/testing/test_cluster.h"
 
 namespace kai::scheduler {
@@ -51,6 +52,32 @@ TEST(NodeInfoTest, UpdateTaskInPlaceIsRemoveThenAdd) {
     EXPECT_NE(ModelFingerprint(updated.ssn()), before) << name;
     EXPECT_EQ(ModelFingerprint(updated.ssn()), ModelFingerprint(readded.ssn())) << name;
   }
+}
+
+// Victim searches keep only nodes with an idle or a releasing GPU; an over-committed node's idle
+// GPUs are negative, so their sum with the releasing ones does not tell.
+TEST(NodeInfoTest, HasIdleOrReleasingGpusFollowsTheNodeAndItsParts) {
+  TestCluster c;
+  c.AddNode({.name = "full", .gpus = 2});
+  c.AddNode({.name = "over", .gpus = 2});
+  c.AddNode({.name = "free", .gpus = 2});
+  c.AddQueue({.name = "q0", .gpu_quota = 8});
+  c.AddJob(RunningJob("fill", "q0", 1, "full", 2));
+  c.AddJob(RunningJob("crowd", "q0", 1, "over", 2));
+  c.AddJob(ReleasingJob("going", "q0", 1, "over"));
+  TestSession s(std::move(c));
+  const NodeInfo* full = s.cluster().FindNode("full");
+  const NodeInfo* over = s.cluster().FindNode("over");
+  ASSERT_LT(over->SumOfIdleGpus().first, 0);
+  ASSERT_EQ(over->SumOfIdleGpus().first + over->SumOfReleasingGpus().first, 0);
+  EXPECT_FALSE(full->HasIdleOrReleasingGpus());
+  EXPECT_TRUE(over->HasIdleOrReleasingGpus());
+  EXPECT_TRUE(s.cluster().FindNode("free")->HasIdleOrReleasingGpus());
+  auto stmt = s.ssn().NewStatement();
+  ASSERT_TRUE(stmt->Evict(s.Task("fill-0"), "test", EvictionMetadata{}).ok());
+  EXPECT_TRUE(full->HasIdleOrReleasingGpus());
+  stmt->Discard();
+  EXPECT_FALSE(full->HasIdleOrReleasingGpus());
 }
 
 TEST(NodeInfoTest, UpdatingATaskTheNodeDoesNotHoldChangesNothing) {

@@ -476,7 +476,7 @@ NodeSet FeasibleNodesForJob(const NodeSet& all, const PodGroupInfo& job) {
   }
   NodeSet out;
   for (NodeInfo* n : all) {
-    if (n->SumOfIdleGpus().first > 0 || n->SumOfReleasingGpus().first > 0) out.push_back(n);
+    if (n->HasIdleOrReleasingGpus()) out.push_back(n);
   }
   return out;
 }
