@@ -30,6 +30,14 @@ std::vector<PodGroupInfo*> PendingJobs(const Session& ssn) {
   return out;
 }
 
+std::vector<PodGroupInfo*> RunningJobs(const Session& ssn) {
+  std::vector<PodGroupInfo*> out;
+  for (PodGroupInfo* job : AllJobs(ssn)) {
+    if (!job->HasPendingTasks()) out.push_back(job);
+  }
+  return out;
+}
+
 // What PopAndAllocate orders without a base: every pending job, the relevant ones in place of
 // the pending job of their uid, in uid order.
 std::vector<PodGroupInfo*> PendingAndRelevant(const Session& ssn,
@@ -91,10 +99,7 @@ TEST(PendingJobsBaseTest, AnOrderFromTheBaseIsTheOrderOfAllTheJobs) {
     TestSession s(MixedCluster(&rng));
     Session& ssn = s.ssn();
     const std::vector<PodGroupInfo*> pending = PendingJobs(ssn);
-    std::vector<PodGroupInfo*> running;
-    for (PodGroupInfo* job : AllJobs(ssn)) {
-      if (!job->HasPendingTasks()) running.push_back(job);
-    }
+    const std::vector<PodGroupInfo*> running = RunningJobs(ssn);
     JobsOrderByQueues order(&ssn, JobsOrderOptions{});
     for (int trial = 0; trial < 12; ++trial) {
       PodGroupInfo* preemptor = pending[rng() % pending.size()];
@@ -145,10 +150,7 @@ TEST(PendingJobsBaseTest, SimulationsOfOneSearchPopWhatTheFullOrderPops) {
     TestSession s(MixedCluster(&rng));
     Session& ssn = s.ssn();
     const std::vector<PodGroupInfo*> pending = PendingJobs(ssn);
-    std::vector<PodGroupInfo*> running;
-    for (PodGroupInfo* job : AllJobs(ssn)) {
-      if (!job->HasPendingTasks()) running.push_back(job);
-    }
+    const std::vector<PodGroupInfo*> running = RunningJobs(ssn);
     for (int search = 0; search < 3; ++search) {
       PodGroupInfo* preemptor = pending[rng() % pending.size()];
       PendingJobsBase base(&ssn, preemptor->uid());
