@@ -6,7 +6,9 @@
 
 #include <algorithm>
 #include <filesystem>
+#include <map>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "api/rapidjson_util.h"
@@ -197,6 +199,46 @@ TEST(DebugSnapshotReplay, SmallClusterDecisions) {
       }
     }
   }
+}
+
+// Without the proportion plugin, simulate reports each queue's numbers as sums over its subtree
+// (a department counts its teams' leaves; a job of an unknown queue counts nowhere).
+TEST(DebugSnapshotReplay, QueueNumbersWithoutProportionSumEachSubtree) {
+  RawObjectLists raw;
+  raw["nodes"].push_back(
+      Json(R"({"metadata":{"name":"n1"},"status":{"allocatable":{"cpu":"8","memory":"16Gi",)"
+           R"("nvidia.com/gpu":"4","pods":"110"}}})"));
+  auto queue = [](const std::string& name, const std::string& parent) {
+    return Json(R"({"metadata":{"name":")" + name + R"("},"spec":{)" +
+                (parent.empty() ? "" : R"("parentQueue":")" + parent + R"(",)") +
+                R"("resources":{"gpu":{"quota":-1,"limit":-1,"overQuotaWeight":1}}}})");
+  };
+  raw["queues"] = {queue("dept", ""), queue("team", "dept"), queue("leaf", "team"),
+                   queue("other", "")};
+  auto pod = [](const std::string& name, const std::string& queue, int gpus, bool running) {
+    return Json(R"({"metadata":{"name":")" + name +
+                R"(","namespace":"ns","labels":{"kai.scheduler/queue":")" + queue +
+                R"("}},"spec":{"schedulerName":"kai-scheduler",)" +
+                (running ? R"("nodeName":"n1",)" : "") +
+                R"("containers":[{"name":"m","resources":{"requests":{"nvidia.com/gpu":")" +
+                std::to_string(gpus) + R"("},"limits":{"nvidia.com/gpu":")" + std::to_string(gpus) +
+                R"("}}}]},"status":{"phase":")" + (running ? "Running" : "Pending") + R"("}})");
+  };
+  raw["pods"] = {pod("run", "leaf", 1, true), pod("wait", "leaf", 2, false),
+                 pod("solo", "other", 1, false), pod("lost", "ghost", 1, false)};
+  SchedulerConfiguration conf = DefaultSchedulerConfiguration();
+  std::erase_if(conf.plugins, [](const auto& p) { return p.name == "proportion"; });
+  auto json = BuildSnapshotJson(conf, {}, raw);
+  ASSERT_TRUE(json.ok()) << json.status();
+  SimulationResult r = Simulate(*json, std::vector<std::string>{}, 1, WallTime{});
+  std::map<std::string, std::pair<double, double>> gpus;  // queue -> (allocated, requested)
+  for (const auto& q : r.queues) gpus[q.name] = {q.allocated.at("gpu"), q.requested.at("gpu")};
+  const std::pair<double, double> tree{1, 3};
+  EXPECT_EQ(gpus["leaf"], tree);
+  EXPECT_EQ(gpus["team"], tree);
+  EXPECT_EQ(gpus["dept"], tree);
+  EXPECT_EQ(gpus["other"], (std::pair<double, double>{0, 1}));
+  EXPECT_EQ(gpus.size(), 4u);
 }
 
 // Every acceptance scenario, replayed from the snapshot.json the live scheduler would serve for

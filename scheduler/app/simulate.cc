@@ -134,22 +134,22 @@ std::map<std::string, double> ToMap(const ResourceVector& v) {
   return {{"gpu", v.gpu()}, {"cpu", v.milli_cpu()}, {"memory", v.memory()}};
 }
 
-// What the pods of queue `name` and of its descendants hold (allocated) and ask for (requested)
+// What the pods of each queue and of its descendants hold (allocated) and ask for (requested)
 // after the cycle: a pipelined pod still asks for its resources, an evicted (releasing) one no
-// longer. Used when no plugin reports the queue's numbers.
-std::pair<ResourceVector, ResourceVector> SubtreeUsage(const ClusterInfo& c,
-                                                       const std::string& name) {
-  ResourceVector alloc(c.vector_map->size()), req(c.vector_map->size());
-  std::set<std::string> subtree{name};
-  bool grew = true;
-  while (grew) {
-    grew = false;
-    for (const auto& [n, qq] : c.queues) {
-      if (subtree.count(qq->parent()) > 0 && subtree.insert(n).second) grew = true;
-    }
+// longer. Used when no plugin reports the queues' numbers. One pass over the jobs: each job's sums
+// go to its queue and to every ancestor (a parent cycle is walked once); a job of an unknown queue
+// counts nowhere.
+std::map<std::string, std::pair<ResourceVector, ResourceVector>> SubtreeUsages(
+    const ClusterInfo& c) {
+  std::map<std::string, std::pair<ResourceVector, ResourceVector>> out;
+  for (const auto& [name, q] : c.queues) {
+    out.emplace(name, std::make_pair(ResourceVector(c.vector_map->size()),
+                                     ResourceVector(c.vector_map->size())));
   }
+  std::set<std::string> seen;
   for (const auto& [id, job] : c.jobs) {
-    if (subtree.count(job->queue()) == 0) continue;
+    if (c.queues.count(job->queue()) == 0) continue;
+    ResourceVector alloc(c.vector_map->size()), req(c.vector_map->size());
     for (const PodInfo* t : job->tasks()) {
       if (IsAllocatedStatus(t->status)) {
         alloc.Add(t->accepted.size() > 0 && !t->accepted.IsZero() ? t->accepted : t->res_req);
@@ -158,8 +158,14 @@ std::pair<ResourceVector, ResourceVector> SubtreeUsage(const ClusterInfo& c,
         req.Add(t->res_req);
       }
     }
+    seen.clear();
+    for (std::string q = job->queue(); out.count(q) > 0 && seen.insert(q).second;
+         q = c.queues.at(q)->parent()) {
+      out[q].first.Add(alloc);
+      out[q].second.Add(req);
+    }
   }
-  return {std::move(alloc), std::move(req)};
+  return out;
 }
 
 void ApplyDecisions(const ClusterInfo& snapshot, const RecordingSink& sink, ClusterModel* model,
@@ -405,6 +411,7 @@ StatusOr<SimulationResult> RunSimulation(const SimulateOptions& opts, Clock* clo
       auto it = pod_messages.find(p.namespace_ + "/" + p.name);
       if (it != pod_messages.end()) p.unschedulable_message = it->second;
     }
+    std::optional<std::map<std::string, std::pair<ResourceVector, ResourceVector>>> usages;
     for (const auto& [name, q] : c.queues) {
       SimQueue sq;
       sq.name = name;
@@ -414,7 +421,8 @@ StatusOr<SimulationResult> RunSimulation(const SimulateOptions& opts, Clock* clo
       std::optional<std::map<std::string, double>> allocated = ssn.QueueAllocated(*q);
       std::optional<std::map<std::string, double>> requested = ssn.QueueRequested(*q);
       if (!allocated || !requested) {
-        const auto [alloc, req] = SubtreeUsage(c, name);
+        if (!usages) usages = SubtreeUsages(c);
+        const auto& [alloc, req] = usages->at(name);
         if (!allocated) allocated = ToMap(alloc);
         if (!requested) requested = ToMap(req);
       }
