@@ -37,26 +37,24 @@ NodeResourceRanges::Range NodeResourceRanges::Of(int idx, const NodeSet& nodes) 
   if (by_resource_.size() <= static_cast<size_t>(idx)) by_resource_.resize(idx + 1);
   PerResource& r = by_resource_[idx];
   if (r.table != table || r.value.size() != table->size()) Reset(&r, table);
-  const bool last_set_written = Forget(&r);
+  Forget(&r, idx);
   const bool same_set = r.last_set.size() == nodes.size() &&
                         std::equal(nodes.begin(), nodes.end(), r.last_set.begin());
   if (!same_set) {
     std::vector<uint32_t> slots;
     if (!SlotsOf(nodes, table, &slots)) return Compute(idx, nodes);
     for (uint32_t s : r.last_slots) r.in_last_set[s] = 0;
-    for (uint32_t s : slots) r.in_last_set[s] = 1;
+    for (size_t i = 0; i < slots.size(); ++i) {
+      r.in_last_set[slots[i]] = 1;
+      r.node_at[slots[i]] = nodes[i];
+    }
     r.last_set.assign(nodes.begin(), nodes.end());
     r.last_slots = std::move(slots);
-    r.last_range_valid = false;
-  } else if (last_set_written) {
-    r.last_range_valid = false;
+    r.ends_valid = false;
   }
-  if (!r.last_range_valid) {
-    r.last_range = Over(&r, idx);
-    r.last_range_valid = true;
-  }
-  DCHECK(r.last_range == Compute(idx, nodes)) << "stale node range of resource " << idx;
-  return r.last_range;
+  if (!r.ends_valid) Over(&r, idx);
+  DCHECK(RangeOf(r) == Compute(idx, nodes)) << "stale node range of resource " << idx;
+  return RangeOf(r);
 }
 
 bool NodeResourceRanges::SlotsOf(const NodeSet& nodes, const VersionTable* table,
@@ -76,30 +74,76 @@ void NodeResourceRanges::Reset(PerResource* r, const VersionTable* table) const 
   r->value.assign(table->size(), 0);
   r->known.assign(table->size(), 0);
   r->in_last_set.assign(table->size(), 0);
+  r->node_at.assign(table->size(), nullptr);
   r->last_set.clear();
   r->last_slots.clear();
-  r->last_range_valid = false;
+  r->ends_valid = false;
 }
 
-bool NodeResourceRanges::Forget(PerResource* r) {
-  if (r->writes_seen == r->table->writes()) return false;
-  bool written = false;
-  if (auto log = r->table->WrittenSince(r->writes_seen)) {
-    for (uint32_t s : *log) {
-      r->known[s] = 0;
-      written = written || r->in_last_set[s] != 0;
-    }
-  } else {
+void NodeResourceRanges::Forget(PerResource* r, int idx) {
+  if (r->writes_seen == r->table->writes()) return;
+  auto log = r->table->WrittenSince(r->writes_seen);
+  r->writes_seen = r->table->writes();
+  if (!log) {
     // The log no longer reaches back: every value is forgotten.
     std::fill(r->known.begin(), r->known.end(), 0);
-    written = true;
+    r->ends_valid = false;
+    return;
   }
-  r->writes_seen = r->table->writes();
-  return written;
+  // The last set's written nodes, each once (a node is written once per change); known = 2
+  // marks one taken, its old value still in `value`.
+  changed_.clear();
+  for (uint32_t s : *log) {
+    if (r->in_last_set[s] != 0 && r->known[s] == 1) {
+      r->known[s] = 2;
+      changed_.push_back(s);
+    } else if (r->known[s] != 2) {
+      r->known[s] = 0;
+    }
+  }
+  for (uint32_t s : changed_) {
+    const double before = r->value[s];
+    const double now = ValueOf(*r->node_at[s], idx);
+    r->value[s] = now;
+    r->known[s] = 1;
+    ++node_reads_;
+    if (r->ends_valid) Move(r, before, now);
+  }
+  // An end no node holds any more: the set is read again.
+  if (r->ends_valid && r->count > 0 && (r->at_low <= 0 || r->at_high <= 0)) r->ends_valid = false;
 }
 
-NodeResourceRanges::Range NodeResourceRanges::Over(PerResource* r, int idx) {
-  Range out = kEmpty;
+void NodeResourceRanges::Move(PerResource* r, double before, double now) {
+  if (now == before || (now != now && before != before)) return;  // the same, or both NaN
+  if (before == before) {  // not NaN: leaves the set's values
+    --r->count;
+    if (before == r->low) --r->at_low;
+    if (before == r->high) --r->at_high;
+  }
+  if (now != now) return;
+  if (r->count++ == 0) {
+    r->low = r->high = now;
+    r->at_low = r->at_high = 1;
+    return;
+  }
+  if (now < r->low) {
+    r->low = now;
+    r->at_low = 1;
+  } else if (now == r->low) {
+    ++r->at_low;
+  }
+  if (now > r->high) {
+    r->high = now;
+    r->at_high = 1;
+  } else if (now == r->high) {
+    ++r->at_high;
+  }
+}
+
+void NodeResourceRanges::Over(PerResource* r, int idx) {
+  ++set_passes_;
+  r->count = 0;
+  r->at_low = r->at_high = 0;
   for (size_t i = 0; i < r->last_slots.size(); ++i) {
     const uint32_t s = r->last_slots[i];
     if (r->known[s] == 0) {
@@ -107,9 +151,26 @@ NodeResourceRanges::Range NodeResourceRanges::Over(PerResource* r, int idx) {
       r->known[s] = 1;
       ++node_reads_;
     }
-    Extend(r->value[s], &out);
+    const double v = r->value[s];
+    if (v != v) continue;  // NaN
+    if (r->count++ == 0 || v < r->low) {
+      r->low = v;
+      r->at_low = 0;
+    }
+    if (r->count == 1 || v > r->high) {
+      r->high = v;
+      r->at_high = 0;
+    }
+    if (v == r->low) ++r->at_low;
+    if (v == r->high) ++r->at_high;
   }
-  return out;
+  r->ends_valid = true;
+}
+
+NodeResourceRanges::Range NodeResourceRanges::RangeOf(const PerResource& r) {
+  // Extend from kEmpty: the highest end is at least 0.
+  if (r.count == 0) return kEmpty;
+  return {r.low, std::max(r.high, 0.0)};
 }
 
 }  // namespace kai::scheduler

@@ -6,7 +6,10 @@
 // three of its vectors; the cache keeps each node's value by its slot in the session's version
 // table (NodeInfo::MirrorAccountingVersion), forgets the values of the nodes the table's log says
 // were written since, and remembers the last set it was asked about, so that the same set again
-// costs a comparison of pointers. Nodes that do not mirror into one table are read directly.
+// costs a comparison of pointers. For that set it also keeps the lowest and highest value and how
+// many nodes hold each: a simulation's writes to a few of its nodes adjust them, and the set is
+// read again only when the last node holding an end changed. Nodes that do not mirror into one
+// table are read directly.
 #pragma once
 
 #include <cstdint>
@@ -28,32 +31,45 @@ class NodeResourceRanges {
 
   Range Of(int idx, const NodeSet& nodes);
 
-  // Node values read (not taken from the cache) so far; for tests.
+  // Node values read (not taken from the cache) so far, and passes over a whole set; for tests.
   int64_t node_reads() const { return node_reads_; }
+  int64_t set_passes() const { return set_passes_; }
 
  private:
   struct PerResource {
     const VersionTable* table = nullptr;
     uint64_t writes_seen = 0;          // the table's log is applied up to here
     std::vector<double> value;         // by slot, valid where known
-    std::vector<uint8_t> known;        // by slot
+    std::vector<uint8_t> known;        // by slot (1: known; 2: in Forget, being re-read)
     std::vector<uint8_t> in_last_set;  // by slot
     std::vector<const NodeInfo*> last_set;
     std::vector<uint32_t> last_slots;
-    bool last_range_valid = false;
-    Range last_range;
+    std::vector<const NodeInfo*> node_at;  // by slot, for the last set's slots
+    // The last set's values: how many there are (NaN left out), their ends, and how many nodes
+    // hold each end; valid while `ends_valid`.
+    bool ends_valid = false;
+    int count = 0;
+    double low = 0, high = 0;
+    int at_low = 0, at_high = 0;
   };
 
   // Whether every node mirrors into `table`; fills `slots`.
   static bool SlotsOf(const NodeSet& nodes, const VersionTable* table,
                       std::vector<uint32_t>* slots);
   void Reset(PerResource* r, const VersionTable* table) const;
-  // Applies the table's log; true when a node of the last set was written.
-  static bool Forget(PerResource* r);
-  Range Over(PerResource* r, int idx);
+  // Applies the table's log: a written node of the last set is read again and its change applied
+  // to the ends (when they are valid), any other written node forgotten.
+  void Forget(PerResource* r, int idx);
+  // One node of the last set changed from `before` to `now` (NaN: without the resource).
+  static void Move(PerResource* r, double before, double now);
+  // Reads the last set's values (known ones from the cache) and sets its ends.
+  void Over(PerResource* r, int idx);
+  static Range RangeOf(const PerResource& r);
 
   std::vector<PerResource> by_resource_;  // by resource index
+  std::vector<uint32_t> changed_;         // Forget's scratch
   int64_t node_reads_ = 0;
+  int64_t set_passes_ = 0;
 };
 
 }  // namespace kai::scheduler

@@ -6,6 +6,7 @@
 
 #include <limits>
 #include <string>
+#include <vector>
 
 #include "scheduler/framework/statement.h"
 #include "scheduler/testing/test_cluster.h"
@@ -102,6 +103,70 @@ TEST(NodeResourceRangesTest, MoreWritesThanTheLogKeepsForgetsEverything) {
   EXPECT_EQ(ranges.Of(kGpuIndex, all), (Range{1, 3}));
   stmt->Discard();
   EXPECT_EQ(ranges.Of(kGpuIndex, all), (Range{1, 4}));
+}
+
+// The ends are adjusted by each change to a node of the set; the set is read again only when the
+// last node holding an end moved away from it.
+TEST(NodeResourceRangesTest, ChangesAdjustTheEndsUntilNoNodeHoldsOne) {
+  TestSession s(Cluster());  // idle GPUs: node0 4, node1 3, node2 2, node3 1
+  const NodeSet& all = s.cluster().node_list;
+  NodeResourceRanges ranges;
+  EXPECT_EQ(ranges.Of(kGpuIndex, all), (Range{1, 4}));
+  EXPECT_EQ(ranges.set_passes(), 1);
+  const int64_t reads = ranges.node_reads();
+  auto stmt = s.ssn().NewStatement();
+  // node2: 2 -> 3, inside the range: node2 read, no pass.
+  ASSERT_TRUE(stmt->Evict(s.Task("run2-0"), "msg", {}).ok());
+  EXPECT_EQ(ranges.Of(kGpuIndex, all), (Range{1, 4}));
+  EXPECT_EQ(ranges.node_reads(), reads + 1);
+  EXPECT_EQ(ranges.set_passes(), 1);
+  // node3: 1 -> 2, the only node at the low end: a pass (over values already known).
+  ASSERT_TRUE(stmt->Evict(s.Task("run3-0"), "msg", {}).ok());
+  EXPECT_EQ(ranges.Of(kGpuIndex, all), (Range{2, 4}));
+  EXPECT_EQ(ranges.node_reads(), reads + 2);
+  EXPECT_EQ(ranges.set_passes(), 2);
+  // node1: 3 -> 4, up to the high end node0 holds: no pass.
+  ASSERT_TRUE(stmt->Evict(s.Task("run1-0"), "msg", {}).ok());
+  EXPECT_EQ(ranges.Of(kGpuIndex, all), (Range{2, 4}));
+  EXPECT_EQ(ranges.set_passes(), 2);
+  // node0: 4 -> 3, node1 still holds the high end: no pass.
+  ASSERT_TRUE(stmt->Allocate(s.Task("pend-0"), "node0").ok());
+  EXPECT_EQ(ranges.Of(kGpuIndex, all), (Range{2, 4}));
+  EXPECT_EQ(ranges.set_passes(), 2);
+  stmt->Discard();
+  EXPECT_EQ(ranges.Of(kGpuIndex, all), (Range{1, 4}));
+}
+
+// Whatever a random sequence of evictions, placements and rollbacks does, the range is the pass
+// over the nodes.
+TEST(NodeResourceRangesTest, RandomChangesAnswerLikeAPass) {
+  TestSession s(Cluster());
+  const NodeSet& all = s.cluster().node_list;
+  const NodeSet some{s.Node("node1"), s.Node("node2"), s.Node("node3")};
+  NodeResourceRanges ranges;
+  const std::vector<std::string> running = {"run1-0", "run2-0", "run2-1",
+                                            "run3-0", "run3-1", "run3-2"};
+  uint32_t seed = 5;
+  auto next = [&seed](uint32_t n) {
+    seed = seed * 1103515245u + 12345u;
+    return (seed >> 16) % n;
+  };
+  for (int round = 0; round < 40; ++round) {
+    auto stmt = s.ssn().NewStatement();
+    for (int step = 0; step < 4; ++step) {
+      if (next(3) == 0) {
+        const std::string node = "node" + std::to_string(next(4));
+        (void)stmt->Allocate(s.Task("pend-0"), node);
+      } else {
+        (void)stmt->Evict(s.Task(running[next(running.size())]), "msg", {});
+      }
+      const NodeSet& set = next(2) == 0 ? all : some;
+      ASSERT_EQ(ranges.Of(kGpuIndex, set), NodeResourceRanges::Compute(kGpuIndex, set))
+          << round << "/" << step;
+    }
+    stmt->Discard();
+    ASSERT_EQ(ranges.Of(kGpuIndex, all), NodeResourceRanges::Compute(kGpuIndex, all)) << round;
+  }
 }
 
 }  // namespace
