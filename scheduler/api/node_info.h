@@ -254,7 +254,8 @@ class NodeInfo {
   };
   mutable uint64_t fit_memo_version_ = 0;
   mutable std::vector<FitMemo> fit_memo_;
-  // IdleAndReleasingGpus, valid while the accounting version is gpu_capacity_version_ (not 0).
+  // IdleAndReleasingGpus and HasIdleOrReleasingGpus, valid while the accounting version is
+  // gpu_capacity_version_ (not 0).
   mutable uint64_t gpu_capacity_version_ = 0;
   mutable double gpu_capacity_ = 0;
   mutable bool has_idle_or_releasing_gpus_ = false;
