@@ -383,6 +383,7 @@ JobSolution JobSolver::Solve(Session* ssn, PodGroupInfo* pending_job,
   std::shared_ptr<const NodeGpuCapacities> capacities;  // the same for every partial job, too
   std::vector<PodInfo*> pending_tasks;
   SimulationOrder simulation_order(ssn, pending_job->uid());
+  const FeasibleNodes sorted_feasible(feasible_nodes_);  // sorted once, copied per partial job
   for (PodInfo* next : tasks) {
     pending_tasks.push_back(next);
     bool satisfactory = pending_tasks.size() == tasks.size();
@@ -404,7 +405,7 @@ JobSolution JobSolver::Solve(Session* ssn, PodGroupInfo* pending_job,
     // session job's job-order ranks and tasks to allocate once per partial job.)
 
     // solvePartialJob.
-    FeasibleNodes feasible(feasible_nodes_);
+    FeasibleNodes feasible(sorted_feasible);
     for (const PodInfo* t : recorded_tasks) {
       if (NodeInfo* n = ssn->cluster().FindNode(t->node_name)) feasible.Add(n);
     }
