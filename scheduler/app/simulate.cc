@@ -159,10 +159,10 @@ std::map<std::string, std::pair<ResourceVector, ResourceVector>> SubtreeUsages(
       }
     }
     seen.clear();
-    for (std::string q = job->queue(); out.count(q) > 0 && seen.insert(q).second;
-         q = c.queues.at(q)->parent()) {
-      out[q].first.Add(alloc);
-      out[q].second.Add(req);
+    for (auto it = out.find(job->queue()); it != out.end() && seen.insert(it->first).second;
+         it = out.find(c.queues.at(it->first)->parent())) {
+      it->second.first.Add(alloc);
+      it->second.second.Add(req);
     }
   }
   return out;

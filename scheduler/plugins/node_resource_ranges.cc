@@ -120,22 +120,26 @@ void NodeResourceRanges::Move(PerResource* r, double before, double now) {
     if (before == r->low) --r->at_low;
     if (before == r->high) --r->at_high;
   }
-  if (now != now) return;
+  Join(r, now);
+}
+
+void NodeResourceRanges::Join(PerResource* r, double v) {
+  if (v != v) return;  // NaN: the node does not have the resource
   if (r->count++ == 0) {
-    r->low = r->high = now;
+    r->low = r->high = v;
     r->at_low = r->at_high = 1;
     return;
   }
-  if (now < r->low) {
-    r->low = now;
+  if (v < r->low) {
+    r->low = v;
     r->at_low = 1;
-  } else if (now == r->low) {
+  } else if (v == r->low) {
     ++r->at_low;
   }
-  if (now > r->high) {
-    r->high = now;
+  if (v > r->high) {
+    r->high = v;
     r->at_high = 1;
-  } else if (now == r->high) {
+  } else if (v == r->high) {
     ++r->at_high;
   }
 }
@@ -143,7 +147,6 @@ void NodeResourceRanges::Move(PerResource* r, double before, double now) {
 void NodeResourceRanges::Over(PerResource* r, int idx) {
   ++set_passes_;
   r->count = 0;
-  r->at_low = r->at_high = 0;
   for (size_t i = 0; i < r->last_slots.size(); ++i) {
     const uint32_t s = r->last_slots[i];
     if (r->known[s] == 0) {
@@ -151,18 +154,7 @@ void NodeResourceRanges::Over(PerResource* r, int idx) {
       r->known[s] = 1;
       ++node_reads_;
     }
-    const double v = r->value[s];
-    if (v != v) continue;  // NaN
-    if (r->count++ == 0 || v < r->low) {
-      r->low = v;
-      r->at_low = 0;
-    }
-    if (r->count == 1 || v > r->high) {
-      r->high = v;
-      r->at_high = 0;
-    }
-    if (v == r->low) ++r->at_low;
-    if (v == r->high) ++r->at_high;
+    Join(r, r->value[s]);
   }
   r->ends_valid = true;
 }

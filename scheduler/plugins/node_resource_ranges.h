@@ -62,6 +62,8 @@ class NodeResourceRanges {
   void Forget(PerResource* r, int idx);
   // One node of the last set changed from `before` to `now` (NaN: without the resource).
   static void Move(PerResource* r, double before, double now);
+  // A value joins the last set's values (the ends and the counts at them).
+  static void Join(PerResource* r, double v);
   // Reads the last set's values (known ones from the cache) and sets its ends.
   void Over(PerResource* r, int idx);
   static Range RangeOf(const PerResource& r);
