@@ -212,13 +212,15 @@ Status EvictAllPreemptees(Session* ssn, const std::vector<PodInfo*>& tasks,
 
 namespace {
 
-// How many pods of `shape` (a regular request: it fits where the request is within idle +
-// releasing, and takes it whole) the nodes can hold at most: on each node with room for one
-// (`room`, ResourceFitCache's per-node answer), the request's multiples within idle + releasing
-// in each dimension it asks for. Placing a pod takes its request from a node's idle or releasing
-// resources, so no sequence of placements (victims first or not) fits more.
-double RegularPodsCapacity(const NodeSet& nodes, const std::vector<uint8_t>& room,
-                           const ResourceVector& shape, double enough) {
+// How many pods of `shape` the nodes can hold at most: on each node with room for one (`room`,
+// ResourceFitCache's per-node answer), the shape's multiples within idle + releasing in each
+// dimension it asks for. Placing any pod takes its tracked request from a node's idle or releasing
+// resources, so no sequence of placements (victims first or not) fits more. For a regular request
+// the shape is the whole request; for a shared-GPU one (fraction or GPU memory) it is the request
+// without GPUs, whose room lives in GPU groups instead, but whose CPU, memory and pods are taken as
+// a regular pod's are.
+double PodsCapacity(const NodeSet& nodes, const std::vector<uint8_t>& room,
+                    const ResourceVector& shape, double enough) {
   double total = 0;
   for (size_t i = 0; i < nodes.size() && total < enough; ++i) {
     if (room[i] == 0) continue;
@@ -234,28 +236,53 @@ double RegularPodsCapacity(const NodeSet& nodes, const std::vector<uint8_t>& roo
   return total;
 }
 
+// The part of a pod's request PodsCapacity can bound (empty when there is none): all of a regular
+// request, the non-GPU part of a shared-GPU one.
+ResourceVector BoundedShape(const PodInfo& t) {
+  if (t.IsRegularGpuRequest()) return t.res_req;
+  if (!t.IsSharedGpuRequest()) return ResourceVector();
+  ResourceVector shape = t.res_req;
+  if (kGpuIndex < shape.size()) shape.Set(kGpuIndex, 0);
+  return shape;
+}
+
+// Pods the fit check cannot tell apart (the same room on every node).
+bool SameFitShape(const PodInfo& a, const PodInfo& b) {
+  return a.request_type == b.request_type && a.res_req == b.res_req && a.gpu_req == b.gpu_req;
+}
+
 // True when the preemptor certainly cannot be placed on `nodes`, whatever order the simulation
 // pops it and the victims' jobs in (every pod AllocateJob is given must be placed): one of its
-// pods has room on none of the nodes now, or the nodes cannot hold all of its regular-request pods
-// of one shape (RegularPodsCapacity; a gang of eight 1-GPU pods where victims free 3 GPUs).
-// Re-placing victims first only takes room (a pipelined victim uses its new node's idle or
-// releasing resources; the node it left keeps it as releasing). Said only when skipping the
-// simulation changes nothing outside the statement it would have rolled back
-// (PreemptorLeavesNoTrace; victims record no fit errors in simulations, PopAndAllocate).
+// pods has room on none of the nodes now, or the nodes cannot hold all of its pods of one shape
+// (PodsCapacity; a gang of eight 1-GPU pods where victims free 3 GPUs, or of five 0.25-GPU pods
+// asking 2 CPUs each where 8 CPUs are free). Re-placing victims first only takes room (a pipelined
+// victim uses its new node's idle or releasing resources; the node it left keeps it as
+// releasing). Said only when skipping the simulation changes nothing outside the statement it
+// would have rolled back (PreemptorLeavesNoTrace; victims record no fit errors in simulations,
+// PopAndAllocate).
 bool PreemptorCannotBePlaced(Session* ssn, const NodeSet& nodes, const PodGroupInfo& preemptor) {
   const std::vector<PodInfo*> tasks = GetTasksToAllocate(*ssn, preemptor, false);
   const ClusterInfo& c = ssn->cluster();
-  // Regular-request pods by shape, in first-seen order, and how many there are of each.
-  std::vector<std::pair<const ResourceVector*, double>> shapes;
+  // Pods with a bounded shape, by fit shape in first-seen order: the first such pod, the shape
+  // and how many pods there are of it.
+  struct Shape {
+    const PodInfo* first;
+    ResourceVector bounded;
+    double count;
+  };
+  std::vector<Shape> shapes;
   std::vector<int> shape_of(tasks.size(), -1);
   for (size_t i = 0; i < tasks.size(); ++i) {
     const PodInfo* t = tasks[i];
     if (c.JobOf(*t) == nullptr) return false;
-    if (!t->IsRegularGpuRequest() || t->res_req.IsZero()) continue;
     auto it = std::find_if(shapes.begin(), shapes.end(),
-                           [t](const auto& s) { return *s.first == t->res_req; });
-    if (it == shapes.end()) it = shapes.emplace(shapes.end(), &t->res_req, 0);
-    ++it->second;
+                           [t](const Shape& s) { return SameFitShape(*s.first, *t); });
+    if (it == shapes.end()) {
+      ResourceVector bounded = BoundedShape(*t);
+      if (bounded.IsZero()) continue;
+      it = shapes.insert(shapes.end(), Shape{t, std::move(bounded), 0});
+    }
+    ++it->count;
     shape_of[i] = static_cast<int>(it - shapes.begin());
   }
   std::vector<uint8_t> bounded(shapes.size(), 0);
@@ -266,8 +293,8 @@ bool PreemptorCannotBePlaced(Session* ssn, const NodeSet& nodes, const PodGroupI
     const int s = shape_of[i];
     if (cannot || s < 0 || bounded[s] != 0 || room == nullptr) continue;
     bounded[s] = 1;
-    const auto& [shape, count] = shapes[s];
-    cannot = RegularPodsCapacity(nodes, *room, *shape, count) < count;
+    const Shape& shape = shapes[s];
+    cannot = PodsCapacity(nodes, *room, shape.bounded, shape.count) < shape.count;
   }
   return cannot && PreemptorLeavesNoTrace(*ssn, tasks);
 }

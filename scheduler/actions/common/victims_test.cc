@@ -93,6 +93,35 @@ TEST(VictimSimulationTest, SharedGpuPreemptorsGetTheSameAnswers) {
   EXPECT_FALSE(Simulate(&fits_nowhere));
 }
 
+// A gang of shared-GPU pods is bounded by the CPU, memory and pods its pods take, never by whole
+// GPUs: here no GPU is idle or releasing, yet both 0.25-GPU pods fit in the GPU group a running
+// 0.5-GPU pod leaves half free on n1 (20 cores, 1 taken). The victim is a CPU pod on n2, which has
+// no GPU.
+TestCluster SharedGroupCluster(const std::string& preemptor_cpu) {
+  TestCluster c;
+  c.AddNode({.name = "n1", .gpus = 1});
+  c.AddNode({.name = "n2", .gpus = 0});
+  c.AddQueue({.name = "a", .gpu_quota = 1});
+  c.AddQueue({.name = "b", .gpu_quota = 0});
+  testing::JobSpec shared = RunningJob("shared", "b", 0.5, "n1");
+  shared.tasks[0].gpu_groups = {"group-1"};
+  c.AddJob(shared);
+  c.AddJob(RunningJob("victim", "b", 0, "n2"));
+  testing::JobSpec preemptor = PendingJob("preemptor", "a", 0.25, /*tasks=*/2);
+  preemptor.cpu = preemptor_cpu;
+  c.AddJob(preemptor);
+  return c;
+}
+
+TEST(VictimSimulationTest, SharedGpuGangsAreBoundedByTheirOtherResourcesOnly) {
+  TestSession fits(SharedGroupCluster("9"));
+  ASSERT_EQ(fits.Node("n1")->idle.gpu() + fits.Node("n1")->releasing.gpu(), 0);
+  EXPECT_TRUE(Simulate(&fits));
+  TestSession cores_short(SharedGroupCluster("10"));
+  EXPECT_FALSE(Simulate(&cores_short));
+  EXPECT_EQ(cores_short.Task("victim-0")->status, PodStatus::kRunning);
+}
+
 // A victim job re-placed in a simulation is not told why a hypothetical move failed: its
 // explanation is about its own pods (KAI records these too). The victim runs one pod on the only
 // GPU and waits with another; whatever the simulation pops first, a re-placement of the victim
