@@ -98,6 +98,7 @@ void ProportionPlugin::OnSessionOpen(Session* ssn) {
   p::SetFairShare(queues_, total_, division_);
   order_key_memo_.assign(queues_.size(), OrderKeyMemo{});
   job_key_memo_.assign(ssn->cluster().jobs.size(), JobKeyMemo{});
+  allocated_memo_.assign(ssn->cluster().jobs.size(), AllocatedMemo{});
   queue_generation_.assign(queues_.size(), 1);
   capacity_ = std::make_unique<p::CapacityPolicy>(&queues_);
   RegisterHooks(ssn);
@@ -390,6 +391,22 @@ const p::QueueOrderKey& ProportionPlugin::OrderKeyOfJob(const Session& ssn, p::Q
   return slot->key;
 }
 
+p::ResourceQuantities ProportionPlugin::AllocatedOfJob(const Session& ssn,
+                                                       const PodGroupInfo& job) {
+  const ResourceVectorMap& map = *ssn.cluster().vector_map;
+  if (job.status_version == 0 || job.session_index >= allocated_memo_.size()) {
+    return Quantify(job.AllocatedResources(map.size()), map);
+  }
+  AllocatedMemo& m = allocated_memo_[job.session_index];
+  if (!JobStatusStampHolds(job, m.stamp)) {
+    m.allocated = Quantify(job.AllocatedResources(map.size()), map);
+    m.stamp = CurrentJobStateStamp(job);
+  }
+  DCHECK(m.allocated == Quantify(job.AllocatedResources(map.size()), map))
+      << "stale allocated resources of job " << job.uid();
+  return m.allocated;
+}
+
 void ProportionPlugin::RegisterHooks(Session* ssn) {
   ssn->AddQueueOrderFn([this, ssn](const QueueInfo& l, const QueueInfo& r,
                                    const PodGroupInfo* l_job, const PodGroupInfo* r_job,
@@ -399,12 +416,10 @@ void ProportionPlugin::RegisterHooks(Session* ssn) {
     if (li == p::kNoQueue) return p::kRightQueueFirst;
     const p::QueueIndex ri = IndexOf(r);
     if (ri == p::kNoQueue) return p::kLeftQueueFirst;
-    const ResourceVectorMap& map = *ssn->cluster().vector_map;
-    const int size = map.size();
     auto victims = [&](const std::vector<const PodGroupInfo*>& jobs) {
       std::vector<p::ResourceQuantities> out;
       out.reserve(jobs.size());
-      for (const PodGroupInfo* v : jobs) out.push_back(Quantify(v->AllocatedResources(size), map));
+      for (const PodGroupInfo* v : jobs) out.push_back(AllocatedOfJob(*ssn, *v));
       return out;
     };
     if (l_victims.empty() && r_victims.empty()) {

@@ -123,6 +123,14 @@ class ProportionPlugin final : public Plugin {
     uint8_t next = 0;  // the entry a miss replaces when none has the queue
   };
   std::vector<JobKeyMemo> job_key_memo_;
+  // What a victim job holds, quantified (a victim queue's comparisons subtract every victim popped
+  // from the queue so far, each time): per session job, valid while its status stamp holds.
+  struct AllocatedMemo {
+    JobStateStamp stamp;
+    proportion::ResourceQuantities allocated;
+  };
+  std::vector<AllocatedMemo> allocated_memo_;
+  proportion::ResourceQuantities AllocatedOfJob(const Session& ssn, const PodGroupInfo& job);
   std::vector<uint64_t> queue_generation_;  // by queue index, from 1 at session open
   std::unique_ptr<proportion::CapacityPolicy> capacity_;
 };
