@@ -46,10 +46,12 @@ class MinRuntimePlugin : public Plugin {
     ssn_ = ssn;
     now_ = ssn->now();
     ssn->AddReclaimVictimFilterFn([this](const PodGroupInfo& pending, const PodGroupInfo& victim) {
-      return victim.IsElastic() || !Protected(pending, victim, /*reclaim=*/true);
+      // Protected first: it reads the job and a memo, IsElastic walks its PodSets (the filter
+      // runs for every running job of every victim queue).
+      return !Protected(pending, victim, /*reclaim=*/true) || victim.IsElastic();
     });
     ssn->AddPreemptVictimFilterFn([this](const PodGroupInfo& pending, const PodGroupInfo& victim) {
-      return victim.IsElastic() || !Protected(pending, victim, /*reclaim=*/false);
+      return !Protected(pending, victim, /*reclaim=*/false) || victim.IsElastic();
     });
     ssn->AddReclaimScenarioValidatorFn([this](const ScenarioInfo& s) {
       return ValidScenario(s, /*reclaim=*/true, /*settled=*/false);
