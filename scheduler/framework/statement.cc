@@ -91,11 +91,7 @@ void Statement::ReverseEvict(Op& op) {
   JobStateChanged(ssn_, *task);
   task->node_name = op.prev_node;
   if (NodeInfo* node = ssn_->cluster().FindNode(op.prev_node)) {
-    if (node->HasTask(task->key())) {
-      node->UpdateTask(task);
-    } else {
-      node->AddTask(task);
-    }
+    if (!node->UpdateTask(task)) node->AddTask(task);  // one lookup of the task's entry
   }
   ssn_->FireAllocate(*task);
 }
