@@ -418,7 +418,32 @@ bool NodeInfo::AddTask(PodInfo* task) {
   if (task->is_legacy_mig) legacy_mig_tasks[task->uid()] = task->key();
   AddEntryResources(e);
   tasks_.emplace_hint(pos, task->key(), std::move(e));
+  tasks_layout_.Changed();
   return true;
+}
+
+uint64_t NodeInfo::Layout::Next() {
+  static std::atomic<uint64_t> counter{0};
+  return counter.fetch_add(1, std::memory_order_relaxed) + 1;
+}
+
+NodeInfo::Entry* NodeInfo::MutableEntry(const PodInfo& task) {
+  using Item = std::pair<const std::string, Entry>;
+  if (task.node_entry_layout == tasks_layout_.value()) {
+    Item* item = static_cast<Item*>(task.node_entry);
+    DCHECK(item->first == task.key()) << "stale entry hint of " << task.key() << " on " << name();
+    return &item->second;
+  }
+  auto it = tasks_.find(task.key());
+  if (it == tasks_.end()) return nullptr;
+  task.node_entry = &*it;
+  task.node_entry_layout = tasks_layout_.value();
+  return &it->second;
+}
+
+const NodeInfo::Entry* NodeInfo::FindEntry(const PodInfo& task) const {
+  // The hint is the task's, not the node's: filling it changes nothing this node answers.
+  return const_cast<NodeInfo*>(this)->MutableEntry(task);
 }
 
 bool NodeInfo::RemoveTask(const PodInfo& task) {
@@ -428,6 +453,7 @@ bool NodeInfo::RemoveTask(const PodInfo& task) {
   RemoveEntryResources(it->second);
   legacy_mig_tasks.erase(task.uid());
   tasks_.erase(it);
+  tasks_layout_.Changed();
   return true;
 }
 
@@ -436,16 +462,16 @@ bool NodeInfo::UpdateTask(PodInfo* task) {
   // eviction or its rollback (most of a victim simulation's node updates) then neither frees
   // nor allocates a map node.
   Touched();
-  auto it = tasks_.find(task->key());
-  if (it == tasks_.end()) return false;
-  RemoveEntryResources(it->second);
+  Entry* entry = MutableEntry(*task);
+  if (entry == nullptr) return false;
+  RemoveEntryResources(*entry);
   legacy_mig_tasks.erase(task->uid());
   Touched();
   SetAcceptedResources(task);
   Entry e = MakeEntry(*task);
   if (task->is_legacy_mig) legacy_mig_tasks[task->uid()] = task->key();
   AddEntryResources(e);
-  it->second = std::move(e);
+  *entry = std::move(e);
   return true;
 }
 
@@ -460,10 +486,12 @@ bool NodeInfo::ConsolidateSharedTaskToDifferentGpu(PodInfo* task) {
     while (tasks_.count(task->key() + kShadowSuffix + std::to_string(n)) > 0) ++n;
     tasks_.emplace(task->key() + kShadowSuffix + std::to_string(n), std::move(it->second));
     tasks_.erase(it);
+    tasks_layout_.Changed();
   }
   Entry e = MakeEntry(*task);
   AddEntryResources(e);
   tasks_.emplace(task->key(), std::move(e));
+  tasks_layout_.Changed();
   return true;
 }
 
@@ -477,6 +505,7 @@ bool NodeInfo::RestoreConsolidatedSharedTask(const PodInfo& task) {
   Entry e = std::move(shadow->second);
   tasks_.erase(shadow);
   tasks_.emplace(task.key(), std::move(e));
+  tasks_layout_.Changed();
   return true;
 }
 

@@ -87,6 +87,10 @@ class NodeInfo {
   // Tasks by pod key.
   const std::map<std::string, Entry>& tasks() const { return tasks_; }
   bool HasTask(const std::string& key) const { return tasks_.count(key) > 0; }
+  // The task's entry (nullptr: none), through the hint the task keeps while this map's entries
+  // stay where they were, else by key: evictions, their rollbacks and pipelines look the same few
+  // tasks up again and again, and the string-keyed searches were ~5% of a victim search.
+  const Entry* FindEntry(const PodInfo& task) const;
   int NumTasks() const { return static_cast<int>(tasks_.size()); }
 
   // A process-wide counter that every change of any node's accounting bumps (tasks added,
@@ -234,6 +238,27 @@ class NodeInfo {
   const ResourceVectorMap* vector_map_;
   // Copy-assignment reuses the entries of tasks present in both nodes (a recycled snapshot).
   InPlaceMap<std::string, Entry> tasks_;
+  // Names where tasks_'s entries are: a value never used before, drawn again whenever an entry
+  // is added or removed and by every copy (a copy's entries are elsewhere), so that a hint taken
+  // under it holds exactly while it stands.
+  class Layout {
+   public:
+    Layout() : value_(Next()) {}
+    Layout(const Layout& /*other*/) : value_(Next()) {}
+    Layout& operator=(const Layout& /*other*/) {
+      value_ = Next();
+      return *this;
+    }
+    ~Layout() = default;
+    void Changed() { value_ = Next(); }
+    uint64_t value() const { return value_; }
+
+   private:
+    static uint64_t Next();
+    uint64_t value_;
+  };
+  Layout tasks_layout_;
+  Entry* MutableEntry(const PodInfo& task);  // FindEntry
   // GPU groups of the reservation pods on the node (count of pods per group).
   std::map<std::string, int> reservation_groups_;
   // NumGroupsWithoutReservationPod, -1 = not known (it walks the shared-GPU maps, and every

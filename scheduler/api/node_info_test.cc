@@ -80,6 +80,34 @@ TEST(NodeInfoTest, HasIdleOrReleasingGpusFollowsTheNodeAndItsParts) {
   EXPECT_FALSE(full->HasIdleOrReleasingGpus());
 }
 
+// FindEntry answers through the task's hint only while the map's entries stay where they were:
+// not after the task's entry was removed, not on another node, not on a copy.
+TEST(NodeInfoTest, FindEntryAnswersWhatTheMapHolds) {
+  TestSession s(WholeAndSharedGpus());
+  NodeInfo* node = s.cluster().FindNode("node1");
+  PodInfo* half = s.Task("half-0");
+  auto held = [](const NodeInfo& n, const PodInfo& t) -> const NodeInfo::Entry* {
+    auto it = n.tasks().find(t.key());
+    return it == n.tasks().end() ? nullptr : &it->second;
+  };
+  ASSERT_NE(node->FindEntry(*half), nullptr);
+  EXPECT_EQ(node->FindEntry(*half), held(*node, *half));
+  EXPECT_EQ(node->FindEntry(*half)->task, half);
+  EXPECT_EQ(s.cluster().FindNode("node0")->FindEntry(*half), nullptr);
+  ASSERT_TRUE(node->RemoveTask(*half));
+  EXPECT_EQ(node->FindEntry(*half), nullptr);
+  ASSERT_TRUE(node->AddTask(half));
+  EXPECT_EQ(node->FindEntry(*half), held(*node, *half));
+  // Other tasks added or removed move no entry of a std::map, but the hint is not trusted then.
+  PodInfo* quarter = s.Task("quarter-0");
+  ASSERT_TRUE(node->RemoveTask(*quarter));
+  EXPECT_EQ(node->FindEntry(*half), held(*node, *half));
+  NodeInfo copy = *node;
+  EXPECT_EQ(copy.FindEntry(*half), held(copy, *half));
+  EXPECT_NE(copy.FindEntry(*half), node->FindEntry(*half));
+  EXPECT_EQ(copy.FindEntry(*quarter), nullptr);
+}
+
 TEST(NodeInfoTest, UpdatingATaskTheNodeDoesNotHoldChangesNothing) {
   TestSession s(WholeAndSharedGpus());
   const std::string before = ModelFingerprint(s.ssn());

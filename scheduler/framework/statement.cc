@@ -105,15 +105,15 @@ Status Statement::Pipeline(PodInfo* task, const std::string& node_name,
     return NotFoundError("failed to find node " + node_name + " or job " + task->job());
   }
   const std::vector<std::string>& groups = gpu_groups ? *gpu_groups : task->gpu_groups;
-  auto it = node->tasks().find(task->key());
-  bool found = it != node->tasks().end();
+  const NodeInfo::Entry* entry = node->FindEntry(*task);
+  bool found = entry != nullptr;
   bool moved = false;
   if (found) {
     moved = !groups.empty() && task->IsSharedGpuAllocation() &&
-            !(groups.size() == 1 && groups[0] == "-1") && groups != it->second.groups;
+            !(groups.size() == 1 && groups[0] == "-1") && groups != entry->groups;
   }
   if (found && !update_if_exists_on_node && !moved) {
-    task->gpu_groups = it->second.groups;
+    task->gpu_groups = entry->groups;
     return Unevict(task);
   }
   Op op;
@@ -138,8 +138,8 @@ Status Statement::DoPipeline(Op* op) {
   NodeInfo* node = ssn_->cluster().FindNode(op->node);
   if (node == nullptr) return NotFoundError("node " + op->node + " is not in session");
   SaveState(*task, op);
-  auto it = node->tasks().find(task->key());
-  if (op->moved_gpu && it != node->tasks().end()) op->prev_groups = it->second.groups;
+  const NodeInfo::Entry* entry = node->FindEntry(*task);
+  if (op->moved_gpu && entry != nullptr) op->prev_groups = entry->groups;
   if (op->new_groups) task->gpu_groups = *op->new_groups;
   task->status = PodStatus::kPipelined;
   JobStateChanged(ssn_, *task);
@@ -147,7 +147,7 @@ Status Statement::DoPipeline(Op* op) {
   bool ok = true;
   if (op->moved_gpu) {
     ok = node->ConsolidateSharedTaskToDifferentGpu(task);
-  } else if (it != node->tasks().end()) {
+  } else if (entry != nullptr) {
     op->existed_on_node = true;
     ok = node->UpdateTask(task);
   } else {
