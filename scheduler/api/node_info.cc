@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <atomic>
 #include <cmath>
+#include <limits>
 
 #include "api/well_known.h"
 
@@ -654,6 +655,19 @@ std::vector<std::string> NodeInfo::FittingGpuGroups(const PodInfo& task) const {
     return true;
   });
   return out;
+}
+
+double NodeInfo::SharedGpuSlots(int64_t need) const {
+  if (need <= 0 || memory_of_every_gpu <= 0) return std::numeric_limits<double>::infinity();
+  const double per_gpu = std::floor(static_cast<double>(memory_of_every_gpu / need));
+  double slots = std::floor(idle.gpu() + releasing.gpu()) * per_gpu;
+  // Every group IsTaskFitOnGpuGroup could pick (and a few it would not: an upper bound).
+  ForEachSharedGroup([&](const std::string&, int64_t, int64_t allocated, int64_t releasing) {
+    const int64_t free = memory_of_every_gpu - allocated + releasing;
+    if (free >= need) slots += static_cast<double>(free / need);
+    return true;
+  });
+  return slots;
 }
 
 int64_t NodeInfo::FractionTaskGpusAllocatableDeviceCount(const PodInfo& task) const {

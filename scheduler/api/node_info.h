@@ -181,6 +181,12 @@ class NodeInfo {
   // The shared GPU groups a fractional task fits in, up to its device count (what IsTaskAllocatable
   // adds to the whole idle GPUs).
   int64_t FractionTaskGpusAllocatableDeviceCount(const PodInfo& task) const;
+  // At most how many device slots of `need` MiB the node's GPUs still hold for shared-GPU pods:
+  // each group's multiples of `need` within its free memory, and each whole idle or releasing
+  // GPU's. Placing any pod lowers it or leaves it (a shared pod takes `need` from a group, or
+  // starts a group on a whole GPU; a whole-GPU pod takes whole GPUs); victim searches bound a
+  // preemptor with it. Infinity when `need` or the node's GPU memory is not positive.
+  double SharedGpuSlots(int64_t need) const;
   bool IsTaskFitOnGpuGroup(const PodInfo& task, const std::string& group) const;
   // The shared GPU groups the task fits on (IsTaskFitOnGpuGroup), in group order, at most
   // `limit` of them (-1 = all). One ordered walk over the accounting maps instead of three

@@ -216,11 +216,11 @@ namespace {
 // ResourceFitCache's per-node answer), the shape's multiples within idle + releasing in each
 // dimension it asks for. Placing any pod takes its tracked request from a node's idle or releasing
 // resources, so no sequence of placements (victims first or not) fits more. For a regular request
-// the shape is the whole request; for a shared-GPU one (fraction or GPU memory) it is the request
-// without GPUs, whose room lives in GPU groups instead, but whose CPU, memory and pods are taken as
-// a regular pod's are.
+// the shape is the whole request; for a shared-GPU one (fraction or GPU memory, `shared`) it is the
+// request without GPUs, whose room lives in GPU groups instead (NodeInfo::SharedGpuSlots bounds
+// those), but whose CPU, memory and pods are taken as a regular pod's are.
 double PodsCapacity(const NodeSet& nodes, const std::vector<uint8_t>& room,
-                    const ResourceVector& shape, double enough) {
+                    const ResourceVector& shape, const PodInfo* shared, double enough) {
   double total = 0;
   for (size_t i = 0; i < nodes.size() && total < enough; ++i) {
     if (room[i] == 0) continue;
@@ -230,6 +230,12 @@ double PodsCapacity(const NodeSet& nodes, const std::vector<uint8_t>& room,
       const double req = shape.Get(d);
       if (req <= 0) continue;
       fits = std::min(fits, std::floor((n->idle.Get(d) + n->releasing.Get(d)) / req));
+    }
+    if (shared != nullptr) {
+      const double devices =
+          static_cast<double>(std::max<int64_t>(1, shared->gpu_req.NumDevices()));
+      fits = std::min(
+          fits, std::floor(n->SharedGpuSlots(n->ResourceGpuMemory(shared->gpu_req)) / devices));
     }
     total += std::max(fits, 1.0);  // it has room for one
   }
@@ -254,12 +260,12 @@ bool SameFitShape(const PodInfo& a, const PodInfo& b) {
 // True when the preemptor certainly cannot be placed on `nodes`, whatever order the simulation
 // pops it and the victims' jobs in (every pod AllocateJob is given must be placed): one of its
 // pods has room on none of the nodes now, or the nodes cannot hold all of its pods of one shape
-// (PodsCapacity; a gang of eight 1-GPU pods where victims free 3 GPUs, or of five 0.25-GPU pods
-// asking 2 CPUs each where 8 CPUs are free). Re-placing victims first only takes room (a pipelined
-// victim uses its new node's idle or releasing resources; the node it left keeps it as
-// releasing). Said only when skipping the simulation changes nothing outside the statement it
-// would have rolled back (PreemptorLeavesNoTrace; victims record no fit errors in simulations,
-// PopAndAllocate).
+// (PodsCapacity; a gang of eight 1-GPU pods where victims free 3 GPUs, of five 0.25-GPU pods
+// asking 2 CPUs each where 8 CPUs are free, or of three 0.25-GPU pods where half a GPU is free).
+// Re-placing victims first only takes room (a pipelined victim uses its new node's idle or
+// releasing resources; the node it left keeps it as releasing). Said only when skipping the
+// simulation changes nothing outside the statement it would have rolled back
+// (PreemptorLeavesNoTrace; victims record no fit errors in simulations, PopAndAllocate).
 bool PreemptorCannotBePlaced(Session* ssn, const NodeSet& nodes, const PodGroupInfo& preemptor) {
   const std::vector<PodInfo*> tasks = GetTasksToAllocate(*ssn, preemptor, false);
   const ClusterInfo& c = ssn->cluster();
@@ -279,7 +285,7 @@ bool PreemptorCannotBePlaced(Session* ssn, const NodeSet& nodes, const PodGroupI
                            [t](const Shape& s) { return SameFitShape(*s.first, *t); });
     if (it == shapes.end()) {
       ResourceVector bounded = BoundedShape(*t);
-      if (bounded.IsZero()) continue;
+      if (bounded.IsZero() && !t->IsSharedGpuRequest()) continue;
       it = shapes.insert(shapes.end(), Shape{t, std::move(bounded), 0});
     }
     ++it->count;
@@ -294,7 +300,8 @@ bool PreemptorCannotBePlaced(Session* ssn, const NodeSet& nodes, const PodGroupI
     if (cannot || s < 0 || bounded[s] != 0 || room == nullptr) continue;
     bounded[s] = 1;
     const Shape& shape = shapes[s];
-    cannot = PodsCapacity(nodes, *room, shape.bounded, shape.count) < shape.count;
+    const PodInfo* shared = shape.first->IsSharedGpuRequest() ? shape.first : nullptr;
+    cannot = PodsCapacity(nodes, *room, shape.bounded, shared, shape.count) < shape.count;
   }
   return cannot && PreemptorLeavesNoTrace(*ssn, tasks);
 }

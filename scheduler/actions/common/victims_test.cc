@@ -113,6 +113,32 @@ TestCluster SharedGroupCluster(const std::string& preemptor_cpu) {
   return c;
 }
 
+// n1's GPUs hold six 0.25-GPU pods: four on its idle GPU, two in the group the 0.5-GPU pod leaves
+// half free. The bound on GPU slots counts both, and no more.
+TEST(VictimSimulationTest, SharedGpuGangsFitInTheGroupsAndWholeGpusLeft) {
+  auto cluster = [](int pods) {
+    TestCluster c;
+    c.AddNode({.name = "n1", .gpus = 2});
+    c.AddNode({.name = "n2", .gpus = 0});
+    c.AddQueue({.name = "a", .gpu_quota = 2});
+    c.AddQueue({.name = "b", .gpu_quota = 0});
+    testing::JobSpec shared = RunningJob("shared", "b", 0.5, "n1");
+    shared.tasks[0].gpu_groups = {"group-1"};
+    c.AddJob(shared);
+    c.AddJob(RunningJob("victim", "b", 0, "n2"));
+    c.AddJob(PendingJob("preemptor", "a", 0.25, pods));
+    return c;
+  };
+  TestSession six(cluster(6));
+  EXPECT_EQ(six.Node("n1")->SharedGpuSlots(
+                six.Node("n1")->ResourceGpuMemory(six.Task("preemptor-0")->gpu_req)),
+            6);
+  EXPECT_TRUE(Simulate(&six));
+  TestSession seven(cluster(7));
+  EXPECT_FALSE(Simulate(&seven));
+  EXPECT_EQ(seven.Task("victim-0")->status, PodStatus::kRunning);
+}
+
 TEST(VictimSimulationTest, SharedGpuGangsAreBoundedByTheirOtherResourcesOnly) {
   TestSession fits(SharedGroupCluster("9"));
   ASSERT_EQ(fits.Node("n1")->idle.gpu() + fits.Node("n1")->releasing.gpu(), 0);
