@@ -659,12 +659,13 @@ std::vector<std::string> NodeInfo::FittingGpuGroups(const PodInfo& task) const {
 
 double NodeInfo::SharedGpuSlots(int64_t need) const {
   if (need <= 0 || memory_of_every_gpu <= 0) return std::numeric_limits<double>::infinity();
-  const double per_gpu = std::floor(static_cast<double>(memory_of_every_gpu / need));
-  double slots = std::floor(idle.gpu() + releasing.gpu()) * per_gpu;
+  const int64_t per_gpu = memory_of_every_gpu / need;  // whole multiples
+  double slots = std::floor(idle.gpu() + releasing.gpu()) * static_cast<double>(per_gpu);
   // Every group IsTaskFitOnGpuGroup could pick (and a few it would not: an upper bound).
   ForEachSharedGroup([&](const std::string&, int64_t, int64_t allocated, int64_t releasing) {
     const int64_t free = memory_of_every_gpu - allocated + releasing;
-    if (free >= need) slots += static_cast<double>(free / need);
+    const int64_t multiples = free >= need ? free / need : 0;
+    slots += static_cast<double>(multiples);
     return true;
   });
   return slots;

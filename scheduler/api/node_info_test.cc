@@ -65,7 +65,7 @@ TEST(NodeInfoTest, HasIdleOrReleasingGpusFollowsTheNodeAndItsParts) {
   c.AddJob(RunningJob("fill", "q0", 1, "full", 2));
   c.AddJob(RunningJob("crowd", "q0", 1, "over", 2));
   c.AddJob(ReleasingJob("going", "q0", 1, "over"));
-  TestSession s(std::move(c));
+  TestSession s(c);
   const NodeInfo* full = s.cluster().FindNode("full");
   const NodeInfo* over = s.cluster().FindNode("over");
   ASSERT_LT(over->SumOfIdleGpus().first, 0);

@@ -93,59 +93,46 @@ TEST(VictimSimulationTest, SharedGpuPreemptorsGetTheSameAnswers) {
   EXPECT_FALSE(Simulate(&fits_nowhere));
 }
 
-// A gang of shared-GPU pods is bounded by the CPU, memory and pods its pods take, never by whole
-// GPUs: here no GPU is idle or releasing, yet both 0.25-GPU pods fit in the GPU group a running
-// 0.5-GPU pod leaves half free on n1 (20 cores, 1 taken). The victim is a CPU pod on n2, which has
-// no GPU.
-TestCluster SharedGroupCluster(const std::string& preemptor_cpu) {
+// n1 (20 cores) runs a 0.5-GPU pod in GPU group "group-1", whose other half is free; its other
+// GPUs are idle. The victim is a CPU pod on n2, which has no GPU. The preemptor is a gang of
+// 0.25-GPU pods.
+TestCluster SharedGroupCluster(double n1_gpus, int pods, const std::string& cpu) {
   TestCluster c;
-  c.AddNode({.name = "n1", .gpus = 1});
+  c.AddNode({.name = "n1", .gpus = n1_gpus});
   c.AddNode({.name = "n2", .gpus = 0});
-  c.AddQueue({.name = "a", .gpu_quota = 1});
+  c.AddQueue({.name = "a", .gpu_quota = n1_gpus});
   c.AddQueue({.name = "b", .gpu_quota = 0});
   testing::JobSpec shared = RunningJob("shared", "b", 0.5, "n1");
   shared.tasks[0].gpu_groups = {"group-1"};
   c.AddJob(shared);
   c.AddJob(RunningJob("victim", "b", 0, "n2"));
-  testing::JobSpec preemptor = PendingJob("preemptor", "a", 0.25, /*tasks=*/2);
-  preemptor.cpu = preemptor_cpu;
+  testing::JobSpec preemptor = PendingJob("preemptor", "a", 0.25, pods);
+  preemptor.cpu = cpu;
   c.AddJob(preemptor);
   return c;
 }
 
-// n1's GPUs hold six 0.25-GPU pods: four on its idle GPU, two in the group the 0.5-GPU pod leaves
-// half free. The bound on GPU slots counts both, and no more.
-TEST(VictimSimulationTest, SharedGpuGangsFitInTheGroupsAndWholeGpusLeft) {
-  auto cluster = [](int pods) {
-    TestCluster c;
-    c.AddNode({.name = "n1", .gpus = 2});
-    c.AddNode({.name = "n2", .gpus = 0});
-    c.AddQueue({.name = "a", .gpu_quota = 2});
-    c.AddQueue({.name = "b", .gpu_quota = 0});
-    testing::JobSpec shared = RunningJob("shared", "b", 0.5, "n1");
-    shared.tasks[0].gpu_groups = {"group-1"};
-    c.AddJob(shared);
-    c.AddJob(RunningJob("victim", "b", 0, "n2"));
-    c.AddJob(PendingJob("preemptor", "a", 0.25, pods));
-    return c;
-  };
-  TestSession six(cluster(6));
-  EXPECT_EQ(six.Node("n1")->SharedGpuSlots(
-                six.Node("n1")->ResourceGpuMemory(six.Task("preemptor-0")->gpu_req)),
-            6);
-  EXPECT_TRUE(Simulate(&six));
-  TestSession seven(cluster(7));
-  EXPECT_FALSE(Simulate(&seven));
-  EXPECT_EQ(seven.Task("victim-0")->status, PodStatus::kRunning);
-}
-
+// A gang of shared-GPU pods is bounded by the CPU, memory and pods its pods take, never by whole
+// GPUs: with one GPU no GPU is idle or releasing, yet two pods fit in the group (1 core taken).
 TEST(VictimSimulationTest, SharedGpuGangsAreBoundedByTheirOtherResourcesOnly) {
-  TestSession fits(SharedGroupCluster("9"));
+  TestSession fits(SharedGroupCluster(1, 2, "9"));
   ASSERT_EQ(fits.Node("n1")->idle.gpu() + fits.Node("n1")->releasing.gpu(), 0);
   EXPECT_TRUE(Simulate(&fits));
-  TestSession cores_short(SharedGroupCluster("10"));
+  TestSession cores_short(SharedGroupCluster(1, 2, "10"));
   EXPECT_FALSE(Simulate(&cores_short));
   EXPECT_EQ(cores_short.Task("victim-0")->status, PodStatus::kRunning);
+}
+
+// With two GPUs n1 holds six 0.25-GPU pods: four on its idle GPU, two in the group. The bound on
+// GPU slots counts both, and no more.
+TEST(VictimSimulationTest, SharedGpuGangsFitInTheGroupsAndWholeGpusLeft) {
+  TestSession six(SharedGroupCluster(2, 6, "1"));
+  const NodeInfo* n1 = six.Node("n1");
+  EXPECT_EQ(n1->SharedGpuSlots(n1->ResourceGpuMemory(six.Task("preemptor-0")->gpu_req)), 6);
+  EXPECT_TRUE(Simulate(&six));
+  TestSession seven(SharedGroupCluster(2, 7, "1"));
+  EXPECT_FALSE(Simulate(&seven));
+  EXPECT_EQ(seven.Task("victim-0")->status, PodStatus::kRunning);
 }
 
 // A victim job re-placed in a simulation is not told why a hypothetical move failed: its
