@@ -6,6 +6,7 @@
 #include <atomic>
 #include <cmath>
 #include <limits>
+#include <utility>
 
 #include "api/well_known.h"
 
@@ -428,23 +429,23 @@ uint64_t NodeInfo::Layout::Next() {
   return counter.fetch_add(1, std::memory_order_relaxed) + 1;
 }
 
-NodeInfo::Entry* NodeInfo::MutableEntry(const PodInfo& task) {
+const NodeInfo::Entry* NodeInfo::FindEntry(const PodInfo& task) const {
   using Item = std::pair<const std::string, Entry>;
   if (task.node_entry_layout == tasks_layout_.value()) {
-    Item* item = static_cast<Item*>(task.node_entry);
+    const Item* item = static_cast<const Item*>(task.node_entry);
     DCHECK(item->first == task.key()) << "stale entry hint of " << task.key() << " on " << name();
     return &item->second;
   }
   auto it = tasks_.find(task.key());
   if (it == tasks_.end()) return nullptr;
+  // The hint is the task's (mutable there), not the node's: filling it changes nothing here.
   task.node_entry = &*it;
   task.node_entry_layout = tasks_layout_.value();
   return &it->second;
 }
 
-const NodeInfo::Entry* NodeInfo::FindEntry(const PodInfo& task) const {
-  // The hint is the task's, not the node's: filling it changes nothing this node answers.
-  return const_cast<NodeInfo*>(this)->MutableEntry(task);
+NodeInfo::Entry* NodeInfo::MutableEntry(const PodInfo& task) {
+  return const_cast<Entry*>(std::as_const(*this).FindEntry(task));
 }
 
 bool NodeInfo::RemoveTask(const PodInfo& task) {

@@ -264,7 +264,7 @@ class NodeInfo {
     uint64_t value_;
   };
   Layout tasks_layout_;
-  Entry* MutableEntry(const PodInfo& task);  // FindEntry
+  Entry* MutableEntry(const PodInfo& task);  // FindEntry, for UpdateTask to write the entry
   // GPU groups of the reservation pods on the node (count of pods per group).
   std::map<std::string, int> reservation_groups_;
   // NumGroupsWithoutReservationPod, -1 = not known (it walks the shared-GPU maps, and every

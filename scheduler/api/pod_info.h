@@ -96,7 +96,7 @@ class PodInfo {
   mutable uint64_t session_job_epoch = 0;
   // NodeInfo::FindEntry's hint: this pod's entry in the task map whose layout was
   // node_entry_layout (a value no other map, copy or later layout ever has).
-  mutable void* node_entry = nullptr;
+  mutable const void* node_entry = nullptr;
   mutable uint64_t node_entry_layout = 0;
 
   bool IsMigProfileRequest() const { return request_type == ResourceRequestType::kMigInstance; }
