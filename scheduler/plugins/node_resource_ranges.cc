@@ -160,9 +160,13 @@ void NodeResourceRanges::Over(PerResource* r, int idx) {
 }
 
 NodeResourceRanges::Range NodeResourceRanges::RangeOf(const PerResource& r) {
-  // Extend from kEmpty: the highest end is at least 0.
-  if (r.count == 0) return kEmpty;
-  return {r.low, std::max(r.high, 0.0)};
+  // What Compute's pass would give: the ends extend kEmpty as every value would.
+  Range out = kEmpty;
+  if (r.count > 0) {
+    Extend(r.low, &out);
+    Extend(r.high, &out);
+  }
+  return out;
 }
 
 }  // namespace kai::scheduler
