@@ -257,14 +257,14 @@ void PodGroupInfo::IndexPodSets() {
   for (PodSet* p : root_->DescendantPodSets()) pod_sets_[p->name()] = p;
 }
 
-PodSet* PodGroupInfo::FindPodSet(const std::string& name) const {
+PodSet* PodGroupInfo::FindPodSet(std::string_view name) const {
   auto it = pod_sets_.find(name);
   return it == pod_sets_.end() ? nullptr : it->second;
 }
 
 PodSet* PodGroupInfo::PodSetOf(const PodInfo& task) const {
-  return FindPodSet(task.subgroup_name().empty() ? std::string(kDefaultSubGroup)
-                                                 : task.subgroup_name());
+  return FindPodSet(task.subgroup_name().empty() ? kDefaultSubGroup
+                                                 : std::string_view(task.subgroup_name()));
 }
 
 bool PodGroupInfo::AddTask(PodInfo* task) {

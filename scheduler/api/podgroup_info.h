@@ -11,6 +11,7 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "api/podgroup.h"
@@ -151,8 +152,8 @@ class PodGroupInfo {
 
   SubGroupSet* root() const { return root_.get(); }
   // Leaf PodSets by name.
-  const std::map<std::string, PodSet*>& pod_sets() const { return pod_sets_; }
-  PodSet* FindPodSet(const std::string& name) const;
+  const std::map<std::string, PodSet*, std::less<>>& pod_sets() const { return pod_sets_; }
+  PodSet* FindPodSet(std::string_view name) const;
   PodSet* PodSetOf(const PodInfo& task) const;
 
   int NumActiveAllocated() const;
@@ -255,7 +256,7 @@ class PodGroupInfo {
   bool preemptible_ = true;
   WallTime creation_time_{};
   std::unique_ptr<SubGroupSet> root_;
-  std::map<std::string, PodSet*> pod_sets_;
+  std::map<std::string, PodSet*, std::less<>> pod_sets_;
   std::vector<PodInfo*> tasks_;
   std::vector<PodInfo*> invalid_tasks_;
   mutable std::string signature_;

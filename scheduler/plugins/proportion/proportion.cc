@@ -295,12 +295,12 @@ bool ProportionPlugin::ValidateReclaimScenario(const Session& ssn,
       vt.accepted = Quantify(t->accepted, map);
       vt.involved = InvolvedResources(t->accepted);
       vt.active_allocated = IsActiveAllocatedStatus(t->status);
-      tasks.push_back(std::move(vt));
+      tasks.push_back(vt);
     }
     std::vector<p::VictimChunk> chunks = p::SplitVictimChunks(
         tasks,
         [job](std::string_view subgroup) {
-          const PodSet* ps = job->FindPodSet(std::string(subgroup));
+          const PodSet* ps = job->FindPodSet(subgroup);
           return ps == nullptr ? -1 : static_cast<int>(ps->min_available());
         },
         allow_consolidating_reclaim_);

@@ -13,7 +13,7 @@ namespace kai::proportion {
 
 struct VictimTask {
   // PodSet (sub-group) of the task; empty = the job's default PodSet.
-  std::string subgroup;
+  std::string_view subgroup;  // the pod's own string (it outlives the task)
   // The resources the node granted the task (MIG counted as GPUs).
   ResourceQuantities accepted;
   // Resources counted as involved (see ReclaimerInfo::involved).

@@ -8,16 +8,16 @@
 namespace kai::proportion {
 namespace {
 
-VictimTask Task(std::string subgroup, double cpu, bool moved = false) {
+VictimTask Task(std::string_view subgroup, double cpu, bool moved = false) {
   VictimTask t;
-  t.subgroup = std::move(subgroup);
+  t.subgroup = subgroup;
   t.accepted = ResourceQuantities::Of(cpu, 0, 0);
   t.involved = t.accepted.Positive();
   t.active_allocated = moved;
   return t;
 }
 
-auto MinAvailable(std::map<std::string, int> m) {
+auto MinAvailable(const std::map<std::string, int>& m) {
   return [m](std::string_view name) {
     auto it = m.find(std::string(name));
     return it == m.end() ? -1 : it->second;
