@@ -269,11 +269,12 @@ bool SameFitShape(const PodInfo& a, const PodInfo& b) {
 bool PreemptorCannotBePlaced(Session* ssn, const NodeSet& nodes, const PodGroupInfo& preemptor) {
   const std::vector<PodInfo*> tasks = GetTasksToAllocate(*ssn, preemptor, false);
   const ClusterInfo& c = ssn->cluster();
-  // Pods with a bounded shape, by fit shape in first-seen order: the first such pod, the shape
-  // and how many pods there are of it.
+  // Pods by fit shape in first-seen order: the first such pod, the shape, whether PodsCapacity
+  // can bound it and how many pods there are of it.
   struct Shape {
     const PodInfo* first;
     ResourceVector bounded;
+    bool boundable;
     double count;
   };
   std::vector<Shape> shapes;
@@ -285,9 +286,10 @@ bool PreemptorCannotBePlaced(Session* ssn, const NodeSet& nodes, const PodGroupI
                            [t](const Shape& s) { return SameFitShape(*s.first, *t); });
     if (it == shapes.end()) {
       ResourceVector bounded = BoundedShape(*t);
-      if (bounded.IsZero() && !t->IsSharedGpuRequest()) continue;
-      it = shapes.insert(shapes.end(), Shape{t, std::move(bounded), 0});
+      const bool boundable = !bounded.IsZero() || t->IsSharedGpuRequest();
+      it = shapes.insert(shapes.end(), Shape{t, std::move(bounded), boundable, 0});
     }
+    if (!it->boundable) continue;
     ++it->count;
     shape_of[i] = static_cast<int>(it - shapes.begin());
   }

@@ -394,16 +394,14 @@ const p::QueueOrderKey& ProportionPlugin::OrderKeyOfJob(const Session& ssn, p::Q
 p::ResourceQuantities ProportionPlugin::AllocatedOfJob(const Session& ssn,
                                                        const PodGroupInfo& job) {
   const ResourceVectorMap& map = *ssn.cluster().vector_map;
-  if (job.status_version == 0 || job.session_index >= allocated_memo_.size()) {
-    return Quantify(job.AllocatedResources(map.size()), map);
-  }
+  auto allocated = [&] { return Quantify(job.AllocatedResources(map.size()), map); };
+  if (job.status_version == 0 || job.session_index >= allocated_memo_.size()) return allocated();
   AllocatedMemo& m = allocated_memo_[job.session_index];
   if (!JobStatusStampHolds(job, m.stamp)) {
-    m.allocated = Quantify(job.AllocatedResources(map.size()), map);
+    m.allocated = allocated();
     m.stamp = CurrentJobStateStamp(job);
   }
-  DCHECK(m.allocated == Quantify(job.AllocatedResources(map.size()), map))
-      << "stale allocated resources of job " << job.uid();
+  DCHECK(m.allocated == allocated()) << "stale allocated resources of job " << job.uid();
   return m.allocated;
 }
 
