@@ -244,16 +244,15 @@ void Statement::UndoAllocation(Session* ssn, const Op& op) {
 }
 
 void Statement::SaveGpuState(const std::string& node_name, Op* op) const {
-  const NodeInfo* node = ssn_->cluster().FindNode(node_name);
+  NodeInfo* node = ssn_->cluster().FindNode(node_name);
   if (node == nullptr) return;
   op->gpu_state =
-      NodeGpuState{node_name, node->idle.gpu(), node->releasing.gpu(), node->releasing_shared_gpus};
+      NodeGpuState{node, node->idle.gpu(), node->releasing.gpu(), node->releasing_shared_gpus};
 }
 
 void Statement::RestoreGpuState(const Op& op) {
   if (!op.gpu_state) return;
-  NodeInfo* node = ssn_->cluster().FindNode(op.gpu_state->node);
-  if (node == nullptr) return;
+  NodeInfo* node = op.gpu_state->node;
   node->idle.Set(kGpuIndex, op.gpu_state->idle_gpu);
   node->releasing.Set(kGpuIndex, op.gpu_state->releasing_gpu);
   node->releasing_shared_gpus = op.gpu_state->releasing_shared_gpus;

@@ -30,7 +30,9 @@ class Statement {
  public:
   using Checkpoint = size_t;
 
-  explicit Statement(Session* ssn) : ssn_(ssn) {}
+  // Room for a victim scenario's operations up front: growing the vector moved every operation
+  // recorded so far, several times per scenario.
+  explicit Statement(Session* ssn) : ssn_(ssn) { ops_.reserve(kInitialOps); }
   Statement(const Statement&) = delete;
   Statement& operator=(const Statement&) = delete;
 
@@ -73,7 +75,7 @@ class Statement {
   // whose pods are all releasing): saved before every operation and restored when a rollback
   // undoes it, so that a discarded statement leaves the node exactly as it was.
   struct NodeGpuState {
-    std::string node;
+    NodeInfo* node = nullptr;  // nodes stay put for the session the statement belongs to
     double idle_gpu = 0;
     double releasing_gpu = 0;
     std::set<std::string> releasing_shared_gpus;
@@ -130,6 +132,7 @@ class Statement {
   void UndoUncommitted(size_t first, bool exact);
 
   Session* ssn_;
+  static constexpr size_t kInitialOps = 64;
   std::vector<Op> ops_;
 };
 
