@@ -96,16 +96,31 @@ void JobsOrderByQueues::InitializeWithJobs(const std::vector<PodGroupInfo*>& job
   // Each leaf's heap is sized to its jobs up front: a simulation builds an order of every pending
   // job, and growing the heaps one push at a time was a large part of its allocations. Each job's
   // queue is looked up once.
+  // A victim queue reads every running job of the cluster, each on its own cache lines: the jobs
+  // a few places ahead are fetched while the current one is read.
+  constexpr size_t kAhead = 8;
   std::vector<std::pair<PodGroupInfo*, const QueueInfo*>> admitted;
   admitted.reserve(jobs.size());
   std::vector<uint32_t> per_queue(ssn_->cluster().queues.size(), 0);
-  for (PodGroupInfo* job : jobs) {
+  for (size_t i = 0; i < jobs.size(); ++i) {
+    if (i + kAhead < jobs.size()) PrefetchAdmission(*jobs[i + kAhead]);
+    PodGroupInfo* job = jobs[i];
     const QueueInfo* q = AdmittedQueue(*job);
     if (q == nullptr) continue;
     admitted.emplace_back(job, q);
     ++per_queue[q->session_index()];
   }
-  for (const auto& [job, q] : admitted) PushJob(job, q, per_queue[q->session_index()]);
+  for (size_t i = 0; i < admitted.size(); ++i) {
+    if (i + kAhead < admitted.size())
+      __builtin_prefetch(&admitted[i + kAhead].first->job_order_key_memo);
+    const auto& [job, q] = admitted[i];
+    PushJob(job, q, per_queue[q->session_index()]);
+  }
+}
+
+void JobsOrderByQueues::PrefetchAdmission(const PodGroupInfo& job) {
+  __builtin_prefetch(&job.active_allocated_memo);
+  __builtin_prefetch(&job.cached_queue);
 }
 
 bool JobsOrderByQueues::empty() const { return !roots_.has_value() || roots_->empty(); }
