@@ -134,13 +134,15 @@ ResourceFitCache::Result ResourceFitCache::Compute(const PodInfo& task, const No
 
 int ResourceFitCache::InternNodeSet(const NodeSet& nodes) {
   // Allocate asks about one set task after task: comparing with it is cheaper than hashing.
-  if (last_set_ >= 0 && sets_[last_set_].nodes == nodes) return last_set_;
+  if (last_set_ >= 0 && SetAt(last_set_).nodes == nodes) return last_set_;
   const uint64_t h = HashNodeSet(nodes);
   auto [begin, end] = set_by_hash_.equal_range(h);
   for (auto it = begin; it != end; ++it) {
-    if (sets_[it->second].nodes == nodes) return last_set_ = it->second;
+    if (SetAt(it->second).nodes == nodes) return last_set_ = it->second;
   }
+  if (sets_.size() >= kRecentSets) DropOldestSet();
   InternedSet& s = sets_.emplace_back();
+  s.hash = h;
   s.nodes = nodes;
   s.mirrored.resize(nodes.size());
   for (size_t i = 0; i < nodes.size(); ++i) {
@@ -153,17 +155,32 @@ int ResourceFitCache::InternNodeSet(const NodeSet& nodes) {
   }
   s.all_mirrored = !nodes.empty() && std::all_of(s.mirrored.begin(), s.mirrored.end(),
                                                  [](int rank) { return rank > 0; });
-  const int id = static_cast<int>(sets_.size()) - 1;
+  const int id = first_set_ + static_cast<int>(sets_.size()) - 1;
   set_by_hash_.emplace(h, id);
   return last_set_ = id;
 }
 
+void ResourceFitCache::DropOldestSet() {
+  const InternedSet& oldest = sets_.front();
+  auto [begin, end] = set_by_hash_.equal_range(oldest.hash);
+  for (auto it = begin; it != end; ++it) {
+    if (it->second == first_set_) {
+      set_by_hash_.erase(it);
+      break;
+    }
+  }
+  for (const std::string& key : oldest.error_keys) errors_.erase(key);
+  sets_.pop_front();
+  ++first_set_;
+}
+
 const std::shared_ptr<const std::vector<std::string>>& ResourceFitCache::SetNames(int set) {
-  std::shared_ptr<const std::vector<std::string>>& names = sets_[set].names;
+  InternedSet& s = SetAt(set);
+  std::shared_ptr<const std::vector<std::string>>& names = s.names;
   if (names == nullptr) {
     auto v = std::make_shared<std::vector<std::string>>();
-    v->reserve(sets_[set].nodes.size());
-    for (const NodeInfo* n : sets_[set].nodes) v->push_back(n->name());
+    v->reserve(s.nodes.size());
+    for (const NodeInfo* n : s.nodes) v->push_back(n->name());
     names = std::move(v);
   }
   return names;
@@ -361,7 +378,8 @@ std::shared_ptr<const NodeFitErrors> ResourceFitCache::ErrorsFor(const std::stri
   AppendBytes(&key, set);
   auto [it, fresh] = errors_.try_emplace(key);
   Errors& e = it->second;
-  const InternedSet& s = sets_[set];
+  InternedSet& s = SetAt(set);
+  if (fresh) s.error_keys.push_back(key);
   const NodeSet& nodes = s.nodes;
   const TaskFit* fit = PrepareTaskFit(task, nodes);
   const std::optional<uint64_t> writes = WritesFor(s);
@@ -392,7 +410,7 @@ std::shared_ptr<const NodeFitErrors> ResourceFitCache::ErrorsFor(const std::stri
     e.errors = std::make_shared<NodeFitErrors>(SetNames(set), std::move(reasons), reasons_);
   } else if (auto written = FewWrittenSince(e.writes, s)) {
     ++log_updates_;
-    const std::vector<int>& index = IndexByRank(&sets_[set]);
+    const std::vector<int>& index = IndexByRank(&SetAt(set));
     for (uint32_t rank : *written) {
       if (index[rank] >= 0) refresh(index[rank]);
     }
@@ -421,7 +439,7 @@ ResourceFitCache::Result ResourceFitCache::Check(const PodInfo& task, const Node
   }
   Shape& shape = it->second;
   const int set = InternNodeSet(nodes);
-  const InternedSet& s = sets_[set];
+  const InternedSet& s = SetAt(set);
   const TaskFit* fit = PrepareTaskFit(task, nodes);
   room_.resize(nodes.size());
   int num_room = 0;
@@ -438,7 +456,7 @@ ResourceFitCache::Result ResourceFitCache::Check(const PodInfo& task, const Node
     ++log_updates_;
     room_ = shape.last.room;
     num_room = shape.last.num_room;
-    const std::vector<int>& index = IndexByRank(&sets_[set]);
+    const std::vector<int>& index = IndexByRank(&SetAt(set));
     for (uint32_t rank : *written) {
       const int i = index[rank];
       if (i < 0) continue;

@@ -69,6 +69,9 @@ class ResourceFitCache {
 
   // Checks of a shape seen before / of a new shape (node sets share a shape's answers).
   int64_t hits() const { return hits_; }
+  // Node sets remembered now (at most kRecentSets).
+  size_t interned_sets() const { return sets_.size(); }
+  static constexpr size_t kRecentSets = 256;
   int64_t misses() const { return misses_; }
   // Nodes checked again because their accounting changed after the entry was made.
   int64_t node_rechecks() const { return node_rechecks_; }
@@ -115,15 +118,23 @@ class ResourceFitCache {
   // A node set seen before: its nodes, and per node its name rank when the node mirrors its
   // version into versions_ (0: read the node).
   struct InternedSet {
+    uint64_t hash = 0;  // HashNodeSet(nodes), its key in set_by_hash_
     NodeSet nodes;
     std::vector<int> mirrored;
     bool all_mirrored = false;
     std::vector<int> index_by_rank;  // -1: not in the set; built on first use (IndexByRank)
     std::shared_ptr<const std::vector<std::string>> names;  // SetNames, built on first use
+    std::vector<std::string> error_keys;                    // its entries in errors_
   };
 
-  // Index of an equal node set seen before (or a new one).
+  // Index of an equal node set among the recent ones (or a new one). Ids are never reused; only
+  // the kRecentSets latest sets are kept, with their errors: each victim scenario asks about a
+  // set of its own, and keeping them all held hundreds of megabytes at L (an id that is gone is
+  // only a set asked about again from scratch).
   int InternNodeSet(const NodeSet& nodes);
+  InternedSet& SetAt(int id) { return sets_[id - first_set_]; }
+  // Forgets the oldest set: its id, its hash entry and its errors.
+  void DropOldestSet();
   // The table's write count when every node of the set mirrors into it; nullopt otherwise.
   std::optional<uint64_t> WritesFor(const InternedSet& s) const {
     if (!s.all_mirrored) return std::nullopt;
@@ -215,7 +226,8 @@ class ResourceFitCache {
 
   const VersionTable* versions_ = nullptr;
   Columns columns_;
-  std::vector<InternedSet> sets_;
+  std::deque<InternedSet> sets_;  // ids first_set_, first_set_ + 1, ...
+  int first_set_ = 0;
   int last_set_ = -1;  // the set InternNodeSet returned last
   std::unordered_multimap<uint64_t, int> set_by_hash_;
   std::shared_ptr<ReasonTable> reasons_ = std::make_shared<ReasonTable>();

@@ -110,6 +110,56 @@ TEST(ResourceFitCacheTest, TasksOfOneShapeShareTheAnswerAndTheErrors) {
   EXPECT_EQ(cache.hits(), 3);
 }
 
+// Each victim scenario asks about a node set of its own: only the recent sets are kept, and a
+// set asked about again after it was forgotten is answered from the nodes as they are.
+TEST(ResourceFitCacheTest, OnlyTheRecentNodeSetsAreKept) {
+  TestCluster c;
+  for (int i = 0; i < 10; ++i) {
+    const std::string node = "node" + std::to_string(i);
+    c.AddNode(NodeSpec{.name = node, .gpus = 4});
+    c.AddJob(RunningJob("run" + std::to_string(i), "q0", 1, node, 4));
+  }
+  c.AddQueue({.name = "q0", .gpu_quota = 40});
+  c.AddQueue({.name = "q1", .gpu_quota = 40});
+  c.AddJob(PendingJob("a", "q1", 2));
+  TestSession s(c);
+  const NodeSet& all = s.cluster().node_list;
+  auto subset = [&all](unsigned mask) {
+    NodeSet out;
+    for (size_t i = 0; i < all.size(); ++i) {
+      if ((mask >> i) & 1U) out.push_back(all[i]);
+    }
+    return out;
+  };
+  ResourceFitCache cache;
+  const PodInfo& task = *s.Task("a-0");
+  const std::shared_ptr<const NodeFitErrors> first =
+      cache.Check(task, subset(1), false, true).errors;
+  ASSERT_NE(first, nullptr);
+  const unsigned last = ResourceFitCache::kRecentSets + 40;
+  std::shared_ptr<const NodeFitErrors> recent;
+  for (unsigned mask = 2; mask <= last; ++mask) {
+    const ResourceFitCache::Result r = cache.Check(task, subset(mask), false, true);
+    if (mask == last - 1) recent = r.errors;
+    EXPECT_LE(cache.interned_sets(), ResourceFitCache::kRecentSets);
+  }
+  EXPECT_EQ(cache.interned_sets(), ResourceFitCache::kRecentSets);
+  // A recent set keeps its errors; the first one was forgotten and is computed again, the same.
+  EXPECT_EQ(cache.Check(task, subset(last - 1), false, true).errors, recent);
+  const ResourceFitCache::Result again = cache.Check(task, subset(1), false, true);
+  EXPECT_NE(again.errors, first);
+  EXPECT_EQ(Nodes(again), first->ToMap());
+  ExpectFresh(&cache, task, subset(1));
+  // A node that changes is read again in a set asked about after it was forgotten.
+  auto stmt = s.ssn().NewStatement();
+  ASSERT_TRUE(stmt->Evict(s.Task("run0-0"), "msg", {}).ok());
+  ASSERT_TRUE(stmt->Evict(s.Task("run0-1"), "msg", {}).ok());
+  for (unsigned mask = 2; mask <= last; ++mask) cache.Check(task, subset(mask), false, true);
+  EXPECT_FALSE(cache.Check(task, subset(1), false, true).none_fits);
+  ExpectFresh(&cache, task, subset(1));
+  stmt->Discard();
+}
+
 TEST(ResourceFitCacheTest, EvictionRollbackAndDiscardInvalidate) {
   TestSession s(FullCluster());
   const NodeSet& nodes = s.cluster().node_list;
