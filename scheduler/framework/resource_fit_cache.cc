@@ -169,7 +169,6 @@ void ResourceFitCache::DropOldestSet() {
       break;
     }
   }
-  for (const std::string& key : oldest.error_keys) errors_.erase(key);
   sets_.pop_front();
   ++first_set_;
 }
@@ -373,13 +372,9 @@ const std::vector<int>& ResourceFitCache::IndexByRank(InternedSet* s) const {
 std::shared_ptr<const NodeFitErrors> ResourceFitCache::ErrorsFor(const std::string& shape_key,
                                                                  const PodInfo& task, int set,
                                                                  std::optional<bool> columns) {
-  thread_local std::string key;
-  key = shape_key;
-  AppendBytes(&key, set);
-  auto [it, fresh] = errors_.try_emplace(key);
-  Errors& e = it->second;
   InternedSet& s = SetAt(set);
-  if (fresh) s.error_keys.push_back(key);
+  auto [it, fresh] = s.errors.try_emplace(shape_key);
+  Errors& e = it->second;
   const NodeSet& nodes = s.nodes;
   const TaskFit* fit = PrepareTaskFit(task, nodes);
   const std::optional<uint64_t> writes = WritesFor(s);

@@ -124,7 +124,7 @@ class ResourceFitCache {
     bool all_mirrored = false;
     std::vector<int> index_by_rank;  // -1: not in the set; built on first use (IndexByRank)
     std::shared_ptr<const std::vector<std::string>> names;  // SetNames, built on first use
-    std::vector<std::string> error_keys;                    // its entries in errors_
+    std::map<std::string, Errors, std::less<>> errors;      // by shape key
   };
 
   // Index of an equal node set among the recent ones (or a new one). Ids are never reused; only
@@ -235,7 +235,6 @@ class ResourceFitCache {
   FitFailures last_failures_;
   const NodeFitErrors::Reasons* last_reasons_ = nullptr;
   std::map<std::string, Shape, std::less<>> shapes_;
-  std::map<std::string, Errors, std::less<>> errors_;
   std::vector<uint8_t> room_;       // the last answer's per-node room (Result::room)
   std::vector<NodeFitView> views_;  // by name rank
   TaskFit task_fit_;
