@@ -92,6 +92,16 @@ const QueueInfo* JobsOrderByQueues::AdmittedQueue(const PodGroupInfo& job) const
   return queue_passes_[i] != 0 ? q : nullptr;
 }
 
+namespace {
+
+// Starts loading what JobsOrderByQueues::AdmittedQueue reads of `job`.
+void PrefetchAdmission(const PodGroupInfo& job) {
+  __builtin_prefetch(&job.active_allocated_memo);
+  __builtin_prefetch(&job.cached_queue);
+}
+
+}  // namespace
+
 void JobsOrderByQueues::InitializeWithJobs(const std::vector<PodGroupInfo*>& jobs) {
   // Each leaf's heap is sized to its jobs up front: a simulation builds an order of every pending
   // job, and growing the heaps one push at a time was a large part of its allocations. Each job's
@@ -116,11 +126,6 @@ void JobsOrderByQueues::InitializeWithJobs(const std::vector<PodGroupInfo*>& job
     const auto& [job, q] = admitted[i];
     PushJob(job, q, per_queue[q->session_index()]);
   }
-}
-
-void JobsOrderByQueues::PrefetchAdmission(const PodGroupInfo& job) {
-  __builtin_prefetch(&job.active_allocated_memo);
-  __builtin_prefetch(&job.cached_queue);
 }
 
 bool JobsOrderByQueues::empty() const { return !roots_.has_value() || roots_->empty(); }

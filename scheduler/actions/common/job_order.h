@@ -73,8 +73,6 @@ class JobsOrderByQueues {
   struct Node;
   struct Replay;
   bool PassesFilters(const PodGroupInfo& job) const;
-  // Starts loading what AdmittedQueue reads of `job`.
-  static void PrefetchAdmission(const PodGroupInfo& job);
   // The job's leaf queue when the filters admit it, else nullptr.
   const QueueInfo* AdmittedQueue(const PodGroupInfo& job) const;
   // q's session index, checked against a table of `slots` entries (one per cluster queue).
