@@ -130,8 +130,12 @@ Status Configure(const LoadedObjects& objects, const DebugSnapshot* debug,
   return Status::OK();
 }
 
-std::map<std::string, double> ToMap(const ResourceVector& v) {
-  return {{"gpu", v.gpu()}, {"cpu", v.milli_cpu()}, {"memory", v.memory()}};
+std::map<std::string, double> ToMap(const QueueResources& r) {
+  return {{"gpu", r.gpu}, {"cpu", r.cpu}, {"memory", r.memory}};
+}
+
+QueueResources ToQueueResources(const ResourceVector& v) {
+  return {v.gpu(), v.milli_cpu(), v.memory()};
 }
 
 // What the pods of each queue and of its descendants hold (allocated) and ask for (requested)
@@ -416,18 +420,18 @@ StatusOr<SimulationResult> RunSimulation(const SimulateOptions& opts, Clock* clo
       SimQueue sq;
       sq.name = name;
       sq.parent = q->parent();
-      if (auto fs = ssn.QueueFairShare(*q)) sq.fair_share = *fs;
+      if (auto fs = ssn.QueueFairShare(*q)) sq.fair_share = ToMap(*fs);
       // The proportion plugin's numbers; without the plugin, sums over the queue's subtree.
-      std::optional<std::map<std::string, double>> allocated = ssn.QueueAllocated(*q);
-      std::optional<std::map<std::string, double>> requested = ssn.QueueRequested(*q);
+      std::optional<QueueResources> allocated = ssn.QueueAllocated(*q);
+      std::optional<QueueResources> requested = ssn.QueueRequested(*q);
       if (!allocated || !requested) {
         if (!usages) usages = SubtreeUsages(c);
         const auto& [alloc, req] = usages->at(name);
-        if (!allocated) allocated = ToMap(alloc);
-        if (!requested) requested = ToMap(req);
+        if (!allocated) allocated = ToQueueResources(alloc);
+        if (!requested) requested = ToQueueResources(req);
       }
-      sq.allocated = std::move(*allocated);
-      sq.requested = std::move(*requested);
+      sq.allocated = ToMap(*allocated);
+      sq.requested = ToMap(*requested);
       result.queues.push_back(std::move(sq));
     }
     // Nothing points into the snapshot any more: the next cycle's snapshot reuses its objects.

@@ -153,12 +153,12 @@ TEST(StatementTest, ConvertAllocatedToPipelinedIsUndone) {
 TEST(StatementTest, QueueAllocationFollowsOperationsAndTheirUndo) {
   TestSession s(TwoNodes());
   const QueueInfo* q1 = s.Queue("q1");
-  const double before = s.ssn().QueueAllocated(*q1)->at("gpu");
+  const double before = s.ssn().QueueAllocated(*q1)->gpu;
   auto stmt = s.ssn().NewStatement();
   ASSERT_TRUE(stmt->Allocate(s.Task("pend-0"), "node0").ok());
-  EXPECT_EQ(s.ssn().QueueAllocated(*q1)->at("gpu"), before + 1);
+  EXPECT_EQ(s.ssn().QueueAllocated(*q1)->gpu, before + 1);
   stmt->Discard();
-  EXPECT_EQ(s.ssn().QueueAllocated(*q1)->at("gpu"), before);
+  EXPECT_EQ(s.ssn().QueueAllocated(*q1)->gpu, before);
 }
 
 TEST(StatementTest, CommitHandsDecisionsToTheSinkInOrder) {

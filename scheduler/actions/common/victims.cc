@@ -85,13 +85,9 @@ std::unique_ptr<JobsOrderByQueues> GetVictimsQueue(const Session& ssn, const Job
 
 namespace {
 
-proportion::ResourceQuantities ToQuantities(const std::optional<std::map<std::string, double>>& r) {
-  auto get = [&](const char* k) {
-    if (!r) return 0.0;
-    auto it = r->find(k);
-    return it == r->end() ? 0.0 : it->second;
-  };
-  return proportion::ResourceQuantities::Of(get("cpu"), get("memory"), get("gpu"));
+proportion::ResourceQuantities ToQuantities(const std::optional<QueueResources>& r) {
+  if (!r) return proportion::ResourceQuantities::Of(0, 0, 0);
+  return proportion::ResourceQuantities::Of(r->cpu, r->memory, r->gpu);
 }
 
 // "<queue> uses <GPU: .., CPU: .. (cores), memory: .. (GB)> with a quota of <..>, fair-share of

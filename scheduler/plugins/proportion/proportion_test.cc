@@ -195,9 +195,9 @@ TEST_F(ProportionPluginTest, TotalsFairSharesAndAccounting) {
 
   // Session hooks.
   const QueueInfo& q0 = *ssn->cluster().FindQueue("q0");
-  EXPECT_EQ(ssn->QueueFairShare(q0)->at("gpu"), 2);
-  EXPECT_EQ(ssn->QueueAllocated(q0)->at("gpu"), 2);
-  EXPECT_EQ(ssn->QueueDeserved(q0)->at("gpu"), 1);
+  EXPECT_EQ(ssn->QueueFairShare(q0)->gpu, 2);
+  EXPECT_EQ(ssn->QueueAllocated(q0)->gpu, 2);
+  EXPECT_EQ(ssn->QueueDeserved(q0)->gpu, 1);
 
   // Allocate / deallocate events follow the statement.
   PodInfo* pending = ssn->cluster().FindTask("ns/a-2");
