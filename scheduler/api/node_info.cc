@@ -462,8 +462,8 @@ bool NodeInfo::RemoveTask(const PodInfo& task) {
 bool NodeInfo::UpdateTask(PodInfo* task) {
   // RemoveTask then AddTask, on the entry in place: the accounting reads no other entry, and an
   // eviction or its rollback (most of a victim simulation's node updates) then neither frees
-  // nor allocates a map node.
-  Touched();
+  // nor allocates a map node. One version bump, after the change: nothing reads the version in
+  // between, and the entry hooks invalidate the node's own memos.
   Entry* entry = MutableEntry(*task);
   if (entry == nullptr) return false;
   RemoveEntryResources(*entry);

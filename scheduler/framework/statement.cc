@@ -22,21 +22,22 @@ void JobStateChanged(Session* ssn, const PodInfo& task) {
 Status Statement::Evict(PodInfo* task, const std::string& message, const EvictionMetadata& meta) {
   Op op;
   op.message = message;
-  return EvictWith(task, std::move(op), meta);
+  return EvictWith(task, std::move(op), std::make_shared<const EvictionMetadata>(meta));
 }
 
 Status Statement::Evict(PodInfo* task, std::shared_ptr<const DeferredEvictionMessages> messages,
-                        size_t index, const EvictionMetadata& meta) {
+                        size_t index, std::shared_ptr<const EvictionMetadata> meta) {
   Op op;
   op.deferred_messages = std::move(messages);
   op.deferred_index = index;
-  return EvictWith(task, std::move(op), meta);
+  return EvictWith(task, std::move(op), std::move(meta));
 }
 
-Status Statement::EvictWith(PodInfo* task, Op op, const EvictionMetadata& meta) {
+Status Statement::EvictWith(PodInfo* task, Op op, std::shared_ptr<const EvictionMetadata> meta) {
   op.kind = Kind::kEvict;
   op.task = task;
-  op.meta = meta;
+  if (meta == nullptr) meta = std::make_shared<const EvictionMetadata>();
+  op.meta = std::move(meta);
   SaveGpuState(task->node_name, &op);
   KAI_RETURN_IF_ERROR(DoEvict(&op));
   ops_.push_back(std::move(op));
@@ -445,7 +446,7 @@ Status Statement::Commit() {
                                   ? op.deferred_messages->Message(op.deferred_index)
                                   : op.message;
         Status s = ssn_->sink()->Evict(EvictDecision{task->key(), job ? job->uid() : task->job(),
-                                                     std::move(message), op.meta, task});
+                                                     std::move(message), *op.meta, task});
         if (!s.ok()) {
           LOG(ERROR) << "failed to evict " << task->key() << ": " << s;
           ReverseEvict(op);

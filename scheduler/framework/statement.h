@@ -39,8 +39,9 @@ class Statement {
   // Virtual eviction: the task becomes Releasing on its node.
   Status Evict(PodInfo* task, const std::string& message, const EvictionMetadata& meta);
   // The same, with the message `messages->Message(index)`, made if the eviction is committed.
+  // The metadata is shared, too: a batch's evictions carry the same (null: none).
   Status Evict(PodInfo* task, std::shared_ptr<const DeferredEvictionMessages> messages,
-               size_t index, const EvictionMetadata& meta);
+               size_t index, std::shared_ptr<const EvictionMetadata> meta);
   // The task will run on `node` once releasing resources are freed. When the task already sits
   // on that node (it was evicted in this statement) it is un-evicted instead, unless
   // `update_if_exists_on_node` or it is a shared-GPU task moving to another GPU group.
@@ -99,14 +100,14 @@ class Statement {
     std::string message;
     std::shared_ptr<const DeferredEvictionMessages> deferred_messages;  // evict: see Evict
     size_t deferred_index = 0;
-    EvictionMetadata meta;
-    size_t undo_of = 0;  // kUndo: the operation it reverted
+    std::shared_ptr<const EvictionMetadata> meta;  // evict
+    size_t undo_of = 0;                            // kUndo: the operation it reverted
     bool undone = false;
     std::optional<NodeGpuState> gpu_state;  // of the node the operation changes, before it
   };
 
   // Evict with `op`'s message (or deferred messages) already set.
-  Status EvictWith(PodInfo* task, Op op, const EvictionMetadata& meta);
+  Status EvictWith(PodInfo* task, Op op, std::shared_ptr<const EvictionMetadata> meta);
   // Records the task's scheduling state before an operation.
   static void SaveState(const PodInfo& task, Op* op);
   static void RestoreAccepted(const Op& op, PodInfo* task);

@@ -193,12 +193,13 @@ std::string EvictionMessage(const Session& ssn, std::string_view action, const P
 
 Status EvictAllPreemptees(Session* ssn, const std::vector<PodInfo*>& tasks,
                           const PodGroupInfo& preemptor, Statement* stmt, std::string_view action) {
+  if (tasks.empty()) return Status::OK();
   auto messages = std::make_shared<const EvictionBatchMessages>(
       *ssn, action, std::vector<const PodInfo*>(tasks.begin(), tasks.end()), preemptor);
-  EvictionMetadata meta;
-  meta.action = std::string(action);
-  meta.gang_size = static_cast<int>(tasks.size());
-  meta.preemptor = preemptor.uid();
+  auto meta = std::make_shared<EvictionMetadata>();
+  meta->action = std::string(action);
+  meta->gang_size = static_cast<int>(tasks.size());
+  meta->preemptor = preemptor.uid();
   for (size_t i = 0; i < tasks.size(); ++i) {
     Status s = stmt->Evict(tasks[i], messages, i, meta);
     if (!s.ok()) return s.WithPrefix("failed to evict all preemptees");
