@@ -477,21 +477,24 @@ bool TryToVirtuallyAllocatePreemptor(Session* ssn, Statement* stmt, const NodeSe
                                      PodGroupInfo* preemptor, const std::vector<PodInfo*>& victims,
                                      SimulationOrder* scratch) {
   const ClusterInfo& c = ssn->cluster();
-  std::map<PodGroupId, PodGroupInfo*> victim_jobs;
-  for (const PodInfo* t : victims) {
-    if (PodGroupInfo* j = c.JobOf(*t)) victim_jobs[j->uid()] = j;
-  }
+  auto victim_jobs_of = [&] {
+    std::map<PodGroupId, PodGroupInfo*> victim_jobs;
+    for (const PodInfo* t : victims) {
+      if (PodGroupInfo* j = c.JobOf(*t)) victim_jobs[j->uid()] = j;
+    }
+    return victim_jobs;
+  };
   // Most victim simulations of a full cluster end here (the preemptor, popped first, fits
   // nowhere, or its gang does not fit in what the victims free); ordering every pending job for
   // them was most of reclaim's time.
   if (PreemptorCannotBePlaced(ssn, nodes, *preemptor)) {
 #ifndef NDEBUG
-    CHECK(!PopAndAllocate(ssn, stmt, nodes, preemptor, victim_jobs, scratch))
+    CHECK(!PopAndAllocate(ssn, stmt, nodes, preemptor, victim_jobs_of(), scratch))
         << "preemptor " << preemptor->uid() << " was placed although it could not be";
 #endif
     return false;
   }
-  return PopAndAllocate(ssn, stmt, nodes, preemptor, victim_jobs, scratch);
+  return PopAndAllocate(ssn, stmt, nodes, preemptor, victim_jobs_of(), scratch);
 }
 
 bool PreemptorLeavesNoTrace(const Session& ssn, const std::vector<PodInfo*>& tasks) {
