@@ -288,26 +288,28 @@ bool ProportionPlugin::ValidateReclaimScenario(const Session& ssn,
 
   // Chunks grouped by victim queue, queues in order of first appearance.
   std::vector<p::VictimQueueChunks> by_queue;
+  // Buffers reused from victim to victim (a long search's scenarios hold hundreds of victims).
+  std::vector<p::VictimTask> tasks;
+  std::vector<p::VictimChunk> chunks;
   for (const auto& [id, victim] : scenario.GetVictims()) {
     const PodGroupInfo* job = victim.representative != nullptr ? victim.representative : victim.job;
     if (job == nullptr) continue;
-    std::vector<p::VictimTask> tasks;
-    tasks.reserve(victim.tasks.size());
+    tasks.clear();
     for (const PodInfo* t : victim.tasks) {
-      p::VictimTask vt;
+      p::VictimTask& vt = tasks.emplace_back();
       vt.subgroup = t->subgroup_name();
       vt.accepted = Quantify(t->accepted, map);
       vt.involved = InvolvedResources(t->accepted);
       vt.active_allocated = IsActiveAllocatedStatus(t->status);
-      tasks.push_back(vt);
     }
-    std::vector<p::VictimChunk> chunks = p::SplitVictimChunks(
+    chunks.clear();
+    p::AppendVictimChunks(
         tasks,
         [job](std::string_view subgroup) {
           const PodSet* ps = job->FindPodSet(subgroup);
           return ps == nullptr ? -1 : static_cast<int>(ps->min_available());
         },
-        allow_consolidating_reclaim_);
+        allow_consolidating_reclaim_, &chunks);
     if (chunks.empty()) continue;
     const p::QueueIndex q = queues.Find(job->queue());
     auto it = std::find_if(by_queue.begin(), by_queue.end(),

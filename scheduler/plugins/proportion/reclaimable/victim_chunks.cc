@@ -1,5 +1,6 @@
 #include "scheduler/plugins/proportion/reclaimable/victim_chunks.h"
 
+#include <algorithm>
 #include <map>
 
 namespace kai::proportion {
@@ -13,33 +14,64 @@ bool Accumulate(const VictimTask& task, bool ignore_moved_tasks, VictimChunk& ch
   return true;
 }
 
+std::string_view SubGroupOf(const VictimTask& task) {
+  return task.subgroup.empty() ? kDefaultSubGroup : task.subgroup;
+}
+
+// One PodSet's tasks (`size` of them, the i-th from `at(i)`): elastic chunks appended to *out,
+// core tasks accumulated into *core.
+template <typename At>
+void SplitPodSet(std::string_view name, int size, At at,
+                 const std::function<int(std::string_view subgroup)>& min_available,
+                 bool ignore_moved_tasks, std::vector<VictimChunk>* out, VictimChunk* core,
+                 bool* core_used) {
+  int min = min_available(name);
+  if (min < 0 || min >= size) min = size;
+  for (int i = 0; i < size; ++i) {
+    if (i < min) {
+      *core_used |= Accumulate(at(i), ignore_moved_tasks, *core);
+      continue;
+    }
+    VictimChunk elastic;
+    if (Accumulate(at(i), ignore_moved_tasks, elastic)) out->push_back(elastic);
+  }
+}
+
 }  // namespace
+
+void AppendVictimChunks(std::span<const VictimTask> tasks,
+                        const std::function<int(std::string_view subgroup)>& min_available,
+                        bool ignore_moved_tasks, std::vector<VictimChunk>* out) {
+  if (tasks.empty()) return;
+  VictimChunk core;
+  bool core_used = false;
+  const std::string_view first = SubGroupOf(tasks.front());
+  const bool one_pod_set = std::all_of(
+      tasks.begin(), tasks.end(), [first](const VictimTask& t) { return SubGroupOf(t) == first; });
+  if (one_pod_set) {
+    // Most victims: no grouping needed.
+    SplitPodSet(
+        first, static_cast<int>(tasks.size()),
+        [&tasks](int i) -> const VictimTask& { return tasks[i]; }, min_available,
+        ignore_moved_tasks, out, &core, &core_used);
+  } else {
+    std::map<std::string_view, std::vector<const VictimTask*>> by_subgroup;
+    for (const VictimTask& task : tasks) by_subgroup[SubGroupOf(task)].push_back(&task);
+    for (const auto& [name, group] : by_subgroup) {
+      SplitPodSet(
+          name, static_cast<int>(group.size()),
+          [&group](int i) -> const VictimTask& { return *group[i]; }, min_available,
+          ignore_moved_tasks, out, &core, &core_used);
+    }
+  }
+  if (core_used) out->push_back(core);
+}
 
 std::vector<VictimChunk> SplitVictimChunks(
     std::span<const VictimTask> tasks,
     const std::function<int(std::string_view subgroup)>& min_available, bool ignore_moved_tasks) {
-  std::map<std::string_view, std::vector<const VictimTask*>> by_subgroup;
-  for (const VictimTask& task : tasks) {
-    std::string_view name = task.subgroup.empty() ? kDefaultSubGroup : task.subgroup;
-    by_subgroup[name].push_back(&task);
-  }
-
   std::vector<VictimChunk> chunks;
-  VictimChunk core;
-  bool core_used = false;
-  for (const auto& [name, group] : by_subgroup) {
-    int min = min_available(name);
-    if (min < 0 || min >= static_cast<int>(group.size())) min = static_cast<int>(group.size());
-    for (int i = 0; i < static_cast<int>(group.size()); ++i) {
-      if (i < min) {
-        core_used |= Accumulate(*group[i], ignore_moved_tasks, core);
-        continue;
-      }
-      VictimChunk elastic;
-      if (Accumulate(*group[i], ignore_moved_tasks, elastic)) chunks.push_back(elastic);
-    }
-  }
-  if (core_used) chunks.push_back(core);
+  AppendVictimChunks(tasks, min_available, ignore_moved_tasks, &chunks);
   return chunks;
 }
 

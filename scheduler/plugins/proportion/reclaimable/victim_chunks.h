@@ -34,4 +34,10 @@ std::vector<VictimChunk> SplitVictimChunks(
     std::span<const VictimTask> tasks,
     const std::function<int(std::string_view subgroup)>& min_available, bool ignore_moved_tasks);
 
+// The same chunks, appended to *out: the validator splits every victim job of every placed
+// simulation, and a scenario of a long search holds hundreds of them.
+void AppendVictimChunks(std::span<const VictimTask> tasks,
+                        const std::function<int(std::string_view subgroup)>& min_available,
+                        bool ignore_moved_tasks, std::vector<VictimChunk>* out);
+
 }  // namespace kai::proportion

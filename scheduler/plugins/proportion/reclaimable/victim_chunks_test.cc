@@ -82,5 +82,29 @@ TEST(SplitVictimChunks, UnknownSubGroupIsCore) {
   EXPECT_EQ(chunks[0].resources.cpu(), 3);
 }
 
+TEST(AppendVictimChunks, AppendsWhatSplitReturns) {
+  // An empty sub-group name is the default PodSet: these three tasks form one PodSet.
+  std::vector<VictimTask> one = {Task("", 1), Task("default", 2), Task("", 4)};
+  std::vector<VictimTask> several = {Task("workers", 1), Task("leader", 8), Task("workers", 2)};
+  for (const auto& tasks : {one, several}) {
+    const auto min = MinAvailable({{"default", 1}, {"workers", 1}, {"leader", 1}});
+    const std::vector<VictimChunk> split = SplitVictimChunks(tasks, min, true);
+    std::vector<VictimChunk> out = {VictimChunk{ResourceQuantities::Of(100, 0, 0), 0}};
+    AppendVictimChunks(tasks, min, true, &out);
+    ASSERT_EQ(out.size(), split.size() + 1);
+    EXPECT_EQ(out[0].resources.cpu(), 100);  // kept
+    for (size_t i = 0; i < split.size(); ++i) {
+      EXPECT_EQ(out[i + 1].resources.cpu(), split[i].resources.cpu()) << i;
+      EXPECT_EQ(out[i + 1].involved, split[i].involved) << i;
+    }
+  }
+  std::vector<VictimChunk> chunks;
+  AppendVictimChunks(one, MinAvailable({{"default", 1}}), true, &chunks);
+  ASSERT_EQ(chunks.size(), 3u);
+  EXPECT_EQ(chunks[0].resources.cpu(), 2);
+  EXPECT_EQ(chunks[1].resources.cpu(), 4);
+  EXPECT_EQ(chunks[2].resources.cpu(), 1);  // the core: the first task
+}
+
 }  // namespace
 }  // namespace kai::proportion
