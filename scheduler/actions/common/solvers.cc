@@ -48,15 +48,8 @@ class ByNodeScenario : public ScenarioInfo {
   const std::vector<PodInfo*>& RecordedVictimsTasks() const { return recorded_tasks_; }
   const std::vector<PodInfo*>& PotentialVictimsTasks() const { return potential_tasks_; }
 
-  // Each task comes once: the builder re-offers only the tasks of a victim job it did not take.
   void AddPotentialVictimsTasks(const std::vector<PodInfo*>& tasks) {
     if (tasks.empty()) return;
-#ifndef NDEBUG
-    for (const PodInfo* t : tasks) {
-      CHECK(potential_uids_.insert(t->uid()).second)
-          << t->key() << " offered twice as a potential victim";
-    }
-#endif
     potential_tasks_.insert(potential_tasks_.end(), tasks.begin(), tasks.end());
     AppendTasksAsVictimJob(tasks);
     for (const PodInfo* t : tasks) {
@@ -77,9 +70,8 @@ class ByNodeScenario : public ScenarioInfo {
   // the nodes (§7.6 "evict the potential victims on that node"). Recorded victims are left out:
   // the scenario already evicted them, and evicting a task twice would release its resources
   // twice in the queue accounting.
-  // (Jobs are compared by their index in job_index_: tree sets of every potential victim's uid
-  // per simulated node were a tenth of M reclaim. Each potential task is listed once, so no
-  // set of the tasks taken is needed either.)
+  // (Jobs are compared by their index in job_index_ and pods in a hash set of their uids: tree
+  // sets of every potential victim's uid per simulated node were a tenth of M reclaim.)
   std::vector<PodInfo*> VictimsTasksFromNodes(const std::vector<std::string>& nodes) const {
     std::vector<uint8_t> wanted(job_index_.size(), 0);
     for (const auto& n : nodes) {
@@ -88,8 +80,10 @@ class ByNodeScenario : public ScenarioInfo {
       for (uint32_t job : it->second) wanted[job] = 1;
     }
     std::vector<PodInfo*> out;
+    std::unordered_set<std::string_view> seen;
     for (size_t i = 0; i < potential_tasks_.size(); ++i) {
-      if (wanted[potential_job_of_[i]] != 0) out.push_back(potential_tasks_[i]);
+      PodInfo* t = potential_tasks_[i];
+      if (wanted[potential_job_of_[i]] != 0 && seen.insert(t->uid()).second) out.push_back(t);
     }
     return out;
   }
@@ -130,9 +124,6 @@ class ByNodeScenario : public ScenarioInfo {
   std::map<PodGroupId, uint32_t> job_index_;
   std::vector<uint32_t> potential_job_of_;
   std::map<std::string, std::vector<uint32_t>> potential_jobs_by_node_;
-#ifndef NDEBUG
-  std::unordered_set<std::string_view> potential_uids_;  // uids (the pods outlive the scenario)
-#endif
 };
 
 // PodAccumulatedScenarioBuilder.
@@ -314,14 +305,12 @@ class ByPodSolver {
           NodeInfo* n = ssn->cluster().FindNode(t->node_name);
           if (n != nullptr && feasible_->Add(n)) added.push_back(n);
         }
-        // Recorded and potential victims never share a task (the builder re-offers a recorded
-        // victim's other tasks only), and VictimsTasksFromNodes lists each task once.
         std::vector<PodInfo*> victims = scenario->RecordedVictimsTasks();
-        victims.insert(victims.end(), potential.begin(), potential.end());
-#ifndef NDEBUG
-        std::unordered_set<std::string_view> uids;
-        for (const PodInfo* t : victims) CHECK(uids.insert(t->uid()).second) << t->key();
-#endif
+        std::unordered_set<std::string_view> in_victims;
+        for (const PodInfo* t : victims) in_victims.insert(t->uid());
+        for (PodInfo* t : potential) {
+          if (in_victims.insert(t->uid()).second) victims.push_back(t);
+        }
         if (auto r = RunSimulation(ssn, scenario, &stmt, victims)) return r;
         for (NodeInfo* n : added) feasible_->Remove(n);
         stmt->Rollback(cp).IgnoreError();
