@@ -43,7 +43,12 @@ TEST(NodeInfoTest, UpdateTaskInPlaceIsRemoveThenAdd) {
     const std::string before = ModelFingerprint(updated.ssn());
     PodInfo* a = updated.Task(name);
     a->status = status;
-    ASSERT_TRUE(updated.cluster().FindNode(a->node_name)->UpdateTask(a)) << name;
+    NodeInfo* updated_node = updated.cluster().FindNode(a->node_name);
+    const uint64_t version = updated_node->accounting_version();
+    const int used_shared = updated_node->NumberOfUsedSharedGpus();  // memoized before the update
+    ASSERT_TRUE(updated_node->UpdateTask(a)) << name;
+    // Caches keyed by the version see the change; the node's own memos are recomputed.
+    EXPECT_NE(updated_node->accounting_version(), version) << name;
     PodInfo* b = readded.Task(name);
     b->status = status;
     NodeInfo* node = readded.cluster().FindNode(b->node_name);
@@ -51,6 +56,8 @@ TEST(NodeInfoTest, UpdateTaskInPlaceIsRemoveThenAdd) {
     ASSERT_TRUE(node->AddTask(b)) << name;
     EXPECT_NE(ModelFingerprint(updated.ssn()), before) << name;
     EXPECT_EQ(ModelFingerprint(updated.ssn()), ModelFingerprint(readded.ssn())) << name;
+    EXPECT_EQ(updated_node->NumberOfUsedSharedGpus(), node->NumberOfUsedSharedGpus())
+        << name << " (before the update: " << used_shared << ")";
   }
 }
 
@@ -111,8 +118,11 @@ TEST(NodeInfoTest, FindEntryAnswersWhatTheMapHolds) {
 TEST(NodeInfoTest, UpdatingATaskTheNodeDoesNotHoldChangesNothing) {
   TestSession s(WholeAndSharedGpus());
   const std::string before = ModelFingerprint(s.ssn());
-  EXPECT_FALSE(s.cluster().FindNode("node1")->UpdateTask(s.Task("run-0")));
+  NodeInfo* node1 = s.cluster().FindNode("node1");
+  const uint64_t version = node1->accounting_version();
+  EXPECT_FALSE(node1->UpdateTask(s.Task("run-0")));
   EXPECT_EQ(ModelFingerprint(s.ssn()), before);
+  EXPECT_EQ(node1->accounting_version(), version);  // nothing changed: caches stay valid
 }
 
 }  // namespace
