@@ -91,6 +91,7 @@ using JobCompareFn = std::function<int(const PodGroupInfo& l, const PodGroupInfo
 // A job-order key (Session::AddJobOrderRankFn): lower ranks come first.
 using JobRankFn = int64_t (*)(const PodGroupInfo& job);
 using TaskCompareFn = std::function<int(const PodInfo& l, const PodInfo& r)>;
+using TaskRankFn = int64_t (*)(const PodInfo& task);
 using PodSetCompareFn = std::function<int(const PodSet& l, const PodSet& r)>;
 using QueueCompareFn =
     std::function<int(const QueueInfo& l, const QueueInfo& r, const PodGroupInfo* l_job,

@@ -3,6 +3,7 @@
 #include <glog/logging.h>
 
 #include <algorithm>
+#include <array>
 #include <atomic>
 #include <functional>
 #include <set>
@@ -195,6 +196,74 @@ bool Session::JobOrderLessUncached(const PodGroupInfo& l, const PodGroupInfo& r)
   }
   if (l.creation_time() == r.creation_time()) return l.uid() < r.uid();
   return l.creation_time() < r.creation_time();
+}
+
+void Session::AddTaskOrderRankFn(TaskRankFn rank) {
+  AddTaskOrder(
+      [rank](const PodInfo& l, const PodInfo& r) {
+        const int64_t a = rank(l), b = rank(r);
+        return a < b ? -1 : (a > b ? 1 : 0);
+      },
+      rank);
+}
+
+namespace {
+
+// A task with its task-order ranks, read once per sort.
+constexpr size_t kMaxTaskRanks = 4;
+struct RankedTask {
+  std::array<int64_t, kMaxTaskRanks> ranks;
+  PodInfo* task;
+};
+
+}  // namespace
+
+void Session::AddTaskOrder(TaskCompareFn f, TaskRankFn rank) {
+  task_order_fns_.push_back(std::move(f));
+  task_rank_fns_.push_back(rank);
+  task_order_ranked_ =
+      task_order_ranked_ && rank != nullptr && task_rank_fns_.size() <= kMaxTaskRanks;
+}
+
+void Session::SortTasks(std::vector<PodInfo*>* tasks, bool reverse) const {
+  // Below three tasks a sort compares at most once: reading every rank would cost more.
+  if (!task_order_ranked_ || tasks->size() < 3) {
+    std::sort(tasks->begin(), tasks->end(), [this, reverse](PodInfo* l, PodInfo* r) {
+      return reverse ? TaskOrderLess(*r, *l) : TaskOrderLess(*l, *r);
+    });
+    return;
+  }
+#ifndef NDEBUG
+  std::vector<PodInfo*> check = *tasks;
+  std::sort(check.begin(), check.end(), [this, reverse](PodInfo* l, PodInfo* r) {
+    return reverse ? TaskOrderLess(*r, *l) : TaskOrderLess(*l, *r);
+  });
+#endif
+  const size_t n = task_rank_fns_.size();
+  thread_local std::vector<RankedTask> ranked;  // reused: victim searches sort per pop
+  ranked.clear();
+  for (PodInfo* t : *tasks) {
+    RankedTask& rt = ranked.emplace_back();
+    rt.task = t;
+    for (size_t i = 0; i < n; ++i) rt.ranks[i] = task_rank_fns_[i](*t);
+  }
+  // TaskOrderLess on the ranks: the comparisons come out the same, so std::sort (whose moves
+  // depend on nothing else) leaves the same order, ties between equal tasks included.
+  auto less = [n](const RankedTask& l, const RankedTask& r) {
+    for (size_t i = 0; i < n; ++i) {
+      if (l.ranks[i] != r.ranks[i]) return l.ranks[i] < r.ranks[i];
+    }
+    if (l.task->creation_time() == r.task->creation_time()) return l.task->uid() < r.task->uid();
+    return l.task->creation_time() < r.task->creation_time();
+  };
+  std::sort(ranked.begin(), ranked.end(),
+            [&less, reverse](const RankedTask& l, const RankedTask& r) {
+              return reverse ? less(r, l) : less(l, r);
+            });
+  for (size_t i = 0; i < ranked.size(); ++i) (*tasks)[i] = ranked[i].task;
+#ifndef NDEBUG
+  CHECK(*tasks == check) << "ranked task order differs from TaskOrderLess";
+#endif
 }
 
 bool Session::TaskOrderLess(const PodInfo& l, const PodInfo& r) const {

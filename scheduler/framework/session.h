@@ -127,7 +127,12 @@ class Session {
   // comparison; a rank may read the job's task statuses and PodSet minimums and nothing else
   // that changes during a session (see framework/job_state_generation.h).
   void AddJobOrderRankFn(JobRankFn rank);
-  void AddTaskOrderFn(TaskCompareFn f) { task_order_fns_.push_back(std::move(f)); }
+  void AddTaskOrderFn(TaskCompareFn f) { AddTaskOrder(std::move(f), nullptr); }
+  // A task order given as a key per task, lower first (the comparison is derived from it). When
+  // every task-order function is one, SortTasks reads each task's ranks once per sort instead of
+  // calling the functions on every comparison. A rank reads only what a task keeps for the whole
+  // session (its pod's labels).
+  void AddTaskOrderRankFn(TaskRankFn rank);
   void AddSubGroupOrderFn(PodSetCompareFn f) { subgroup_order_fns_.push_back(std::move(f)); }
   void AddQueueOrderFn(QueueCompareFn f) { queue_order_fns_.push_back(std::move(f)); }
   void AddPrePredicateFn(PrePredicateFn f) { pre_predicate_fns_.push_back(std::move(f)); }
@@ -201,6 +206,9 @@ class Session {
   // is checked against in debug builds and in tests.
   bool JobOrderLessUncached(const PodGroupInfo& l, const PodGroupInfo& r) const;
   bool TaskOrderLess(const PodInfo& l, const PodInfo& r) const;
+  // Sorts by TaskOrderLess (`reverse`: by its converse) into exactly the order std::sort with it
+  // gives.
+  void SortTasks(std::vector<PodInfo*>* tasks, bool reverse) const;
   // PodSet order: first non-zero; fallback name.
   bool SubGroupOrderLess(const PodSet& l, const PodSet& r) const;
   bool QueueOrderLess(const QueueInfo& l, const QueueInfo& r, const PodGroupInfo* l_job,
@@ -314,6 +322,7 @@ class Session {
 
  private:
   // `rank` (nullptr: none) agrees with `f`.
+  void AddTaskOrder(TaskCompareFn f, TaskRankFn rank);
   void AddJobOrder(JobCompareFn f, JobRankFn rank);
   ActionCounts& CountsOf(std::string_view action);
   // The job's memoized ranks when every job-order function has one (nullptr otherwise).
@@ -350,6 +359,8 @@ class Session {
   std::vector<JobRankFn> job_rank_fns_;  // parallel to job_order_fns_
   bool job_order_ranked_ = true;         // every function has a rank (and few enough)
   std::vector<TaskCompareFn> task_order_fns_;
+  std::vector<TaskRankFn> task_rank_fns_;  // parallel to task_order_fns_
+  bool task_order_ranked_ = true;          // every function has a rank (and few enough)
   std::vector<PodSetCompareFn> subgroup_order_fns_;
   std::vector<QueueCompareFn> queue_order_fns_;
   std::vector<PrePredicateFn> pre_predicate_fns_;

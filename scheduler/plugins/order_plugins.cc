@@ -1,6 +1,9 @@
 // Job, task and PodSet order plugins: priority, elastic, kubeflow, ray, taskorder,
 // subgrouporder (reference §7.1, §8).
 #include <charconv>
+#include <optional>
+#include <string>
+#include <string_view>
 
 #include "api/well_known.h"
 #include "scheduler/plugins/plugins.h"
@@ -41,70 +44,68 @@ class ElasticPlugin : public Plugin {
   }
 };
 
-// `key` as a std::string made once by the caller: task orders compare pairs of tasks thousands of
-// times per job, and a label key built per lookup is a heap allocation each time.
+// The value of label `key`, or empty. Keys are std::strings made once: a label key built per
+// lookup is a heap allocation each time.
 std::string_view LabelOf(const PodInfo& t, const std::string& key) {
   const auto& labels = t.pod().metadata.labels;
   auto it = labels.find(key);
   return it == labels.end() ? std::string_view() : std::string_view(it->second);
 }
 
-int PreferFirst(bool l, bool r) {
-  if (l && !r) return -1;
-  if (!l && r) return 1;
-  return 0;
-}
+// Task orders are ranks, lower first (Session::AddTaskOrderRankFn): a sort reads each task's
+// labels once instead of twice per comparison.
 
 // kubeflow: master / launcher pods first.
+int64_t KubeflowLeaderRank(const PodInfo& t) {
+  static const std::string* const key = new std::string(api::kKubeflowJobRoleLabel);
+  const std::string_view role = LabelOf(t, *key);
+  return role == "master" || role == "launcher" ? 0 : 1;
+}
+
 class KubeflowPlugin : public Plugin {
  public:
   std::string_view Name() const override { return "kubeflow"; }
-  void OnSessionOpen(Session* ssn) override {
-    ssn->AddTaskOrderFn(
-        [key = std::string(api::kKubeflowJobRoleLabel)](const PodInfo& l, const PodInfo& r) {
-          auto leader = [&key](const PodInfo& t) {
-            std::string_view role = LabelOf(t, key);
-            return role == "master" || role == "launcher";
-          };
-          return PreferFirst(leader(l), leader(r));
-        });
-  }
+  void OnSessionOpen(Session* ssn) override { ssn->AddTaskOrderRankFn(&KubeflowLeaderRank); }
 };
 
 // ray: head pods first.
+int64_t RayHeadRank(const PodInfo& t) {
+  static const std::string* const key = new std::string(api::kRayNodeTypeLabel);
+  return LabelOf(t, *key) == "head" ? 0 : 1;
+}
+
 class RayPlugin : public Plugin {
  public:
   std::string_view Name() const override { return "ray"; }
-  void OnSessionOpen(Session* ssn) override {
-    ssn->AddTaskOrderFn(
-        [key = std::string(api::kRayNodeTypeLabel)](const PodInfo& l, const PodInfo& r) {
-          return PreferFirst(LabelOf(l, key) == "head", LabelOf(r, key) == "head");
-        });
-  }
+  void OnSessionOpen(Session* ssn) override { ssn->AddTaskOrderRankFn(&RayHeadRank); }
 };
 
-// taskorder: kai.scheduler/task-priority, higher first; missing or unparsable values last.
+// taskorder: kai.scheduler/task-priority, higher first; missing or unparsable values last. Two
+// ranks: whether the value is missing, then the value reversed (~p orders p descending without
+// the overflow of -p).
+std::optional<int64_t> TaskPriority(const PodInfo& t) {
+  static const std::string* const key = new std::string(api::kTaskPriorityLabel);
+  const std::string_view v = LabelOf(t, *key);
+  int64_t p = 0;
+  if (v.empty()) return std::nullopt;
+  auto [ptr, ec] = std::from_chars(v.data(), v.data() + v.size(), p);
+  if (ec != std::errc() || ptr != v.data() + v.size()) return std::nullopt;
+  return p;
+}
+
+int64_t TaskPriorityMissingRank(const PodInfo& t) { return TaskPriority(t) ? 0 : 1; }
+
+int64_t TaskPriorityRank(const PodInfo& t) {
+  const std::optional<int64_t> p = TaskPriority(t);
+  return p ? ~*p : 0;
+}
+
 class TaskOrderPlugin : public Plugin {
  public:
   std::string_view Name() const override { return "taskorder"; }
   void OnSessionOpen(Session* ssn) override {
-    ssn->AddTaskOrderFn(
-        [key = std::string(api::kTaskPriorityLabel)](const PodInfo& l, const PodInfo& r) {
-          auto parse = [&key](const PodInfo& t, int64_t* out) {
-            std::string_view v = LabelOf(t, key);
-            if (v.empty()) return false;
-            auto [ptr, ec] = std::from_chars(v.data(), v.data() + v.size(), *out);
-            return ec == std::errc() && ptr == v.data() + v.size();
-          };
-          int64_t lp = 0, rp = 0;
-          bool lok = parse(l, &lp), rok = parse(r, &rp);
-          if (!lok && !rok) return 0;
-          if (!lok) return 1;
-          if (!rok) return -1;
-          if (lp > rp) return -1;
-          if (lp < rp) return 1;
-          return 0;
-        });
+    ssn->AddTaskOrderRankFn(&TaskPriorityMissingRank);
+    ssn->AddTaskOrderRankFn(&TaskPriorityRank);
   }
 };
 

@@ -2,6 +2,8 @@
 // UID; task order kubeflow > ray > taskorder > creation time; PodSet order subgrouporder > name.
 #include <gtest/gtest.h>
 
+#include <algorithm>
+
 #include "scheduler/framework/statement.h"
 #include "scheduler/testing/test_cluster.h"
 
@@ -154,6 +156,53 @@ TEST(TaskOrderTest, LeadersThenTaskPriorityThenCreation) {
   EXPECT_TRUE(less(3, 1));  // ray head before any task priority
   EXPECT_TRUE(less(1, 0));  // task-priority 7 before 1
   EXPECT_TRUE(less(0, 4));  // an unparsable task priority sorts last
+}
+
+// Sorts read ranks once per task; the order must be the one sorting with TaskOrderLess gives,
+// both ways, with ties and the extreme priorities (~p, not -p, for INT64_MIN).
+TEST(TaskOrderTest, SortTasksEqualsSortingWithTaskOrderLess) {
+  TestCluster c = Base();
+  JobSpec j = PendingJob("job", "q", 1, 10);
+  j.tasks[0].labels = {{"kai.scheduler/task-priority", "-9223372036854775808"}};
+  j.tasks[1].labels = {{"kai.scheduler/task-priority", "9223372036854775807"}};
+  j.tasks[2].labels = {{"kai.scheduler/task-priority", "-3"}};
+  j.tasks[3].labels = {{"kai.scheduler/task-priority", "-3"}};
+  j.tasks[4].labels = {{"training.kubeflow.org/job-role", "launcher"}};
+  j.tasks[5].labels = {{"ray.io/node-type", "head"}, {"kai.scheduler/task-priority", "2"}};
+  j.tasks[6].labels = {{"kai.scheduler/task-priority", "9223372036854775808"}};  // out of range
+  j.tasks[7].labels = {{"kai.scheduler/task-priority", "0"}};
+  c.AddJob(j);
+  TestSession s(c);
+  Session& ssn = s.ssn();
+  std::vector<PodInfo*> tasks;
+  for (int i = 9; i >= 0; --i) tasks.push_back(s.Task(testing::PodName("job", i)));
+  for (bool reverse : {false, true}) {
+    std::vector<PodInfo*> expected = tasks;
+    std::sort(expected.begin(), expected.end(), [&](PodInfo* l, PodInfo* r) {
+      return reverse ? ssn.TaskOrderLess(*r, *l) : ssn.TaskOrderLess(*l, *r);
+    });
+    std::vector<PodInfo*> sorted = tasks;
+    ssn.SortTasks(&sorted, reverse);
+    EXPECT_EQ(sorted, expected) << "reverse " << reverse;
+  }
+  std::vector<PodInfo*> sorted = tasks;
+  ssn.SortTasks(&sorted, false);
+  EXPECT_EQ(sorted[0]->name(), testing::PodName("job", 4));  // the kubeflow launcher
+  EXPECT_EQ(sorted[1]->name(), testing::PodName("job", 5));  // the ray head
+  EXPECT_EQ(sorted[2]->name(), testing::PodName("job", 1));  // the highest priority
+  EXPECT_EQ(sorted[6]->name(), testing::PodName("job", 0));  // the lowest priority
+
+  // A plain comparison function turns the ranked sort off; the order still follows every
+  // function.
+  ssn.AddTaskOrderFn([](const PodInfo& l, const PodInfo& r) {
+    return l.name() < r.name() ? 1 : (r.name() < l.name() ? -1 : 0);
+  });
+  std::vector<PodInfo*> expected = tasks;
+  std::sort(expected.begin(), expected.end(),
+            [&](PodInfo* l, PodInfo* r) { return ssn.TaskOrderLess(*l, *r); });
+  sorted = tasks;
+  ssn.SortTasks(&sorted, false);
+  EXPECT_EQ(sorted, expected);
 }
 
 TEST(PodSetOrderTest, UnsatisfiedFirstThenLowerAllocationRatio) {

@@ -17,8 +17,7 @@ std::vector<PodSet*> OrderedPodSets(const Session& ssn, std::vector<PodSet*> set
 }
 
 std::vector<PodInfo*> OrderedTasks(const Session& ssn, std::vector<PodInfo*> tasks) {
-  std::sort(tasks.begin(), tasks.end(),
-            [&ssn](PodInfo* l, PodInfo* r) { return ssn.TaskOrderLess(*l, *r); });
+  ssn.SortTasks(&tasks, /*reverse=*/false);
   return tasks;
 }
 
@@ -185,8 +184,7 @@ std::pair<std::vector<PodInfo*>, bool> GetTasksToEvict(const Session& ssn,
     for (PodInfo* t : ps->tasks()) {
       if (IsActiveAllocatedStatus(t->status)) active.push_back(t);
     }
-    std::sort(active.begin(), active.end(),
-              [&ssn](PodInfo* l, PodInfo* r) { return ssn.TaskOrderLess(*r, *l); });
+    ssn.SortTasks(&active, /*reverse=*/true);
     size_t max_tasks = static_cast<int>(active.size()) > ps->min_available() ? 1 : active.size();
     for (size_t i = 0; i < active.size() && i < max_tasks; ++i) out.push_back(active[i]);
     ++taken_sets;
