@@ -137,14 +137,20 @@ int Session::JobsDepth(std::string_view action) const {
 
 std::unique_ptr<Statement> Session::NewStatement() { return std::make_unique<Statement>(this); }
 
-void Session::AddJobOrderRankFn(JobRankFn rank) {
-  AddJobOrder(
-      [rank](const PodGroupInfo& l, const PodGroupInfo& r) {
-        const int64_t a = rank(l), b = rank(r);
-        return a < b ? -1 : (a > b ? 1 : 0);
-      },
-      rank);
+namespace {
+
+// The comparison a rank stands for: lower first.
+template <typename T>
+auto CompareByRank(int64_t (*rank)(const T&)) {
+  return [rank](const T& l, const T& r) {
+    const int64_t a = rank(l), b = rank(r);
+    return a < b ? -1 : (a > b ? 1 : 0);
+  };
 }
+
+}  // namespace
+
+void Session::AddJobOrderRankFn(JobRankFn rank) { AddJobOrder(CompareByRank(rank), rank); }
 
 void Session::AddJobOrder(JobCompareFn f, JobRankFn rank) {
   constexpr size_t kMaxRanks = sizeof(PodGroupInfo::JobOrderKeyMemo::ranks) /
@@ -198,14 +204,7 @@ bool Session::JobOrderLessUncached(const PodGroupInfo& l, const PodGroupInfo& r)
   return l.creation_time() < r.creation_time();
 }
 
-void Session::AddTaskOrderRankFn(TaskRankFn rank) {
-  AddTaskOrder(
-      [rank](const PodInfo& l, const PodInfo& r) {
-        const int64_t a = rank(l), b = rank(r);
-        return a < b ? -1 : (a > b ? 1 : 0);
-      },
-      rank);
-}
+void Session::AddTaskOrderRankFn(TaskRankFn rank) { AddTaskOrder(CompareByRank(rank), rank); }
 
 namespace {
 
