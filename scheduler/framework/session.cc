@@ -208,6 +208,12 @@ void Session::AddTaskOrderRankFn(TaskRankFn rank) { AddTaskOrder(CompareByRank(r
 
 namespace {
 
+// After every task-order function: the older task first, then the lower uid.
+bool TaskTieLess(const PodInfo& l, const PodInfo& r) {
+  if (l.creation_time() == r.creation_time()) return l.uid() < r.uid();
+  return l.creation_time() < r.creation_time();
+}
+
 // A task with its task-order ranks, read once per sort.
 constexpr size_t kMaxTaskRanks = 4;
 struct RankedTask {
@@ -252,8 +258,7 @@ void Session::SortTasks(std::vector<PodInfo*>* tasks, bool reverse) const {
     for (size_t i = 0; i < n; ++i) {
       if (l.ranks[i] != r.ranks[i]) return l.ranks[i] < r.ranks[i];
     }
-    if (l.task->creation_time() == r.task->creation_time()) return l.task->uid() < r.task->uid();
-    return l.task->creation_time() < r.task->creation_time();
+    return TaskTieLess(*l.task, *r.task);
   };
   std::sort(ranked.begin(), ranked.end(),
             [&less, reverse](const RankedTask& l, const RankedTask& r) {
@@ -270,8 +275,7 @@ bool Session::TaskOrderLess(const PodInfo& l, const PodInfo& r) const {
     int c = f(l, r);
     if (c != 0) return c < 0;
   }
-  if (l.creation_time() == r.creation_time()) return l.uid() < r.uid();
-  return l.creation_time() < r.creation_time();
+  return TaskTieLess(l, r);
 }
 
 bool Session::SubGroupOrderLess(const PodSet& l, const PodSet& r) const {
