@@ -130,11 +130,11 @@ Status Configure(const LoadedObjects& objects, const DebugSnapshot* debug,
   return Status::OK();
 }
 
-std::map<std::string, double> ToMap(const QueueResources& r) {
+std::map<std::string, double> ToMap(const QueueQuantities& r) {
   return {{"gpu", r.gpu}, {"cpu", r.cpu}, {"memory", r.memory}};
 }
 
-QueueResources ToQueueResources(const ResourceVector& v) {
+QueueQuantities ToQueueQuantities(const ResourceVector& v) {
   return {v.gpu(), v.milli_cpu(), v.memory()};
 }
 
@@ -422,13 +422,13 @@ StatusOr<SimulationResult> RunSimulation(const SimulateOptions& opts, Clock* clo
       sq.parent = q->parent();
       if (auto fs = ssn.QueueFairShare(*q)) sq.fair_share = ToMap(*fs);
       // The proportion plugin's numbers; without the plugin, sums over the queue's subtree.
-      std::optional<QueueResources> allocated = ssn.QueueAllocated(*q);
-      std::optional<QueueResources> requested = ssn.QueueRequested(*q);
+      std::optional<QueueQuantities> allocated = ssn.QueueAllocated(*q);
+      std::optional<QueueQuantities> requested = ssn.QueueRequested(*q);
       if (!allocated || !requested) {
         if (!usages) usages = SubtreeUsages(c);
         const auto& [alloc, req] = usages->at(name);
-        if (!allocated) allocated = ToQueueResources(alloc);
-        if (!requested) requested = ToQueueResources(req);
+        if (!allocated) allocated = ToQueueQuantities(alloc);
+        if (!requested) requested = ToQueueQuantities(req);
       }
       sq.allocated = ToMap(*allocated);
       sq.requested = ToMap(*requested);

@@ -130,14 +130,14 @@ using IsTaskAllocationOverCapacityFn = std::function<SchedulableResult(
     const PodInfo& task, const PodGroupInfo& job, const NodeInfo& node)>;
 // Queue numbers for messages and reports, in the units the proportion plugin keeps: GPUs, CPU
 // millicores, memory bytes. A struct, not a name -> value map: a reclaim eviction batch reads six
-// of them before its first eviction, and the maps were 3.5% of L reclaim.
-struct QueueResources {
+// of them before its first eviction, and the maps were 3.5% of L reclaim. (Not api::QueueResources,
+// a Queue's quota, limit and weight per resource.)
+struct QueueQuantities {
   double gpu = 0;
   double cpu = 0;
   double memory = 0;
-  bool operator==(const QueueResources&) const = default;
 };
-using QueueResourceFn = std::function<std::optional<QueueResources>(const QueueInfo& queue)>;
+using QueueResourceFn = std::function<std::optional<QueueQuantities>(const QueueInfo& queue)>;
 using BindRequestMutateFn =
     std::function<std::map<std::string, std::string>(const PodInfo& task, const std::string& node)>;
 

@@ -491,22 +491,22 @@ SchedulableResult Session::IsTaskAllocationOnNodeOverCapacity(const PodInfo& tas
   return task_over_capacity_fns_.front()(task, job, node);
 }
 
-std::optional<QueueResources> Session::QueueAllocated(const QueueInfo& q) const {
+std::optional<QueueQuantities> Session::QueueAllocated(const QueueInfo& q) const {
   if (queue_allocated_fns_.empty()) return std::nullopt;
   return queue_allocated_fns_.front()(q);
 }
 
-std::optional<QueueResources> Session::QueueDeserved(const QueueInfo& q) const {
+std::optional<QueueQuantities> Session::QueueDeserved(const QueueInfo& q) const {
   if (queue_deserved_fns_.empty()) return std::nullopt;
   return queue_deserved_fns_.front()(q);
 }
 
-std::optional<QueueResources> Session::QueueFairShare(const QueueInfo& q) const {
+std::optional<QueueQuantities> Session::QueueFairShare(const QueueInfo& q) const {
   if (queue_fair_share_fns_.empty()) return std::nullopt;
   return queue_fair_share_fns_.front()(q);
 }
 
-std::optional<QueueResources> Session::QueueRequested(const QueueInfo& q) const {
+std::optional<QueueQuantities> Session::QueueRequested(const QueueInfo& q) const {
   if (queue_requested_fns_.empty()) return std::nullopt;
   return queue_requested_fns_.front()(q);
 }

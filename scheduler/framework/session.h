@@ -246,11 +246,11 @@ class Session {
                                                       const std::vector<PodInfo*>& tasks) const;
   SchedulableResult IsTaskAllocationOnNodeOverCapacity(const PodInfo& task, const PodGroupInfo& job,
                                                        const NodeInfo& node) const;
-  std::optional<QueueResources> QueueAllocated(const QueueInfo& q) const;
-  std::optional<QueueResources> QueueDeserved(const QueueInfo& q) const;
-  std::optional<QueueResources> QueueFairShare(const QueueInfo& q) const;
+  std::optional<QueueQuantities> QueueAllocated(const QueueInfo& q) const;
+  std::optional<QueueQuantities> QueueDeserved(const QueueInfo& q) const;
+  std::optional<QueueQuantities> QueueFairShare(const QueueInfo& q) const;
   // The request the fair share was divided by (what the queue's pods asked for at session open).
-  std::optional<QueueResources> QueueRequested(const QueueInfo& q) const;
+  std::optional<QueueQuantities> QueueRequested(const QueueInfo& q) const;
   std::map<std::string, std::string> MutateBindRequestAnnotations(const PodInfo& task,
                                                                   const std::string& node) const;
   bool has_queue_order_fns() const { return !queue_order_fns_.empty(); }

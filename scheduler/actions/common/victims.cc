@@ -85,7 +85,7 @@ std::unique_ptr<JobsOrderByQueues> GetVictimsQueue(const Session& ssn, const Job
 
 namespace {
 
-proportion::ResourceQuantities ToQuantities(const std::optional<QueueResources>& r) {
+proportion::ResourceQuantities ToQuantities(const std::optional<QueueQuantities>& r) {
   if (!r) return proportion::ResourceQuantities::Of(0, 0, 0);
   return proportion::ResourceQuantities::Of(r->cpu, r->memory, r->gpu);
 }

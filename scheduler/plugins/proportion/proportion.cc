@@ -36,7 +36,7 @@ std::map<std::string, double> ToMap(const p::ResourceQuantities& q) {
   return {{"gpu", q.gpu()}, {"cpu", q.cpu()}, {"memory", q.memory()}};
 }
 
-QueueResources ToQueueResources(const p::ResourceQuantities& q) {
+QueueQuantities ToQueueQuantities(const p::ResourceQuantities& q) {
   return {q.gpu(), q.cpu(), q.memory()};
 }
 
@@ -469,13 +469,13 @@ void ProportionPlugin::RegisterHooks(Session* ssn) {
   handler.deallocate = [this, ssn](const PodInfo& task) { OnAllocate(*ssn, task, false); };
   ssn->AddEventHandler(std::move(handler));
   auto queue_numbers = [this](p::ResourceQuantities (p::QueueAttributes::*get)() const) {
-    return [this, get](const QueueInfo& q) -> std::optional<QueueResources> {
+    return [this, get](const QueueInfo& q) -> std::optional<QueueQuantities> {
       const p::QueueIndex i = IndexOf(q);
       if (i == p::kNoQueue) {
         LOG(ERROR) << "proportion: failed to find queue attributes for queue <" << q.name() << ">";
         return std::nullopt;
       }
-      return ToQueueResources((queues_[i].*get)());
+      return ToQueueQuantities((queues_[i].*get)());
     };
   };
   ssn->AddGetQueueAllocatedResourcesFn(queue_numbers(&p::QueueAttributes::Allocated));
