@@ -130,10 +130,6 @@ Status Configure(const LoadedObjects& objects, const DebugSnapshot* debug,
   return Status::OK();
 }
 
-std::map<std::string, double> ToMap(const QueueQuantities& r) {
-  return {{"gpu", r.gpu}, {"cpu", r.cpu}, {"memory", r.memory}};
-}
-
 QueueQuantities ToQueueQuantities(const ResourceVector& v) {
   return {v.gpu(), v.milli_cpu(), v.memory()};
 }
@@ -420,7 +416,7 @@ StatusOr<SimulationResult> RunSimulation(const SimulateOptions& opts, Clock* clo
       SimQueue sq;
       sq.name = name;
       sq.parent = q->parent();
-      if (auto fs = ssn.QueueFairShare(*q)) sq.fair_share = ToMap(*fs);
+      if (auto fs = ssn.QueueFairShare(*q)) sq.fair_share = fs->ToMap();
       // The proportion plugin's numbers; without the plugin, sums over the queue's subtree.
       std::optional<QueueQuantities> allocated = ssn.QueueAllocated(*q);
       std::optional<QueueQuantities> requested = ssn.QueueRequested(*q);
@@ -430,8 +426,8 @@ StatusOr<SimulationResult> RunSimulation(const SimulateOptions& opts, Clock* clo
         if (!allocated) allocated = ToQueueQuantities(alloc);
         if (!requested) requested = ToQueueQuantities(req);
       }
-      sq.allocated = ToMap(*allocated);
-      sq.requested = ToMap(*requested);
+      sq.allocated = allocated->ToMap();
+      sq.requested = requested->ToMap();
       result.queues.push_back(std::move(sq));
     }
     // Nothing points into the snapshot any more: the next cycle's snapshot reuses its objects.

@@ -136,6 +136,10 @@ struct QueueQuantities {
   double gpu = 0;
   double cpu = 0;
   double memory = 0;
+  // By resource name ("gpu", "cpu", "memory"), as reports and messages print them.
+  std::map<std::string, double> ToMap() const {
+    return {{"gpu", gpu}, {"cpu", cpu}, {"memory", memory}};
+  }
 };
 using QueueResourceFn = std::function<std::optional<QueueQuantities>(const QueueInfo& queue)>;
 using BindRequestMutateFn =

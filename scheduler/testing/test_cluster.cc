@@ -540,11 +540,8 @@ std::string ModelFingerprint(const Session& ssn) {
     if (auto a = ssn.QueueAllocated(*q)) {
       out += "queue " + name + " allocated=";
       // Rounded: adding and subtracting fractions leaves float residues (1e-16) as in KAI.
-      const std::pair<const char*, double> numbers[] = {
-          {"cpu", a->cpu}, {"gpu", a->gpu}, {"memory", a->memory}};
-      for (const auto& [r, v] : numbers) {
-        out += std::string(r) + ":" + Num(std::round(v * 1e6) / 1e6 + 0.0) + ",";
-      }
+      for (const auto& [r, v] : a->ToMap())
+        out += r + ":" + Num(std::round(v * 1e6) / 1e6 + 0.0) + ",";
       out += "\n";
     }
   }

@@ -32,12 +32,12 @@ std::optional<double> ParseDouble(const PluginArguments& args, const std::string
   return v;
 }
 
-std::map<std::string, double> ToMap(const p::ResourceQuantities& q) {
-  return {{"gpu", q.gpu()}, {"cpu", q.cpu()}, {"memory", q.memory()}};
-}
-
 QueueQuantities ToQueueQuantities(const p::ResourceQuantities& q) {
   return {q.gpu(), q.cpu(), q.memory()};
+}
+
+std::map<std::string, double> ToMap(const p::ResourceQuantities& q) {
+  return ToQueueQuantities(q).ToMap();
 }
 
 bool IsKaiUtilityPod(const PodInfo& task, const SchedulerParams& params) {
