@@ -231,18 +231,17 @@ void Session::AddTaskOrder(TaskCompareFn f, TaskRankFn rank) {
 }
 
 void Session::SortTasks(std::vector<PodInfo*>* tasks, bool reverse) const {
+  const auto plain = [this, reverse](PodInfo* l, PodInfo* r) {
+    return reverse ? TaskOrderLess(*r, *l) : TaskOrderLess(*l, *r);
+  };
   // Below three tasks a sort compares at most once: reading every rank would cost more.
   if (!task_order_ranked_ || tasks->size() < 3) {
-    std::sort(tasks->begin(), tasks->end(), [this, reverse](PodInfo* l, PodInfo* r) {
-      return reverse ? TaskOrderLess(*r, *l) : TaskOrderLess(*l, *r);
-    });
+    std::sort(tasks->begin(), tasks->end(), plain);
     return;
   }
 #ifndef NDEBUG
   std::vector<PodInfo*> check = *tasks;
-  std::sort(check.begin(), check.end(), [this, reverse](PodInfo* l, PodInfo* r) {
-    return reverse ? TaskOrderLess(*r, *l) : TaskOrderLess(*l, *r);
-  });
+  std::sort(check.begin(), check.end(), plain);
 #endif
   const size_t n = task_rank_fns_.size();
   thread_local std::vector<RankedTask> ranked;  // reused: victim searches sort per pop
