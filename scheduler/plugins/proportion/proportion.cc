@@ -2,6 +2,7 @@
 
 #include <glog/logging.h>
 
+#include <algorithm>
 #include <cstdlib>
 #include <map>
 
@@ -294,6 +295,13 @@ bool ProportionPlugin::ValidateReclaimScenario(const Session& ssn,
   for (const auto& [id, victim] : scenario.GetVictims()) {
     const PodGroupInfo* job = victim.representative != nullptr ? victim.representative : victim.job;
     if (job == nullptr) continue;
+    // Moved tasks are left out of the chunks, so a victim job whose tasks all stay active-allocated
+    // (most of a long search's potential victims: a simulation evicts those of one node) adds none.
+    if (allow_consolidating_reclaim_ &&
+        std::all_of(victim.tasks.begin(), victim.tasks.end(),
+                    [](const PodInfo* t) { return IsActiveAllocatedStatus(t->status); })) {
+      continue;
+    }
     tasks.clear();
     for (const PodInfo* t : victim.tasks) {
       p::VictimTask& vt = tasks.emplace_back();

@@ -340,6 +340,11 @@ TEST_F(ProportionPluginTest, ReclaimScenarioValidator) {
   PodInfo* moved = hog->tasks()[1];
   moved->status = PodStatus::kPipelined;
   EXPECT_TRUE(ssn->ReclaimScenarioValid(scenario_with(3)));
+  // The job's other victims still count: three evicted are one too many, as above.
+  EXPECT_FALSE(ssn->ReclaimScenarioValid(scenario_with(4)));
+  // A victim job whose every task was moved reclaims nothing (the validator skips it whole).
+  for (PodInfo* t : hog->tasks()) t->status = PodStatus::kPipelined;
+  EXPECT_TRUE(ssn->ReclaimScenarioValid(scenario_with(4)));
 }
 
 TEST_F(ProportionPluginTest, Arguments) {
