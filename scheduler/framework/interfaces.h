@@ -3,6 +3,7 @@
 // (KAI pkg/scheduler/framework/interface.go, api/types.go, cache.Cache).
 #pragma once
 
+#include <cstdint>
 #include <functional>
 #include <map>
 #include <memory>
@@ -84,6 +85,13 @@ class ScenarioInfo {
   virtual const PodGroupInfo& GetPreemptor() const = 0;
   virtual const std::map<PodGroupId, VictimInfo>& GetVictims() const = 0;
   virtual const std::vector<PodInfo*>& PendingTasks() const = 0;
+  // A scenario that grows (a victim search adds victims to one scenario) may log its victims as
+  // they change, so that a check holding for every larger scenario (a final rejection) reads
+  // only what changed since it last saw this scenario: Serial() is unique in the process (0: no
+  // log), VictimUpdates() the victims in order of change, one entry each time a victim gains
+  // tasks (entries point into GetVictims()).
+  virtual uint64_t Serial() const { return 0; }
+  virtual std::span<const VictimInfo* const> VictimUpdates() const { return {}; }
 };
 
 // Hook types.

@@ -3,7 +3,9 @@
 // victims at all; protected elastic jobs may only lose pods above their minimum.
 #include <glog/logging.h>
 
+#include <cstdint>
 #include <map>
+#include <span>
 #include <utility>
 
 #include "kube/base/time.h"
@@ -63,33 +65,66 @@ class MinRuntimePlugin : public Plugin {
     // simulation (evicted and re-placed pods stay active-used), and more victims only take more
     // of its tasks: once it is taken below a minimum, every larger scenario is too.
     ssn->AddReclaimScenarioFinalRejectionFn([this](const ScenarioInfo& s) {
-      return !ValidScenario(s, /*reclaim=*/true, /*settled=*/true);
+      return RejectedForGood(s, /*reclaim=*/true, &reclaim_checked_);
     });
     ssn->AddPreemptScenarioFinalRejectionFn([this](const ScenarioInfo& s) {
-      return !ValidScenario(s, /*reclaim=*/false, /*settled=*/true);
+      return RejectedForGood(s, /*reclaim=*/false, &preempt_checked_);
     });
   }
 
  private:
+  // How much of a growing scenario's victim log (ScenarioInfo::VictimUpdates) a final rejection
+  // has found valid.
+  struct Checked {
+    uint64_t serial = 0;
+    size_t updates = 0;
+  };
+
   // A protected elastic victim may not go below the minimum of any of its PodSets. `settled`:
   // only victim jobs without pending or gated pods are checked (those a simulation cannot
   // change).
   bool ValidScenario(const ScenarioInfo& s, bool reclaim, bool settled) {
     for (const auto& [id, victim] : s.GetVictims()) {
-      const PodGroupInfo& job = *victim.representative;
-      if (!job.IsElastic()) continue;
-      if (settled && (job.NumPending() > 0 || job.NumGated() > 0)) continue;
-      if (!Protected(s.GetPreemptor(), job, reclaim)) continue;
-      for (const auto& [name, ps] : job.pod_sets()) {
-        int running = ps->NumActiveUsed();
-        int taken = 0;
-        for (const PodInfo* t : victim.tasks) {
-          if (ps == job.PodSetOf(*t)) ++taken;
-        }
-        if (ps->min_available() > running - taken) return false;
-      }
+      if (!ValidVictim(s.GetPreemptor(), victim, reclaim, settled)) return false;
     }
     return true;
+  }
+
+  bool ValidVictim(const PodGroupInfo& preemptor, const VictimInfo& victim, bool reclaim,
+                   bool settled) {
+    const PodGroupInfo& job = *victim.representative;
+    if (!job.IsElastic()) return true;
+    if (settled && (job.NumPending() > 0 || job.NumGated() > 0)) return true;
+    if (!Protected(preemptor, job, reclaim)) return true;
+    for (const auto& [name, ps] : job.pod_sets()) {
+      int running = ps->NumActiveUsed();
+      int taken = 0;
+      for (const PodInfo* t : victim.tasks) {
+        if (ps == job.PodSetOf(*t)) ++taken;
+      }
+      if (ps->min_available() > running - taken) return false;
+    }
+    return true;
+  }
+
+  // The settled check of a victim holds or not whatever the other victims are, and between two
+  // checks of one search's scenario the session is back where the search started: a victim
+  // checked before and unchanged since is still valid. A long search checks every scenario, each
+  // holding hundreds of victims; this reads only those added or grown since the last check
+  // (re-reading all of them was a tenth of L reclaim).
+  bool RejectedForGood(const ScenarioInfo& s, bool reclaim, Checked* checked) {
+    const std::span<const VictimInfo* const> updates = s.VictimUpdates();
+    if (s.Serial() == 0) return !ValidScenario(s, reclaim, /*settled=*/true);
+    size_t from = checked->serial == s.Serial() ? checked->updates : 0;
+    if (from > updates.size()) from = 0;
+    bool valid = true;
+    for (size_t i = from; i < updates.size() && valid; ++i) {
+      valid = ValidVictim(s.GetPreemptor(), *updates[i], reclaim, /*settled=*/true);
+    }
+    DCHECK_EQ(valid, ValidScenario(s, reclaim, /*settled=*/true))
+        << "an incremental final rejection differs from a full one";
+    *checked = valid ? Checked{s.Serial(), updates.size()} : Checked{};
+    return !valid;
   }
 
   // Called for every (preemptor, candidate victim) pair of every victim queue: the minimum
@@ -161,6 +196,8 @@ class MinRuntimePlugin : public Plugin {
   using QueuePair = std::pair<const QueueInfo*, const QueueInfo*>;
   std::map<QueuePair, Duration> reclaim_min_;
   std::map<QueuePair, Duration> preempt_min_;
+  Checked reclaim_checked_;
+  Checked preempt_checked_;
 };
 
 }  // namespace

@@ -4,9 +4,12 @@
 #include <gtest/gtest.h>
 
 #include <chrono>
+#include <cstdint>
 #include <map>
+#include <span>
 #include <string>
 #include <utility>
+#include <vector>
 
 #include "scheduler/testing/test_cluster.h"
 
@@ -144,6 +147,88 @@ TEST(MinRuntimeTest, JobWithoutStartTimeIsNotProtected) {
   c.AddJob(PendingJob("preemptor", "q2", 1, 1, 125));
   TestSession s(c);
   EXPECT_TRUE(s.ssn().PreemptVictimFilter(*s.Job("preemptor"), *s.Job("v")));
+}
+
+// A scenario that grows as a victim search's does and logs its victims' changes
+// (ScenarioInfo::VictimUpdates); serial 0: no log.
+class GrowingScenario final : public ScenarioInfo {
+ public:
+  GrowingScenario(const PodGroupInfo& preemptor, uint64_t serial)
+      : preemptor_(preemptor), serial_(serial) {}
+  void Take(const PodGroupInfo& job, size_t task) {
+    VictimInfo& v = victims_[job.uid()];
+    v.job = &job;
+    v.representative = &job;
+    v.tasks.push_back(job.tasks().at(task));
+    updates_.push_back(&v);
+  }
+  const PodGroupInfo& GetPreemptor() const override { return preemptor_; }
+  const std::map<PodGroupId, VictimInfo>& GetVictims() const override { return victims_; }
+  const std::vector<PodInfo*>& PendingTasks() const override { return preemptor_.tasks(); }
+  uint64_t Serial() const override { return serial_; }
+  std::span<const VictimInfo* const> VictimUpdates() const override {
+    if (serial_ == 0) return {};
+    return updates_;
+  }
+
+ private:
+  const PodGroupInfo& preemptor_;
+  uint64_t serial_;
+  std::map<PodGroupId, VictimInfo> victims_;
+  std::vector<const VictimInfo*> updates_;
+};
+
+// A reclaimer in q1; "elastic" (3 running pods, minimum 1) in q2 started a minute ago, protected
+// by root-a's 30m; "old" and "other" are long past any minimum.
+TestCluster FinalRejectionCluster() {
+  TestCluster c = Tree();
+  JobSpec elastic = RunningJob("elastic", "q2", 1, "n", 3);
+  elastic.min_member = 1;
+  elastic.last_start_min = 1;
+  c.AddJob(elastic);
+  c.AddJob(Victim("old", "q2", 500));
+  c.AddJob(Victim("other", "q2", 500));
+  c.AddJob(PendingJob("reclaimer", "q1", 1));
+  return c;
+}
+
+TEST(MinRuntimeTest, FinalRejectionRechecksAVictimThatGainsTasks) {
+  TestSession s(FinalRejectionCluster());
+  const Session& ssn = s.ssn();
+  GrowingScenario g(*s.Job("reclaimer"), 1001);
+  g.Take(*s.Job("elastic"), 0);
+  EXPECT_FALSE(ssn.ReclaimScenarioRejectedForGood(g));
+  g.Take(*s.Job("old"), 0);
+  EXPECT_FALSE(ssn.ReclaimScenarioRejectedForGood(g));
+  g.Take(*s.Job("elastic"), 1);  // 3 - 2 = 1 left: still at its minimum
+  EXPECT_FALSE(ssn.ReclaimScenarioRejectedForGood(g));
+  g.Take(*s.Job("elastic"), 2);  // below it
+  EXPECT_TRUE(ssn.ReclaimScenarioRejectedForGood(g));
+}
+
+TEST(MinRuntimeTest, FinalRejectionOfAnotherScenarioStartsOver) {
+  TestSession s(FinalRejectionCluster());
+  const Session& ssn = s.ssn();
+  GrowingScenario first(*s.Job("reclaimer"), 2001);
+  first.Take(*s.Job("old"), 0);
+  first.Take(*s.Job("other"), 0);
+  first.Take(*s.Job("elastic"), 0);
+  first.Take(*s.Job("elastic"), 1);
+  EXPECT_FALSE(ssn.ReclaimScenarioRejectedForGood(first));
+  // As many entries as the first had when found valid, the faulty ones among them.
+  GrowingScenario second(*s.Job("reclaimer"), 2002);
+  second.Take(*s.Job("elastic"), 0);
+  second.Take(*s.Job("elastic"), 1);
+  second.Take(*s.Job("elastic"), 2);
+  second.Take(*s.Job("old"), 0);
+  EXPECT_TRUE(ssn.ReclaimScenarioRejectedForGood(second));
+  // A scenario without a log is read whole every time.
+  GrowingScenario unlogged(*s.Job("reclaimer"), 0);
+  unlogged.Take(*s.Job("elastic"), 0);
+  unlogged.Take(*s.Job("elastic"), 1);
+  EXPECT_FALSE(ssn.ReclaimScenarioRejectedForGood(unlogged));
+  unlogged.Take(*s.Job("elastic"), 2);
+  EXPECT_TRUE(ssn.ReclaimScenarioRejectedForGood(unlogged));
 }
 
 }  // namespace

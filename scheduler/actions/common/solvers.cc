@@ -3,6 +3,7 @@
 #include <glog/logging.h>
 
 #include <algorithm>
+#include <atomic>
 #include <cstdint>
 #include <deque>
 #include <map>
@@ -44,6 +45,8 @@ class ByNodeScenario : public ScenarioInfo {
   const PodGroupInfo& GetPreemptor() const override { return *preemptor_; }
   const std::map<PodGroupId, VictimInfo>& GetVictims() const override { return victims_; }
   const std::vector<PodInfo*>& PendingTasks() const override { return pending_tasks_; }
+  uint64_t Serial() const override { return serial_; }
+  std::span<const VictimInfo* const> VictimUpdates() const override { return updates_; }
   PodGroupInfo* preemptor() const { return preemptor_; }
   const std::vector<PodInfo*>& RecordedVictimsTasks() const { return recorded_tasks_; }
   const std::vector<PodInfo*>& PotentialVictimsTasks() const { return potential_tasks_; }
@@ -109,6 +112,12 @@ class ByNodeScenario : public ScenarioInfo {
     v.job = clone;
     v.representative = original;
     v.tasks.insert(v.tasks.end(), tasks.begin(), tasks.end());
+    updates_.push_back(&v);
+  }
+
+  static uint64_t NextSerial() {
+    static std::atomic<uint64_t> last{0};
+    return last.fetch_add(1, std::memory_order_relaxed) + 1;
   }
 
   const Session* ssn_;
@@ -118,7 +127,9 @@ class ByNodeScenario : public ScenarioInfo {
   std::vector<const PodGroupInfo*> recorded_jobs_;
   std::vector<PodInfo*> recorded_tasks_;
   std::vector<PodInfo*> potential_tasks_;
+  const uint64_t serial_ = NextSerial();
   std::map<PodGroupId, VictimInfo> victims_;
+  std::vector<const VictimInfo*> updates_;  // map nodes: stable addresses
   std::map<PodGroupId, std::vector<const PodGroupInfo*>> groups_;
   // The jobs of the potential victims, numbered as they come; per potential task its job's number.
   std::map<PodGroupId, uint32_t> job_index_;
