@@ -42,7 +42,8 @@ class NodeResourceRanges {
     std::vector<double> value;         // by slot, valid where known
     std::vector<uint8_t> known;        // by slot (1: known; 2: in Forget, being re-read)
     std::vector<uint8_t> in_last_set;  // by slot
-    std::vector<const NodeInfo*> last_set;
+    // Non-const like NodeSet, so that comparing it with the next set is one memcmp.
+    std::vector<NodeInfo*> last_set;
     std::vector<uint32_t> last_slots;
     std::vector<const NodeInfo*> node_at;  // by slot, for the last set's slots
     // The last set's values: how many there are (NaN left out), their ends, and how many nodes
