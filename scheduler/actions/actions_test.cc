@@ -1,6 +1,10 @@
 // The five actions end to end on small clusters (reference §7.3-§7.8).
 #include <gtest/gtest.h>
 
+#include <algorithm>
+#include <string>
+#include <vector>
+
 #include "scheduler/testing/test_cluster.h"
 
 namespace kai::scheduler {
@@ -143,6 +147,49 @@ TEST(ReclaimActionTest, ScenariosWithTooFewGpusAreFilteredBeforeSimulating) {
   ASSERT_EQ(counts.count("reclaim"), 1u);
   EXPECT_EQ(counts.at("reclaim").filtered, 2);
   EXPECT_EQ(counts.at("reclaim").simulated, 1);
+}
+
+// A validation is told which victims the simulation touched (ScenarioInfo::
+// SimulationTouchedVictims): the scenario grows victim by victim over three nodes, and a
+// simulation evicts those of one node. Every victim left out is untouched, all its pods
+// active-allocated; the touched ones come in the order of GetVictims().
+TEST(ReclaimActionTest, AValidationIsToldTheVictimsItsSimulationTouched) {
+  TestCluster c;
+  for (const char* n : {"n0", "n1", "n2"}) c.AddNode({.name = n, .gpus = 2});
+  c.AddQueue({.name = "q0", .gpu_quota = 3, .gpu_weight = 0});
+  c.AddQueue({.name = "q1", .gpu_quota = 3, .gpu_weight = 0});
+  const char* nodes[] = {"n0", "n1", "n2", "n0", "n1", "n2"};
+  for (int i = 0; i < 6; ++i) c.AddJob(RunningJob(std::string(1, 'a' + i), "q0", 1, nodes[i]));
+  c.AddJob(PendingJob("reclaimer", "q1", 2));
+  TestSession s(c);
+  std::vector<std::string> touched_names;
+  size_t all_victims = 0;
+  s.ssn().AddReclaimScenarioValidatorFn([&](const ScenarioInfo& scenario) {
+    const std::vector<const VictimInfo*>* touched = scenario.SimulationTouchedVictims();
+    EXPECT_NE(touched, nullptr);
+    if (touched == nullptr) return true;
+    std::vector<const VictimInfo*> in_order;
+    for (const auto& [id, v] : scenario.GetVictims()) {
+      if (std::find(touched->begin(), touched->end(), &v) != touched->end()) {
+        in_order.push_back(&v);
+        continue;
+      }
+      for (const PodInfo* t : v.tasks) {
+        EXPECT_TRUE(IsActiveAllocatedStatus(t->status)) << t->key() << " changed, untold";
+      }
+    }
+    EXPECT_EQ(in_order, *touched);
+    touched_names.clear();
+    for (const VictimInfo* v : *touched) touched_names.push_back(v->representative->name());
+    all_victims = scenario.GetVictims().size();
+    return true;
+  });
+  s.Run({"reclaim"});
+  EXPECT_EQ(s.Task("reclaimer-0")->status, PodStatus::kPipelined);
+  // Victims come youngest first (f, e, d, c): the fourth, c, shares n2 with f.
+  EXPECT_EQ(all_victims, 4u);
+  EXPECT_EQ(touched_names, (std::vector<std::string>{"c", "f"}));
+  ASSERT_EQ(s.sink().evictions.size(), 2u);
 }
 
 TEST(ReclaimActionTest, NothingToReclaimWithinTheFairShare) {

@@ -92,6 +92,13 @@ class ScenarioInfo {
   // tasks (entries point into GetVictims()).
   virtual uint64_t Serial() const { return 0; }
   virtual std::span<const VictimInfo* const> VictimUpdates() const { return {}; }
+  // While a simulation's outcome is validated: the victims it may have changed, in GetVictims()
+  // order. Every other victim is as the search found it, all its tasks active-allocated (a
+  // simulation evicts the victims of one node, a long search's scenario holds hundreds). Null:
+  // unknown, any victim may have changed.
+  virtual const std::vector<const VictimInfo*>* SimulationTouchedVictims() const {
+    return nullptr;
+  }
 };
 
 // Hook types.

@@ -50,6 +50,28 @@ class ByNodeScenario : public ScenarioInfo {
   const std::vector<PodInfo*>& PendingTasks() const override { return pending_tasks_; }
   uint64_t Serial() const override { return serial_; }
   std::span<const VictimInfo* const> VictimUpdates() const override { return updates_; }
+  const std::vector<const VictimInfo*>* SimulationTouchedVictims() const override {
+    return touched_valid_ ? &touched_ : nullptr;
+  }
+
+  // The victims holding one of `tasks` (a simulation's victims) and those added with a task that
+  // was not active-allocated, in victims_ order; valid until EndSimulation().
+  void BeginSimulation(const std::vector<PodInfo*>& tasks) {
+    std::vector<std::map<PodGroupId, VictimInfo>::const_iterator> found;
+    found.reserve(tasks.size() + not_all_active_.size());
+    for (const PodInfo* t : tasks) {
+      auto it = victims_.find(t->job());
+      if (it != victims_.end()) found.push_back(it);
+    }
+    for (const PodGroupId* id : not_all_active_) found.push_back(victims_.find(*id));
+    std::sort(found.begin(), found.end(),
+              [](const auto& a, const auto& b) { return a->first < b->first; });
+    found.erase(std::unique(found.begin(), found.end()), found.end());
+    touched_.clear();
+    for (const auto& it : found) touched_.push_back(&it->second);
+    touched_valid_ = true;
+  }
+  void EndSimulation() { touched_valid_ = false; }
   PodGroupInfo* preemptor() const { return preemptor_; }
   const std::vector<PodInfo*>& RecordedVictimsTasks() const { return recorded_tasks_; }
   const std::vector<PodInfo*>& PotentialVictimsTasks() const { return potential_tasks_; }
@@ -122,6 +144,12 @@ class ByNodeScenario : public ScenarioInfo {
     v.representative = original;
     v.tasks.insert(v.tasks.end(), tasks.begin(), tasks.end());
     updates_.push_back(&v);
+    // Added between simulations (the session as the search found it): a task that is not
+    // active-allocated now stays so in every simulation that does not touch it.
+    const bool all_active = std::all_of(tasks.begin(), tasks.end(), [](const PodInfo* t) {
+      return IsActiveAllocatedStatus(t->status);
+    });
+    if (!all_active) not_all_active_.push_back(&victims_.find(clone->uid())->first);
   }
 
   static uint64_t NextSerial() {
@@ -142,6 +170,9 @@ class ByNodeScenario : public ScenarioInfo {
   const uint64_t serial_ = NextSerial();
   std::map<PodGroupId, VictimInfo> victims_;
   std::vector<const VictimInfo*> updates_;  // map nodes: stable addresses
+  std::vector<const PodGroupId*> not_all_active_;  // keys of victims_ (may repeat)
+  std::vector<const VictimInfo*> touched_;
+  bool touched_valid_ = false;
   std::map<PodGroupId, std::vector<const PodGroupInfo*>> groups_;
   // The jobs of the potential victims, numbered as they come; per potential task its job's number.
   std::map<PodGroupId, uint32_t> job_index_;
@@ -361,9 +392,14 @@ class ByPodSolver {
     if (!allow_consolidation_) {
       result.victim_tasks.insert(result.victim_tasks.end(), pipelined.begin(), pipelined.end());
     }
-    if (validator_ && !validator_(*scenario)) {
-      (*stmt)->Discard();
-      return SolveResult{};
+    if (validator_) {
+      scenario->BeginSimulation(victims);
+      const bool valid = validator_(*scenario);
+      scenario->EndSimulation();
+      if (!valid) {
+        (*stmt)->Discard();
+        return SolveResult{};
+      }
     }
     if (allow_consolidation_) {
       result.victim_tasks.insert(result.victim_tasks.end(), pipelined.begin(), pipelined.end());

@@ -292,15 +292,15 @@ bool ProportionPlugin::ValidateReclaimScenario(const Session& ssn,
   // Buffers reused from victim to victim (a long search's scenarios hold hundreds of victims).
   std::vector<p::VictimTask> tasks;
   std::vector<p::VictimChunk> chunks;
-  for (const auto& [id, victim] : scenario.GetVictims()) {
+  auto add_victim = [&](const VictimInfo& victim) {
     const PodGroupInfo* job = victim.representative != nullptr ? victim.representative : victim.job;
-    if (job == nullptr) continue;
+    if (job == nullptr) return;
     // Moved tasks are left out of the chunks, so a victim job whose tasks all stay active-allocated
     // (most of a long search's potential victims: a simulation evicts those of one node) adds none.
     if (allow_consolidating_reclaim_ &&
         std::all_of(victim.tasks.begin(), victim.tasks.end(),
                     [](const PodInfo* t) { return IsActiveAllocatedStatus(t->status); })) {
-      continue;
+      return;
     }
     tasks.clear();
     for (const PodInfo* t : victim.tasks) {
@@ -318,7 +318,7 @@ bool ProportionPlugin::ValidateReclaimScenario(const Session& ssn,
           return ps == nullptr ? -1 : static_cast<int>(ps->min_available());
         },
         allow_consolidating_reclaim_, &chunks);
-    if (chunks.empty()) continue;
+    if (chunks.empty()) return;
     const p::QueueIndex q = queues.Find(job->queue());
     auto it = std::find_if(by_queue.begin(), by_queue.end(),
                            [q](const p::VictimQueueChunks& v) { return v.queue == q; });
@@ -327,8 +327,27 @@ bool ProportionPlugin::ValidateReclaimScenario(const Session& ssn,
       it = by_queue.end() - 1;
     }
     it->chunks.insert(it->chunks.end(), chunks.begin(), chunks.end());
+  };
+  // With moved tasks left out, only the victims the simulation touched can add chunks.
+  const std::vector<const VictimInfo*>* touched =
+      allow_consolidating_reclaim_ ? scenario.SimulationTouchedVictims() : nullptr;
+  if (touched != nullptr) {
+    for (const VictimInfo* v : *touched) add_victim(*v);
+  } else {
+    for (const auto& [id, victim] : scenario.GetVictims()) add_victim(victim);
   }
-  return reclaimable_.IsReclaimable(queues, reclaimer, by_queue);
+  const bool valid = reclaimable_.IsReclaimable(queues, reclaimer, by_queue);
+#ifndef NDEBUG
+  if (touched != nullptr) {
+    const size_t chunk_queues = by_queue.size();
+    by_queue.clear();
+    for (const auto& [id, victim] : scenario.GetVictims()) add_victim(victim);
+    CHECK_EQ(by_queue.size(), chunk_queues) << "an untouched victim of the simulation adds chunks";
+    CHECK_EQ(valid, reclaimable_.IsReclaimable(queues, reclaimer, by_queue))
+        << "the touched victims validate otherwise than all of them";
+  }
+#endif
+  return valid;
 }
 
 void ProportionPlugin::OnAllocate(const Session& ssn, const PodInfo& task, bool add) {
