@@ -96,9 +96,7 @@ class ScenarioInfo {
   // order. Every other victim is as the search found it, all its tasks active-allocated (a
   // simulation evicts the victims of one node, a long search's scenario holds hundreds). Null:
   // unknown, any victim may have changed.
-  virtual const std::vector<const VictimInfo*>* SimulationTouchedVictims() const {
-    return nullptr;
-  }
+  virtual const std::vector<const VictimInfo*>* SimulationTouchedVictims() const { return nullptr; }
 };
 
 // Hook types.

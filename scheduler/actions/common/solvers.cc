@@ -169,7 +169,7 @@ class ByNodeScenario : public ScenarioInfo {
   bool potential_uid_repeats_ = false;                   // a uid was added twice
   const uint64_t serial_ = NextSerial();
   std::map<PodGroupId, VictimInfo> victims_;
-  std::vector<const VictimInfo*> updates_;  // map nodes: stable addresses
+  std::vector<const VictimInfo*> updates_;         // map nodes: stable addresses
   std::vector<const PodGroupId*> not_all_active_;  // keys of victims_ (may repeat)
   std::vector<const VictimInfo*> touched_;
   bool touched_valid_ = false;
