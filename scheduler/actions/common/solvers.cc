@@ -81,13 +81,14 @@ class ByNodeScenario : public ScenarioInfo {
 
   void AddPotentialVictimsTasks(const std::vector<PodInfo*>& tasks) {
     if (tasks.empty()) return;
-    potential_tasks_.insert(potential_tasks_.end(), tasks.begin(), tasks.end());
     AppendTasksAsVictimJob(tasks);
-    for (const PodInfo* t : tasks) {
+    for (PodInfo* t : tasks) {
       if (!potential_uids_.insert(t->uid()).second) potential_uid_repeats_ = true;
       const uint32_t job =
           job_index_.try_emplace(t->job(), static_cast<uint32_t>(job_index_.size())).first->second;
-      potential_job_of_.push_back(job);
+      if (job == potential_of_job_.size()) potential_of_job_.emplace_back();
+      potential_of_job_[job].push_back(static_cast<uint32_t>(potential_tasks_.size()));
+      potential_tasks_.push_back(t);
       auto& jobs = potential_jobs_by_node_[t->node_name];
       if (std::find(jobs.begin(), jobs.end(), job) == jobs.end()) jobs.push_back(job);
     }
@@ -105,18 +106,28 @@ class ByNodeScenario : public ScenarioInfo {
   // Each uid once (the first task with it): jobs are compared by their index in job_index_, and
   // uids hashed only when some uid was added twice (tree sets of every potential victim's uid per
   // simulated node were a tenth of M reclaim, hash sets still 2% of L reclaim).
+  // The wanted jobs' tasks are gathered by job and put back in potential order: a long search's
+  // scenario holds hundreds of potential victims, a node a few.
   std::vector<PodInfo*> VictimsTasksFromNodes(const std::vector<std::string>& nodes) const {
-    std::vector<uint8_t> wanted(job_index_.size(), 0);
+    std::vector<uint32_t> jobs;
     for (const auto& n : nodes) {
       auto it = potential_jobs_by_node_.find(n);
-      if (it == potential_jobs_by_node_.end()) continue;
-      for (uint32_t job : it->second) wanted[job] = 1;
+      if (it != potential_jobs_by_node_.end()) {
+        jobs.insert(jobs.end(), it->second.begin(), it->second.end());
+      }
     }
+    std::sort(jobs.begin(), jobs.end());
+    jobs.erase(std::unique(jobs.begin(), jobs.end()), jobs.end());
+    std::vector<uint32_t> at;
+    for (uint32_t job : jobs) {
+      at.insert(at.end(), potential_of_job_[job].begin(), potential_of_job_[job].end());
+    }
+    std::sort(at.begin(), at.end());
     std::vector<PodInfo*> out;
+    out.reserve(at.size());
     std::unordered_set<std::string_view> seen;
-    for (size_t i = 0; i < potential_tasks_.size(); ++i) {
+    for (uint32_t i : at) {
       PodInfo* t = potential_tasks_[i];
-      if (wanted[potential_job_of_[i]] == 0) continue;
       if (!potential_uid_repeats_ || seen.insert(t->uid()).second) out.push_back(t);
     }
     return out;
@@ -174,9 +185,10 @@ class ByNodeScenario : public ScenarioInfo {
   std::vector<const VictimInfo*> touched_;
   bool touched_valid_ = false;
   std::map<PodGroupId, std::vector<const PodGroupInfo*>> groups_;
-  // The jobs of the potential victims, numbered as they come; per potential task its job's number.
+  // The jobs of the potential victims, numbered as they come; per job number, its potential
+  // tasks' indices in potential_tasks_.
   std::map<PodGroupId, uint32_t> job_index_;
-  std::vector<uint32_t> potential_job_of_;
+  std::vector<std::vector<uint32_t>> potential_of_job_;
   std::map<std::string, std::vector<uint32_t>> potential_jobs_by_node_;
 };
 
