@@ -28,6 +28,14 @@ JobSpec Victim(const std::string& name, const std::string& queue, int started_mi
   return j;
 }
 
+// "elastic": three running pods, minimum 1, started a minute ago.
+JobSpec YoungElastic(const std::string& queue) {
+  JobSpec j = RunningJob("elastic", queue, 1, "n", 3);
+  j.min_member = 1;
+  j.last_start_min = 1;
+  return j;
+}
+
 TestCluster Tree(std::map<std::string, std::string> minruntime_args = {}) {
   // root-a / (team-1 / q1, team-2 / q2), root-b / q3
   TestCluster c;
@@ -129,10 +137,7 @@ TEST(MinRuntimeTest, ReclaimResolveMethodQueueWalksUpFromTheVictim) {
 
 TEST(MinRuntimeTest, ElasticVictimsStayCandidates) {
   TestCluster c = Tree();
-  JobSpec elastic = RunningJob("elastic", "q1", 1, "n", 3);
-  elastic.min_member = 1;
-  elastic.last_start_min = 1;
-  c.AddJob(elastic);
+  c.AddJob(YoungElastic("q1"));
   c.AddJob(PendingJob("reclaimer", "q2", 1));
   TestSession s(c);
   // Protected, but elastic: the filter lets it through and the scenario validator decides.
@@ -182,10 +187,7 @@ class GrowingScenario final : public ScenarioInfo {
 // by root-a's 30m; "old" and "other" are long past any minimum.
 TestCluster FinalRejectionCluster() {
   TestCluster c = Tree();
-  JobSpec elastic = RunningJob("elastic", "q2", 1, "n", 3);
-  elastic.min_member = 1;
-  elastic.last_start_min = 1;
-  c.AddJob(elastic);
+  c.AddJob(YoungElastic("q2"));
   c.AddJob(Victim("old", "q2", 500));
   c.AddJob(Victim("other", "q2", 500));
   c.AddJob(PendingJob("reclaimer", "q1", 1));
@@ -209,25 +211,22 @@ TEST(MinRuntimeTest, FinalRejectionRechecksAVictimThatGainsTasks) {
 TEST(MinRuntimeTest, FinalRejectionOfAnotherScenarioStartsOver) {
   TestSession s(FinalRejectionCluster());
   const Session& ssn = s.ssn();
+  // Takes the given (job, task) victims in order.
+  auto take = [&s](GrowingScenario* g, std::vector<std::pair<std::string, size_t>> victims) {
+    for (const auto& [job, task] : victims) g->Take(*s.Job(job), task);
+  };
   GrowingScenario first(*s.Job("reclaimer"), 2001);
-  first.Take(*s.Job("old"), 0);
-  first.Take(*s.Job("other"), 0);
-  first.Take(*s.Job("elastic"), 0);
-  first.Take(*s.Job("elastic"), 1);
+  take(&first, {{"old", 0}, {"other", 0}, {"elastic", 0}, {"elastic", 1}});
   EXPECT_FALSE(ssn.ReclaimScenarioRejectedForGood(first));
   // As many entries as the first had when found valid, the faulty ones among them.
   GrowingScenario second(*s.Job("reclaimer"), 2002);
-  second.Take(*s.Job("elastic"), 0);
-  second.Take(*s.Job("elastic"), 1);
-  second.Take(*s.Job("elastic"), 2);
-  second.Take(*s.Job("old"), 0);
+  take(&second, {{"elastic", 0}, {"elastic", 1}, {"elastic", 2}, {"old", 0}});
   EXPECT_TRUE(ssn.ReclaimScenarioRejectedForGood(second));
   // A scenario without a log is read whole every time.
   GrowingScenario unlogged(*s.Job("reclaimer"), 0);
-  unlogged.Take(*s.Job("elastic"), 0);
-  unlogged.Take(*s.Job("elastic"), 1);
+  take(&unlogged, {{"elastic", 0}, {"elastic", 1}});
   EXPECT_FALSE(ssn.ReclaimScenarioRejectedForGood(unlogged));
-  unlogged.Take(*s.Job("elastic"), 2);
+  take(&unlogged, {{"elastic", 2}});
   EXPECT_TRUE(ssn.ReclaimScenarioRejectedForGood(unlogged));
 }
 
