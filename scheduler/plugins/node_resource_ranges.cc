@@ -40,13 +40,23 @@ NodeResourceRanges::Range NodeResourceRanges::Of(int idx, const NodeSet& nodes) 
   Forget(&r, idx);
   const bool same_set = r.last_set.size() == nodes.size() &&
                         std::equal(nodes.begin(), nodes.end(), r.last_set.begin());
-  if (!same_set) {
+  if (!same_set && !AdjustToNeighbour(&r, idx, nodes)) {
     std::vector<uint32_t> slots;
     if (!SlotsOf(nodes, table, &slots)) return Compute(idx, nodes);
     for (uint32_t s : r.last_slots) r.in_last_set[s] = 0;
+    bool twice = false;
     for (size_t i = 0; i < slots.size(); ++i) {
+      twice |= r.in_last_set[slots[i]] != 0;
       r.in_last_set[slots[i]] = 1;
       r.node_at[slots[i]] = nodes[i];
+    }
+    if (twice) {
+      // A node named twice would count twice among the values and move once: read directly.
+      for (uint32_t s : slots) r.in_last_set[s] = 0;
+      r.last_set.clear();
+      r.last_slots.clear();
+      r.ends_valid = false;
+      return Compute(idx, nodes);
     }
     r.last_set.assign(nodes.begin(), nodes.end());
     r.last_slots = std::move(slots);
@@ -55,6 +65,40 @@ NodeResourceRanges::Range NodeResourceRanges::Of(int idx, const NodeSet& nodes) 
   if (!r.ends_valid) Over(&r, idx);
   DCHECK(RangeOf(r) == Compute(idx, nodes)) << "stale node range of resource " << idx;
   return RangeOf(r);
+}
+
+bool NodeResourceRanges::AdjustToNeighbour(PerResource* r, int idx, const NodeSet& nodes) {
+  const bool added = nodes.size() == r->last_set.size() + 1;
+  if (!added && nodes.size() + 1 != r->last_set.size()) return false;
+  const NodeSet& big = added ? nodes : r->last_set;
+  const NodeSet& small = added ? r->last_set : nodes;
+  const size_t at = std::mismatch(small.begin(), small.end(), big.begin()).first - small.begin();
+  if (!std::equal(small.begin() + at, small.end(), big.begin() + at + 1)) return false;
+  NodeInfo* node = big[at];
+  if (added) {
+    const size_t s = node->accounting_version_slot();
+    if (node->accounting_version_table() != r->table || s >= r->table->size() ||
+        r->in_last_set[s] != 0) {
+      return false;  // a foreign node, or one already in: the whole set is read
+    }
+    if (r->known[s] == 0) {
+      r->value[s] = ValueOf(*node, idx);
+      r->known[s] = 1;
+      ++node_reads_;
+    }
+    r->in_last_set[s] = 1;
+    r->node_at[s] = node;
+    r->last_set.insert(r->last_set.begin() + at, node);
+    r->last_slots.insert(r->last_slots.begin() + at, static_cast<uint32_t>(s));
+    if (r->ends_valid) Join(r, r->value[s]);
+    return true;
+  }
+  const uint32_t s = r->last_slots[at];
+  r->in_last_set[s] = 0;
+  r->last_set.erase(r->last_set.begin() + at);
+  r->last_slots.erase(r->last_slots.begin() + at);
+  if (r->ends_valid && !Leave(r, r->value[s])) r->ends_valid = false;
+  return true;
 }
 
 bool NodeResourceRanges::SlotsOf(const NodeSet& nodes, const VersionTable* table,
@@ -107,41 +151,79 @@ void NodeResourceRanges::Forget(PerResource* r, int idx) {
     r->value[s] = now;
     r->known[s] = 1;
     ++node_reads_;
-    if (r->ends_valid) Move(r, before, now);
+    // An end no node holds any more and no known value to take its place: the set is read again.
+    if (r->ends_valid && !Move(r, before, now)) r->ends_valid = false;
   }
-  // An end no node holds any more: the set is read again.
-  if (r->ends_valid && r->count > 0 && (r->at_low <= 0 || r->at_high <= 0)) r->ends_valid = false;
 }
 
-void NodeResourceRanges::Move(PerResource* r, double before, double now) {
-  if (now == before || (now != now && before != before)) return;  // the same, or both NaN
-  if (before == before) {  // not NaN: leaves the set's values
-    --r->count;
-    if (before == r->low) --r->at_low;
-    if (before == r->high) --r->at_high;
-  }
+bool NodeResourceRanges::Move(PerResource* r, double before, double now) {
+  if (now == before || (now != now && before != before)) return true;  // the same, or both NaN
+  if (!Leave(r, before)) return false;
   Join(r, now);
+  return true;
 }
 
 void NodeResourceRanges::Join(PerResource* r, double v) {
   if (v != v) return;  // NaN: the node does not have the resource
   if (r->count++ == 0) {
-    r->low = r->high = v;
-    r->at_low = r->at_high = 1;
+    r->low = r->high = End{v, 0, 1, 0, true};
     return;
   }
-  if (v < r->low) {
-    r->low = v;
-    r->at_low = 1;
-  } else if (v == r->low) {
-    ++r->at_low;
+  JoinEnd<true>(&r->low, v);
+  JoinEnd<false>(&r->high, v);
+}
+
+bool NodeResourceRanges::Leave(PerResource* r, double v) {
+  if (v != v) return true;  // NaN: was not among the values
+  if (--r->count == 0) return true;
+  const bool low = LeaveEnd<true>(&r->low, v);
+  return LeaveEnd<false>(&r->high, v) && low;
+}
+
+namespace {
+
+// Whether a lies beyond b, toward the end (lower for the low end, higher for the high one).
+template <bool kLow>
+bool Beyond(double a, double b) {
+  return kLow ? a < b : a > b;
+}
+
+}  // namespace
+
+template <bool kLow>
+void NodeResourceRanges::JoinEnd(End* e, double v) {
+  if (Beyond<kLow>(v, e->end)) {
+    e->next = e->end;
+    e->at_next = e->at_end;
+    e->next_known = true;
+    e->end = v;
+    e->at_end = 1;
+  } else if (v == e->end) {
+    ++e->at_end;
+  } else if (e->next_known) {
+    if (e->at_next == 0 || Beyond<kLow>(v, e->next)) {
+      e->next = v;
+      e->at_next = 1;
+    } else if (v == e->next) {
+      ++e->at_next;
+    }
   }
-  if (v > r->high) {
-    r->high = v;
-    r->at_high = 1;
-  } else if (v == r->high) {
-    ++r->at_high;
+}
+
+template <bool kLow>
+bool NodeResourceRanges::LeaveEnd(End* e, double v) {
+  if (v == e->end) {
+    if (--e->at_end > 0) return true;
+    if (!e->next_known || e->at_next == 0) return false;
+    e->end = e->next;
+    e->at_end = e->at_next;
+    e->next_known = false;  // the value after it is not kept
+    return true;
   }
+  if (e->next_known && e->at_next > 0 && v == e->next && --e->at_next == 0) {
+    e->next_known = false;
+  }
+  return true;
 }
 
 void NodeResourceRanges::Over(PerResource* r, int idx) {
@@ -163,8 +245,8 @@ NodeResourceRanges::Range NodeResourceRanges::RangeOf(const PerResource& r) {
   // What Compute's pass would give: the ends extend kEmpty as every value would.
   Range out = kEmpty;
   if (r.count > 0) {
-    Extend(r.low, &out);
-    Extend(r.high, &out);
+    Extend(r.low.end, &out);
+    Extend(r.high.end, &out);
   }
   return out;
 }

@@ -137,12 +137,76 @@ TEST(NodeResourceRangesTest, ChangesAdjustTheEndsUntilNoNodeHoldsOne) {
   EXPECT_EQ(ranges.Of(kGpuIndex, all), (Range{1, 4}));
 }
 
+// A victim simulation evicts from the node holding an end and rolls back: the next value takes the
+// end's place and the rollback makes the old end the next again, without reading the set.
+TEST(NodeResourceRangesTest, AnEndVacatedAndRestoredNeedsNoPass) {
+  TestSession s(Cluster());  // idle GPUs: node0 4, node1 3, node2 2, node3 1
+  const NodeSet& all = s.cluster().node_list;
+  NodeResourceRanges ranges;
+  EXPECT_EQ(ranges.Of(kGpuIndex, all), (Range{1, 4}));
+  for (int round = 0; round < 3; ++round) {
+    auto stmt = s.ssn().NewStatement();
+    // node3: 1 -> 2, the only node at the low end; node2 holds the next value, 2.
+    ASSERT_TRUE(stmt->Evict(s.Task("run3-0"), "msg", {}).ok());
+    EXPECT_EQ(ranges.Of(kGpuIndex, all), (Range{2, 4}));
+    // node0: 4 -> 3, the only node at the high end; node1 holds 3.
+    ASSERT_TRUE(stmt->Allocate(s.Task("pend-0"), "node0").ok());
+    EXPECT_EQ(ranges.Of(kGpuIndex, all), (Range{2, 3}));
+    stmt->Discard();
+    EXPECT_EQ(ranges.Of(kGpuIndex, all), (Range{1, 4}));
+  }
+  EXPECT_EQ(ranges.set_passes(), 1);
+}
+
+// The set with one node taken out or put back (a victim search adds a victim's node to the
+// feasible nodes for one node try): the ends are adjusted, the set is not read again.
+TEST(NodeResourceRangesTest, ANodeAddedOrRemovedNeedsNoPass) {
+  TestSession s(Cluster());  // idle GPUs: node0 4, node1 3, node2 2, node3 1
+  const NodeSet& all = s.cluster().node_list;
+  auto without = [&all](const NodeInfo* gone) {
+    NodeSet out;
+    for (NodeInfo* n : all) {
+      if (n != gone) out.push_back(n);
+    }
+    return out;
+  };
+  NodeResourceRanges ranges;
+  EXPECT_EQ(ranges.Of(kGpuIndex, all), (Range{1, 4}));
+  // node3 holds the low end alone: node2's 2 takes its place, and is the next value again once
+  // node3 is back.
+  EXPECT_EQ(ranges.Of(kGpuIndex, without(s.Node("node3"))), (Range{2, 4}));
+  EXPECT_EQ(ranges.Of(kGpuIndex, all), (Range{1, 4}));
+  EXPECT_EQ(ranges.Of(kGpuIndex, without(s.Node("node2"))), (Range{1, 4}));
+  EXPECT_EQ(ranges.Of(kGpuIndex, all), (Range{1, 4}));
+  EXPECT_EQ(ranges.Of(kGpuIndex, without(s.Node("node0"))), (Range{1, 3}));
+  EXPECT_EQ(ranges.set_passes(), 1);
+  // The low end's next value left with node2: node3 leaving now needs a pass.
+  EXPECT_EQ(ranges.Of(kGpuIndex, all), (Range{1, 4}));
+  EXPECT_EQ(ranges.Of(kGpuIndex, without(s.Node("node3"))), (Range{2, 4}));
+  EXPECT_EQ(ranges.set_passes(), 2);
+  // A set naming a node twice is read directly, before and after a change.
+  const NodeSet twice{s.Node("node3"), s.Node("node1"), s.Node("node3")};
+  EXPECT_EQ(ranges.Of(kGpuIndex, twice), (Range{1, 3}));
+  auto stmt = s.ssn().NewStatement();
+  ASSERT_TRUE(stmt->Evict(s.Task("run3-0"), "msg", {}).ok());
+  EXPECT_EQ(ranges.Of(kGpuIndex, twice), (Range{2, 3}));
+  stmt->Discard();
+}
+
 // Whatever a random sequence of evictions, placements and rollbacks does, the range is the pass
 // over the nodes.
 TEST(NodeResourceRangesTest, RandomChangesAnswerLikeAPass) {
   TestSession s(Cluster());
   const NodeSet& all = s.cluster().node_list;
   const NodeSet some{s.Node("node1"), s.Node("node2"), s.Node("node3")};
+  // Sets one node away from each other, and one naming a node twice.
+  const std::vector<NodeSet> sets{
+      all,
+      some,
+      {s.Node("node2"), s.Node("node3")},
+      {s.Node("node1"), s.Node("node3")},
+      {s.Node("node0"), s.Node("node1"), s.Node("node2"), s.Node("node3")},
+      {s.Node("node1"), s.Node("node1"), s.Node("node3")}};
   NodeResourceRanges ranges;
   const std::vector<std::string> running = {"run1-0", "run2-0", "run2-1",
                                             "run3-0", "run3-1", "run3-2"};
@@ -151,7 +215,7 @@ TEST(NodeResourceRangesTest, RandomChangesAnswerLikeAPass) {
     seed = seed * 1103515245u + 12345u;
     return (seed >> 16) % n;
   };
-  for (int round = 0; round < 40; ++round) {
+  for (int round = 0; round < 200; ++round) {
     auto stmt = s.ssn().NewStatement();
     for (int step = 0; step < 4; ++step) {
       if (next(3) == 0) {
@@ -160,7 +224,7 @@ TEST(NodeResourceRangesTest, RandomChangesAnswerLikeAPass) {
       } else {
         (void)stmt->Evict(s.Task(running[next(running.size())]), "msg", {});
       }
-      const NodeSet& set = next(2) == 0 ? all : some;
+      const NodeSet& set = sets[next(sets.size())];
       ASSERT_EQ(ranges.Of(kGpuIndex, set), NodeResourceRanges::Compute(kGpuIndex, set))
           << round << "/" << step;
     }
