@@ -7,6 +7,7 @@
 
 #include <algorithm>
 #include <optional>
+#include <set>
 #include <span>
 #include <string>
 #include <vector>
@@ -652,6 +653,36 @@ TEST(ResourceFitCacheTest, RoomSelectsTheNodesOfTheFullOrderThatHaveRoom) {
   EXPECT_EQ(got.front(), "node4");
   EXPECT_EQ(got.size(), 4u);
   stmt->Discard();
+}
+
+// The nodes with room are picked from anywhere in a longer set (the scan skips eight answers at
+// a time): at the ends of eight-node words, across them and in the tail.
+TEST(ResourceFitCacheTest, RoomPicksItsNodesFromAnywhereInTheSet) {
+  TestCluster c;
+  for (int i = 0; i < 21; ++i) c.AddNode(NodeSpec{.name = "node" + std::to_string(i), .gpus = 4});
+  c.AddQueue({.name = "q0", .gpu_quota = 100});
+  c.AddJob(PendingJob("one", "q0", 1));
+  TestSession s(c);
+  const NodeSet& nodes = s.cluster().node_list;
+  ASSERT_EQ(nodes.size(), 21u);
+  const PodInfo& task = *s.Task("one-0");
+  std::vector<uint8_t> room(nodes.size(), 0);
+  std::set<std::string> expected;
+  for (size_t i : {0, 7, 8, 15, 16, 20}) {
+    room[i] = 1;
+    expected.insert(nodes[i]->name());
+  }
+  Session::NodeOrder order = s.ssn().LazyOrderedNodesByTask(nodes, task, &room);
+  std::vector<std::string> got;
+  for (NodeInfo* n = order.Next(); n != nullptr; n = order.Next()) got.push_back(n->name());
+  EXPECT_EQ(std::set<std::string>(got.begin(), got.end()), expected);
+  EXPECT_EQ(got.size(), expected.size());
+  // In the order of the whole set's.
+  std::vector<std::string> full;
+  for (const NodeInfo* n : s.ssn().OrderedNodesByTask(nodes, task)) {
+    if (expected.count(n->name()) != 0) full.push_back(n->name());
+  }
+  EXPECT_EQ(got, full);
 }
 
 // The fitting-group count is memoized per node until its accounting changes: it must follow every

@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <array>
 #include <atomic>
+#include <cstring>
 #include <functional>
 #include <set>
 
@@ -527,8 +528,21 @@ std::vector<Session::ScoredNode> ScoreNodes(const Session& ssn, const NodeSet& n
   ssn.NodePreOrder(task, nodes);
   NodeSet with_room;
   if (room != nullptr) {
-    for (size_t i = 0; i < nodes.size(); ++i) {
-      if ((*room)[i] != 0) with_room.push_back(nodes[i]);
+    // Few nodes have room for a simulation's task (18 of ~2,350 on average at L): eight answers
+    // are skipped at a time while they are all 0.
+    const uint8_t* r = room->data();
+    const size_t n = nodes.size();
+    size_t i = 0;
+    for (; i + 8 <= n; i += 8) {
+      uint64_t word = 0;
+      std::memcpy(&word, r + i, sizeof(word));
+      if (word == 0) continue;
+      for (size_t j = i; j < i + 8; ++j) {
+        if (r[j] != 0) with_room.push_back(nodes[j]);
+      }
+    }
+    for (; i < n; ++i) {
+      if (r[i] != 0) with_room.push_back(nodes[i]);
     }
   }
   const NodeSet& candidates = room != nullptr ? with_room : nodes;
