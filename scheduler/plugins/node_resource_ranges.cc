@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <limits>
+#include <optional>
 
 namespace kai::scheduler {
 
@@ -76,21 +77,15 @@ bool NodeResourceRanges::AdjustToNeighbour(PerResource* r, int idx, const NodeSe
   if (!std::equal(small.begin() + at, small.end(), big.begin() + at + 1)) return false;
   NodeInfo* node = big[at];
   if (added) {
-    const size_t s = node->accounting_version_slot();
-    if (node->accounting_version_table() != r->table || s >= r->table->size() ||
-        r->in_last_set[s] != 0) {
+    const std::optional<uint32_t> s = SlotOf(*node, r->table);
+    if (!s || r->in_last_set[*s] != 0) {
       return false;  // a foreign node, or one already in: the whole set is read
     }
-    if (r->known[s] == 0) {
-      r->value[s] = ValueOf(*node, idx);
-      r->known[s] = 1;
-      ++node_reads_;
-    }
-    r->in_last_set[s] = 1;
-    r->node_at[s] = node;
+    r->in_last_set[*s] = 1;
+    r->node_at[*s] = node;
     r->last_set.insert(r->last_set.begin() + at, node);
-    r->last_slots.insert(r->last_slots.begin() + at, static_cast<uint32_t>(s));
-    if (r->ends_valid) Join(r, r->value[s]);
+    r->last_slots.insert(r->last_slots.begin() + at, *s);
+    if (r->ends_valid) Join(r, KnownValue(r, *s, *node, idx));
     return true;
   }
   const uint32_t s = r->last_slots[at];
@@ -101,15 +96,30 @@ bool NodeResourceRanges::AdjustToNeighbour(PerResource* r, int idx, const NodeSe
   return true;
 }
 
+std::optional<uint32_t> NodeResourceRanges::SlotOf(const NodeInfo& n, const VersionTable* table) {
+  const size_t s = n.accounting_version_slot();
+  if (n.accounting_version_table() != table || s >= table->size()) return std::nullopt;
+  return static_cast<uint32_t>(s);
+}
+
 bool NodeResourceRanges::SlotsOf(const NodeSet& nodes, const VersionTable* table,
                                  std::vector<uint32_t>* slots) {
   slots->reserve(nodes.size());
   for (const NodeInfo* n : nodes) {
-    const size_t s = n->accounting_version_slot();
-    if (n->accounting_version_table() != table || s >= table->size()) return false;
-    slots->push_back(static_cast<uint32_t>(s));
+    const std::optional<uint32_t> s = SlotOf(*n, table);
+    if (!s) return false;
+    slots->push_back(*s);
   }
   return true;
+}
+
+double NodeResourceRanges::KnownValue(PerResource* r, uint32_t s, const NodeInfo& n, int idx) {
+  if (r->known[s] == 0) {
+    r->value[s] = ValueOf(n, idx);
+    r->known[s] = 1;
+    ++node_reads_;
+  }
+  return r->value[s];
 }
 
 void NodeResourceRanges::Reset(PerResource* r, const VersionTable* table) const {
@@ -230,13 +240,7 @@ void NodeResourceRanges::Over(PerResource* r, int idx) {
   ++set_passes_;
   r->count = 0;
   for (size_t i = 0; i < r->last_slots.size(); ++i) {
-    const uint32_t s = r->last_slots[i];
-    if (r->known[s] == 0) {
-      r->value[s] = ValueOf(*r->last_set[i], idx);
-      r->known[s] = 1;
-      ++node_reads_;
-    }
-    Join(r, r->value[s]);
+    Join(r, KnownValue(r, r->last_slots[i], *r->last_set[i], idx));
   }
   r->ends_valid = true;
 }

@@ -15,6 +15,7 @@
 #pragma once
 
 #include <cstdint>
+#include <optional>
 #include <utility>
 #include <vector>
 
@@ -64,9 +65,13 @@ class NodeResourceRanges {
     End low, high;
   };
 
+  // The node's slot in `table`, if it mirrors into it.
+  static std::optional<uint32_t> SlotOf(const NodeInfo& n, const VersionTable* table);
   // Whether every node mirrors into `table`; fills `slots`.
   static bool SlotsOf(const NodeSet& nodes, const VersionTable* table,
                       std::vector<uint32_t>* slots);
+  // The value at slot `s` (node `n`), read from the node when not known.
+  double KnownValue(PerResource* r, uint32_t s, const NodeInfo& n, int idx);
   void Reset(PerResource* r, const VersionTable* table) const;
   // When `nodes` is the last set with one node added or removed in place (a victim search adds a
   // victim's node to the feasible nodes for one node try and removes it after), makes it the last
