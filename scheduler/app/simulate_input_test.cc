@@ -80,14 +80,26 @@ std::vector<BadCase> Cases() {
        {"Pod p1", "spec.initContainers[0].resources.requests.cpu", "\"lots\""}},
       {"wrong field type",
        "apiVersion: v1\nkind: Pod\nmetadata: {name: p1}\nspec: {containers: {name: m}}\n",
-       {"Pod p1", "spec.containers", "expected a list"}},
+       {"Pod p1", "spec.containers", "expected array, got object"}},
       {"bad timestamp",
        "apiVersion: v1\nkind: Node\nmetadata: {name: n1, creationTimestamp: yesterday}\n",
        {"Node n1", "metadata.creationTimestamp"}},
       {"bad queue number",
        "apiVersion: scheduling.run.ai/v2\nkind: Queue\nmetadata: {name: q}\n"
        "spec: {resources: {gpu: {quota: many}}}\n",
-       {"Queue q", "spec.resources.gpu.quota", "expected a number"}},
+       {"Queue q", "spec.resources.gpu.quota", "expected number", "\"many\""}},
+      // Read as the API server reads them: limits are checked too, label values are strings
+      // and the apiVersion is the kind's.
+      {"invalid pod limit",
+       "apiVersion: v1\nkind: Pod\nmetadata: {name: p1, namespace: ns}\nspec:\n  containers:\n"
+       "  - name: m\n    resources: {limits: {nvidia.com/gpu: two}}\n",
+       {"Pod ns/p1", "spec.containers[0].resources.limits[nvidia.com/gpu]", "\"two\""}},
+      {"label value not a string",
+       "apiVersion: v1\nkind: Node\nmetadata: {name: n1, labels: {gpus: 8}}\n",
+       {"Node n1", "metadata.labels.gpus", "expected string, got number 8"}},
+      {"apiVersion of another kind",
+       "apiVersion: scheduling.run.ai/v2alpha2\nkind: Queue\nmetadata: {name: q}\n",
+       {"document 1", "Queue q", "apiVersion: expected \"scheduling.run.ai/v2\""}},
       {"bad scheduling shard flag",
        "apiVersion: kai.scheduler/v1\nkind: SchedulingShard\nmetadata: {name: default}\n"
        "spec: {args: {max-consolidation-preemptees: ten}}\n",

@@ -59,11 +59,4 @@ StatusOr<LoadedObjects> LoadObjectJson(std::string_view json);
 // The same; errors start with `where` ("rawObjects.pods[3]") instead of "object".
 StatusOr<LoadedObjects> LoadObjectJson(std::string_view json, const std::string& where);
 
-// A Kubernetes quantity in base units ("100m" -> 0.1, "1Gi" -> 1073741824); errors like
-// Kubernetes rejects them.
-StatusOr<double> ParseQuantityValue(std::string_view s);
-// Quantity.Value() / MilliValue(): rounded up to an integer.
-StatusOr<int64_t> QuantityValue(std::string_view s);
-StatusOr<int64_t> QuantityMilliValue(std::string_view s);
-
 }  // namespace kai::scheduler
