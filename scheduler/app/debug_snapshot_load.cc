@@ -7,30 +7,13 @@
 #include "kube/base/time.h"
 #include "kube/base/zip_reader.h"
 #include "scheduler/app/debug_snapshot.h"
+#include "scheduler/cache/object_loader_json.h"
 
 namespace kai::scheduler {
 
 namespace {
 
 using rapidjson::Value;
-
-template <typename T>
-void Append(std::vector<T>* into, std::vector<T>& from) {
-  for (auto& x : from) into->push_back(std::move(x));
-}
-
-void Merge(LoadedObjects* into, LoadedObjects& from) {
-  Append(&into->nodes, from.nodes);
-  Append(&into->pods, from.pods);
-  Append(&into->podgroups, from.podgroups);
-  Append(&into->queues, from.queues);
-  Append(&into->priority_classes, from.priority_classes);
-  Append(&into->topologies, from.topologies);
-  Append(&into->config_maps, from.config_maps);
-  Append(&into->bind_requests, from.bind_requests);
-  Append(&into->shards, from.shards);
-  Append(&into->configs, from.configs);
-}
 
 Status ParamError(const std::string& field, const std::string& msg) {
   return InvalidArgumentError("schedulerParams." + field + ": " + msg);
@@ -119,9 +102,11 @@ StatusOr<SchedulerParams> ParamsFromValue(const Value& v) {
 
 Status LoadRawObjects(Value& raw, rapidjson::Document::AllocatorType& alloc, DebugSnapshot* out) {
   if (!raw.IsObject()) return InvalidArgumentError("rawObjects: expected an object");
-  for (auto m = raw.MemberBegin(); m != raw.MemberEnd(); ++m) {
-    const std::string list = m->name.GetString();
-    Value& items = m->value;
+  // By index: comparing RapidJSON's non-const member iterators is ambiguous in C++20 (clang).
+  auto members = raw.MemberBegin();
+  for (rapidjson::SizeType m = 0, n = raw.MemberCount(); m < n; ++m) {
+    const std::string list = members[m].name.GetString();
+    Value& items = members[m].value;
     if (items.IsNull()) continue;  // Go marshals an empty slice of a nil list as null
     if (!items.IsArray()) return InvalidArgumentError("rawObjects." + list + ": expected a list");
     const RawObjectKind* kind = RawObjectKindOf(list);
@@ -137,19 +122,17 @@ Status LoadRawObjects(Value& raw, rapidjson::Document::AllocatorType& alloc, Deb
       Value& item = items[i];
       if (!item.IsObject()) return InvalidArgumentError(where + ": expected an object");
       // Objects from informers often lack apiVersion/kind: the list names the kind.
-      Value* k = item.FindMember("kind") != item.MemberEnd() ? &item["kind"] : nullptr;
+      Value* k = item.HasMember("kind") ? &item["kind"] : nullptr;
       if (k == nullptr || (k->IsString() && k->GetStringLength() == 0)) {
         if (k != nullptr) item.RemoveMember("kind");
         item.AddMember("kind", rapidjson::StringRef(kind->kind), alloc);
       } else if (!k->IsString() || std::string_view(k->GetString()) != kind->kind) {
-        return InvalidArgumentError(where + ": kind " +
-                                    (k->IsString() ? "\"" + std::string(k->GetString()) + "\""
-                                                   : std::string("(not a string)")) +
-                                    " in the " + list + " list (expected " + kind->kind + ")");
+        std::string msg = where + ": kind ";
+        msg += k->IsString() ? "\"" + std::string(k->GetString()) + "\"" : "(not a string)";
+        msg += " in the " + list + " list (expected " + kind->kind + ")";
+        return InvalidArgumentError(msg);
       }
-      auto loaded = LoadObjectJson(api::ToJsonString(item), where);
-      if (!loaded.ok()) return loaded.status();
-      Merge(&out->objects, *loaded);
+      KAI_RETURN_IF_ERROR(AddObjectValue(item, where, &out->objects));
     }
   }
   return Status::OK();
@@ -177,7 +160,7 @@ StatusOr<DebugSnapshot> LoadSnapshotJson(std::string_view json) {
   rapidjson::Document& doc = *parsed;
   if (!doc.IsObject()) return InvalidArgumentError("expected a JSON object");
   DebugSnapshot out;
-  Value* raw = doc.FindMember("rawObjects") != doc.MemberEnd() ? &doc["rawObjects"] : nullptr;
+  Value* raw = doc.HasMember("rawObjects") ? &doc["rawObjects"] : nullptr;
   if (raw == nullptr) return InvalidArgumentError("rawObjects: required");
   KAI_RETURN_IF_ERROR(LoadRawObjects(*raw, doc.GetAllocator(), &out));
   if (const Value* c = api::FindMember(doc, "config"); c != nullptr && !c->IsNull()) {

@@ -1,12 +1,11 @@
 #include "scheduler/cache/object_loader.h"
 
-#include <type_traits>
-
 #include "api/codec_internal.h"
 #include "api/pod_resources.h"
 #include "api/rapidjson_util.h"
 #include "api/yaml_json.h"
 #include "kube/base/strings.h"
+#include "scheduler/cache/object_loader_json.h"
 
 // The objects are decoded by the api codec the other components use (api::DecodeValue), so a
 // snapshot, a watch event and a kubectl-applied object are read by the same rules. This file adds
@@ -136,6 +135,10 @@ Status AddObject(const Value& doc, const std::string& doc_where, LoadedObjects* 
 }
 
 }  // namespace
+
+Status AddObjectValue(const Value& object, const std::string& where, LoadedObjects* out) {
+  return AddObject(object, where, out);
+}
 
 StatusOr<LoadedObjects> LoadObjectJson(std::string_view json) {
   return LoadObjectJson(json, "object");
