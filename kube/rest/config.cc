@@ -9,9 +9,9 @@
 
 #include "api/rapidjson_util.h"
 #include "api/yaml_json.h"
+#include "kube/base/base64.h"
 #include "kube/base/file.h"
 #include "kube/base/strings.h"
-#include "kube/rest/base64.h"
 
 namespace kai::kube {
 namespace {

@@ -6,8 +6,8 @@
 
 #include <filesystem>
 
+#include "kube/base/base64.h"
 #include "kube/base/file.h"
-#include "kube/rest/base64.h"
 
 namespace kai::kube {
 namespace {
@@ -321,17 +321,6 @@ TEST(LoadConfigTest, Precedence) {
   auto d = LoadConfig({.kubeconfig_env = "", .home = empty.path()},
                       {.service_account_dir = sa.path(), .host = "", .port = ""});
   EXPECT_EQ(d.status().code(), StatusCode::kNotFound);
-}
-
-TEST(Base64Test, RoundTripAndErrors) {
-  for (std::string s : {"", "a", "ab", "abc", "abcd", "hello world\n"}) {
-    auto d = Base64Decode(Base64Encode(s));
-    ASSERT_TRUE(d.ok());
-    EXPECT_EQ(*d, s);
-  }
-  EXPECT_EQ(*Base64Decode("aGVs\nbG8"), "hello");
-  EXPECT_FALSE(Base64Decode("a$b").ok());
-  EXPECT_FALSE(Base64Decode("a").ok());
 }
 
 }  // namespace

@@ -6,6 +6,7 @@
 #include <sstream>
 #include <vector>
 
+#include "kube/base/base64.h"
 #include "kube/base/strings.h"
 #include "kube/base/time.h"
 #include "test/localkube/builtin_schema.h"
@@ -161,24 +162,6 @@ class Reader {
 
 Status Malformed() { return ErrBadRequest("the protobuf body is malformed"); }
 
-std::string Base64(std::string_view in) {
-  static constexpr char k[] = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
-  std::string out;
-  size_t i = 0;
-  for (; i + 2 < in.size(); i += 3) {
-    const uint32_t v = (uint8_t(in[i]) << 16) | (uint8_t(in[i + 1]) << 8) | uint8_t(in[i + 2]);
-    out += {k[(v >> 18) & 63], k[(v >> 12) & 63], k[(v >> 6) & 63], k[v & 63]};
-  }
-  if (i + 1 == in.size()) {
-    const uint32_t v = uint8_t(in[i]) << 16;
-    out += {k[(v >> 18) & 63], k[(v >> 12) & 63], '=', '='};
-  } else if (i + 2 == in.size()) {
-    const uint32_t v = (uint8_t(in[i]) << 16) | (uint8_t(in[i + 1]) << 8);
-    out += {k[(v >> 18) & 63], k[(v >> 12) & 63], k[(v >> 6) & 63], '='};
-  }
-  return out;
-}
-
 Status DecodeMessage(const std::string& type, std::string_view bytes, Json* out, JsonAlloc& a,
                      int depth);
 
@@ -328,7 +311,7 @@ Status DecodeValue(const FieldDesc& f, uint64_t wire, Reader& r, Json* out, Json
       return Status::OK();
     case 12:
       if (wire != 2) return Malformed();
-      *out = Str(Base64(bytes), a);
+      *out = Str(kube::Base64Encode(bytes), a);
       return Status::OK();
     case 11: {
       if (wire != 2) return Malformed();

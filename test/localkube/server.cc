@@ -6,6 +6,7 @@
 #include <cerrno>
 #include <cstring>
 
+#include "kube/base/base64.h"
 #include "kube/base/file.h"
 #include "kube/base/strings.h"
 #include "test/localkube/api_handler.h"
@@ -19,33 +20,6 @@
 
 namespace kai::localkube {
 namespace {
-
-std::string Base64(std::string_view in) {
-  static constexpr char kChars[] =
-      "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
-  std::string out;
-  size_t i = 0;
-  for (; i + 2 < in.size(); i += 3) {
-    const uint32_t v = (uint8_t(in[i]) << 16) | (uint8_t(in[i + 1]) << 8) | uint8_t(in[i + 2]);
-    out += kChars[(v >> 18) & 63];
-    out += kChars[(v >> 12) & 63];
-    out += kChars[(v >> 6) & 63];
-    out += kChars[v & 63];
-  }
-  if (i + 1 == in.size()) {
-    const uint32_t v = uint8_t(in[i]) << 16;
-    out += kChars[(v >> 18) & 63];
-    out += kChars[(v >> 12) & 63];
-    out += "==";
-  } else if (i + 2 == in.size()) {
-    const uint32_t v = (uint8_t(in[i]) << 16) | (uint8_t(in[i + 1]) << 8);
-    out += kChars[(v >> 18) & 63];
-    out += kChars[(v >> 12) & 63];
-    out += kChars[(v >> 6) & 63];
-    out += '=';
-  }
-  return out;
-}
 
 // kube-apiserver --token-auth-file: token,user,uid[,"group1,group2"] per line.
 StatusOr<std::map<std::string, UserInfo>> ReadTokenFile(const std::string& path,
@@ -130,7 +104,7 @@ uint16_t LocalKube::port() const { return http_ ? http_->port() : 0; }
 
 std::string LocalKube::Kubeconfig() const {
   std::string y = "apiVersion: v1\nkind: Config\nclusters:\n- cluster:\n";
-  if (options_.tls) y += "    certificate-authority-data: " + Base64(ca_pem_) + "\n";
+  if (options_.tls) y += "    certificate-authority-data: " + kube::Base64Encode(ca_pem_) + "\n";
   y += "    server: " + url() +
        "\n  name: localkube\ncontexts:\n- context:\n"
        "    cluster: localkube\n    namespace: default\n    user: localkube\n  name: localkube\n"

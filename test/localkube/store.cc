@@ -4,6 +4,7 @@
 #include <chrono>
 #include <utility>
 
+#include "kube/base/base64.h"
 #include "kube/base/time.h"
 #include "test/localkube/admission.h"
 #include "test/localkube/builtin_schema.h"
@@ -22,56 +23,6 @@ namespace {
 
 constexpr int kMaxRetries = 64;
 const GroupResource kNamespaces{"", "namespaces"};
-
-std::string Base64UrlEncode(std::string_view in) {
-  static constexpr char kChars[] =
-      "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_";
-  std::string out;
-  size_t i = 0;
-  for (; i + 2 < in.size(); i += 3) {
-    const uint32_t v = (uint8_t(in[i]) << 16) | (uint8_t(in[i + 1]) << 8) | uint8_t(in[i + 2]);
-    out += kChars[(v >> 18) & 63];
-    out += kChars[(v >> 12) & 63];
-    out += kChars[(v >> 6) & 63];
-    out += kChars[v & 63];
-  }
-  if (i + 1 == in.size()) {
-    const uint32_t v = uint8_t(in[i]) << 16;
-    out += kChars[(v >> 18) & 63];
-    out += kChars[(v >> 12) & 63];
-  } else if (i + 2 == in.size()) {
-    const uint32_t v = (uint8_t(in[i]) << 16) | (uint8_t(in[i + 1]) << 8);
-    out += kChars[(v >> 18) & 63];
-    out += kChars[(v >> 12) & 63];
-    out += kChars[(v >> 6) & 63];
-  }
-  return out;
-}
-
-bool Base64UrlDecode(std::string_view in, std::string* out) {
-  auto val = [](char c) -> int {
-    if (c >= 'A' && c <= 'Z') return c - 'A';
-    if (c >= 'a' && c <= 'z') return c - 'a' + 26;
-    if (c >= '0' && c <= '9') return c - '0' + 52;
-    if (c == '-' || c == '+') return 62;
-    if (c == '_' || c == '/') return 63;
-    return -1;
-  };
-  uint32_t buf = 0;
-  int bits = 0;
-  for (char c : in) {
-    if (c == '=') break;
-    const int v = val(c);
-    if (v < 0) return false;
-    buf = (buf << 6) | static_cast<uint32_t>(v);
-    bits += 6;
-    if (bits >= 8) {
-      bits -= 8;
-      out->push_back(static_cast<char>((buf >> bits) & 0xFF));
-    }
-  }
-  return true;
-}
 
 bool ParseUint(std::string_view s, uint64_t* out) {
   if (s.empty() || s.size() > 19) return false;
@@ -775,7 +726,7 @@ std::string ContinueToken(uint64_t rv, std::string_view start, uint64_t snap, si
   std::string json = "{\"v\":\"meta.k8s.io/v1\",\"rv\":" + std::to_string(rv) + ",\"start\":";
   AppendQuoted(&json, start);
   json += ",\"snap\":" + std::to_string(snap) + ",\"off\":" + std::to_string(offset) + "}";
-  return Base64UrlEncode(json);
+  return kube::Base64Encode(json, kube::Base64Encoding::kRawUrl);
 }
 
 constexpr std::string_view kContinueExpired =
@@ -805,11 +756,10 @@ StatusOr<ListResult> Store::List(const GroupVersionResource& gvr, std::string_vi
     if (!opts.resource_version.empty() && opts.resource_version != "0") {
       return ErrBadRequest("specifying resource version is not allowed when using continue");
     }
-    std::string decoded;
-    if (!Base64UrlDecode(opts.continue_token, &decoded)) {
-      return ErrBadRequest("continue key is not valid: illegal base64 data");
-    }
-    auto doc = Parse(decoded);
+    StatusOr<std::string> decoded =
+        kube::Base64Decode(opts.continue_token, kube::Base64Encoding::kRawUrl);
+    if (!decoded.ok()) return ErrBadRequest("continue key is not valid: illegal base64 data");
+    auto doc = Parse(*decoded);
     if (!doc.ok() || !doc->IsObject()) {
       return ErrBadRequest("continue key is not valid: invalid character in token");
     }

@@ -4,6 +4,7 @@
 
 #include <atomic>
 
+#include "kube/base/base64.h"
 #include "test/localkube/http_server.h"
 #include "test/localkube/json.h"
 #include "test/localkube/testing/localkube_process.h"
@@ -11,24 +12,6 @@
 
 namespace kai::localkube {
 namespace {
-
-std::string B64(std::string_view in) {
-  static constexpr char k[] = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
-  std::string out;
-  size_t i = 0;
-  for (; i + 2 < in.size(); i += 3) {
-    const uint32_t v = (uint8_t(in[i]) << 16) | (uint8_t(in[i + 1]) << 8) | uint8_t(in[i + 2]);
-    out += {k[(v >> 18) & 63], k[(v >> 12) & 63], k[(v >> 6) & 63], k[v & 63]};
-  }
-  if (i + 1 == in.size()) {
-    const uint32_t v = uint8_t(in[i]) << 16;
-    out += {k[(v >> 18) & 63], k[(v >> 12) & 63], '=', '='};
-  } else if (i + 2 == in.size()) {
-    const uint32_t v = (uint8_t(in[i]) << 16) | (uint8_t(in[i + 1]) << 8);
-    out += {k[(v >> 18) & 63], k[(v >> 12) & 63], k[(v >> 6) & 63], '='};
-  }
-  return out;
-}
 
 TEST(WebhookTest, MutatingAndValidatingWebhooksAreCalled) {
   auto certs = GenerateCerts({"wh.default.svc"});
@@ -45,9 +28,13 @@ TEST(WebhookTest, MutatingAndValidatingWebhooksAreCalled) {
     resp.SetHeader("Content-Type", "application/json");
     const std::string uid = doc.ok() ? GetStr(*doc, {"request", "uid"}) : "";
     const std::string op = doc.ok() ? GetStr(*doc, {"request", "operation"}) : "";
-    if (req.path == "/mutate") {
+    if (req.path == "/badpatch") {
+      resp.body =
+          R"({"apiVersion":"admission.k8s.io/v1","kind":"AdmissionReview","response":{"uid":")" +
+          uid + R"(","allowed":true,"patchType":"JSONPatch","patch":"not base64!"}})";
+    } else if (req.path == "/mutate") {
       const std::string patch =
-          B64(R"([{"op":"add","path":"/metadata/labels/mutated","value":"yes"}])");
+          kube::Base64Encode(R"([{"op":"add","path":"/metadata/labels/mutated","value":"yes"}])");
       resp.body =
           R"({"apiVersion":"admission.k8s.io/v1","kind":"AdmissionReview","response":{"uid":")" +
           uid + R"(","allowed":true,"patchType":"JSONPatch","patch":")" + patch +
@@ -68,7 +55,7 @@ TEST(WebhookTest, MutatingAndValidatingWebhooksAreCalled) {
 
   auto kube = testing::LocalKubeProcess::Start();
   ASSERT_TRUE(kube.ok()) << kube.status();
-  const std::string ca = B64(certs->ca_pem);
+  const std::string ca = kube::Base64Encode(certs->ca_pem);
   const std::string cfg = R"(apiVersion: admissionregistration.k8s.io/v1
 kind: MutatingWebhookConfiguration
 metadata: {name: test-mutate}
@@ -151,6 +138,32 @@ webhooks:
   r = (*kube)->Kubectl({"get", "cm", "c"});
   EXPECT_FALSE(r.ok());
   EXPECT_GT(calls.load(), 3);
+  // A patch that is not base64 fails the call (failurePolicy Fail): nothing is created.
+  const std::string badpatch = R"(apiVersion: admissionregistration.k8s.io/v1
+kind: MutatingWebhookConfiguration
+metadata: {name: test-badpatch}
+webhooks:
+- name: badpatch.test.example.com
+  admissionReviewVersions: [v1]
+  sideEffects: None
+  objectSelector: {matchLabels: {badpatch: "on"}}
+  clientConfig:
+    caBundle: )" + ca + R"(
+    service: {namespace: default, name: wh, port: )" +
+                               port + R"(, path: /badpatch}
+  rules:
+  - {operations: [CREATE], apiGroups: [""], apiVersions: [v1], resources: [configmaps]}
+)";
+  ASSERT_TRUE((*kube)->Kubectl({"apply", "-f", "-"}, badpatch).ok());
+  r = (*kube)->Kubectl(
+      {"apply", "-f", "-"},
+      "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: e\n  labels: {badpatch: \"on\"}\n");
+  EXPECT_FALSE(r.ok());
+  EXPECT_NE(r.err.find("failed calling webhook \"badpatch.test.example.com\": patch: illegal "
+                       "base64 data"),
+            std::string::npos)
+      << r.err;
+  EXPECT_FALSE((*kube)->Kubectl({"get", "cm", "e"}).ok());
   // A dead webhook with failurePolicy Ignore is skipped.
   server.Stop();
   const std::string ignore = R"(apiVersion: admissionregistration.k8s.io/v1

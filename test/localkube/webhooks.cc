@@ -11,6 +11,7 @@
 
 #include <algorithm>
 
+#include "kube/base/base64.h"
 #include "kube/base/strings.h"
 #include "test/localkube/errors.h"
 #include "test/localkube/json.h"
@@ -24,31 +25,6 @@ const GroupVersionResource kMutating{"admissionregistration.k8s.io", "v1",
                                      "mutatingwebhookconfigurations"};
 const GroupVersionResource kValidating{"admissionregistration.k8s.io", "v1",
                                        "validatingwebhookconfigurations"};
-
-std::string Base64Decode(std::string_view in) {
-  auto val = [](char c) -> int {
-    if (c >= 'A' && c <= 'Z') return c - 'A';
-    if (c >= 'a' && c <= 'z') return c - 'a' + 26;
-    if (c >= '0' && c <= '9') return c - '0' + 52;
-    if (c == '+' || c == '-') return 62;
-    if (c == '/' || c == '_') return 63;
-    return -1;
-  };
-  std::string out;
-  uint32_t buf = 0;
-  int bits = 0;
-  for (char c : in) {
-    const int v = val(c);
-    if (v < 0) continue;
-    buf = (buf << 6) | static_cast<uint32_t>(v);
-    bits += 6;
-    if (bits >= 8) {
-      bits -= 8;
-      out.push_back(static_cast<char>((buf >> bits) & 0xFF));
-    }
-  }
-  return out;
-}
 
 bool ListMatches(const Json* list, std::string_view value) {
   if (list == nullptr || !list->IsArray()) return false;
@@ -151,7 +127,7 @@ size_t Sink(char* d, size_t s, size_t n, void* u) {
 
 }  // namespace
 
-WebhookAdmission::WebhookAdmission(Store* store, std::vector<std::string> service_map)
+WebhookAdmission::WebhookAdmission(Store* store, const std::vector<std::string>& service_map)
     : store_(store) {
   for (const std::string& m : service_map) {
     const size_t eq = m.find('=');
@@ -268,8 +244,18 @@ static CallResult CallWebhook(const std::map<std::string, std::string>& service_
       resolve = host + ":" + tport + ":" + tip;
     }
   }
+  std::string ca;
   if (res.error.ok()) {
-    const std::string ca = Base64Decode(GetStr(hook, {"clientConfig", "caBundle"}));
+    StatusOr<std::string> decoded = kube::Base64Decode(GetStr(hook, {"clientConfig", "caBundle"}));
+    if (decoded.ok()) {
+      ca = *std::move(decoded);
+    } else {
+      res.error =
+          ErrInternal("Internal error occurred: failed calling webhook \"" + name +
+                      "\": clientConfig.caBundle: " + std::string(decoded.status().message()));
+    }
+  }
+  if (res.error.ok()) {
     const int64_t timeout = GetInt(hook, {"timeoutSeconds"}).value_or(10);
     std::string response;
     CURL* c = curl_easy_init();
@@ -346,7 +332,13 @@ static CallResult CallWebhook(const std::map<std::string, std::string>& service_
             res.error = ErrInternal("Internal error occurred: failed calling webhook \"" + name +
                                     "\": unsupported patch type \"" + patch_type + "\"");
           } else {
-            res.patch = Base64Decode(patch);
+            StatusOr<std::string> decoded = kube::Base64Decode(patch);
+            if (decoded.ok()) {
+              res.patch = *std::move(decoded);
+            } else {
+              res.error = ErrInternal("Internal error occurred: failed calling webhook \"" + name +
+                                      "\": patch: " + std::string(decoded.status().message()));
+            }
           }
         }
       }

@@ -17,7 +17,7 @@ class WebhookAdmission : public Admission {
  public:
   // `service_map` entries "namespace/name:port=host:port" say where a service reference goes;
   // unmapped services resolve to 127.0.0.1:<port>.
-  WebhookAdmission(Store* store, std::vector<std::string> service_map);
+  WebhookAdmission(Store* store, const std::vector<std::string>& service_map);
   bool Enabled() const override;
   Status Mutate(const AdmissionAttributes& attrs, JsonDoc* obj) override;
   Status Validate(const AdmissionAttributes& attrs, const Json* obj) override;

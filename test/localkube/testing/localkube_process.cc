@@ -13,6 +13,7 @@
 #include <cstring>
 #include <thread>
 
+#include "kube/base/base64.h"
 #include "kube/base/file.h"
 #include "kube/base/strings.h"
 
@@ -34,31 +35,6 @@ std::string FindBinary(const std::string& configured) {
     if (Exists(p)) return p;
   }
   return "build/bin/localkube";
-}
-
-std::string Base64Decode(std::string_view in) {
-  auto val = [](char c) -> int {
-    if (c >= 'A' && c <= 'Z') return c - 'A';
-    if (c >= 'a' && c <= 'z') return c - 'a' + 26;
-    if (c >= '0' && c <= '9') return c - '0' + 52;
-    if (c == '+') return 62;
-    if (c == '/') return 63;
-    return -1;
-  };
-  std::string out;
-  uint32_t buf = 0;
-  int bits = 0;
-  for (char c : in) {
-    const int v = val(c);
-    if (v < 0) continue;
-    buf = (buf << 6) | static_cast<uint32_t>(v);
-    bits += 6;
-    if (bits >= 8) {
-      bits -= 8;
-      out.push_back(static_cast<char>((buf >> bits) & 0xFF));
-    }
-  }
-  return out;
 }
 
 std::string KubeconfigField(const std::string& kc, const std::string& key) {
@@ -204,6 +180,7 @@ Status LocalKubeProcess::Launch(const std::string& listen, bool append_log) {
                                    "--kubeconfig_out=" + kubeconfig_};
   for (const auto& a : options_.args) argv.push_back(a);
   std::vector<char*> cargv;
+  cargv.reserve(argv.size() + 1);
   for (auto& a : argv) cargv.push_back(a.data());
   cargv.push_back(nullptr);
   const std::string log = dir_ + "/localkube.log";
@@ -249,7 +226,8 @@ Status LocalKubeProcess::Launch(const std::string& listen, bool append_log) {
   url_ = line.substr(at + prefix.size(), line.find('\n', at) - at - prefix.size());
   KAI_ASSIGN_OR_RETURN(std::string kc, ReadFile(kubeconfig_));
   token_ = KubeconfigField(kc, "token");
-  ca_pem_ = Base64Decode(KubeconfigField(kc, "certificate-authority-data"));
+  KAI_ASSIGN_OR_RETURN(ca_pem_,
+                       kube::Base64Decode(KubeconfigField(kc, "certificate-authority-data")));
   return Status::OK();
 }
 
