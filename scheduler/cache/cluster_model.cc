@@ -932,10 +932,12 @@ void ClusterModel::CopyKept(const SchedulerParams& params, std::vector<std::stri
     // Jobs: the kept map also holds entries without a job (skipped by backoff, orphans).
     InPlaceMapWriter jobs(&c->jobs);
     for (const auto& [id, job] : k.jobs) {
-      if (job.info == nullptr) continue;
+      // A named copy: lambdas cannot capture structured bindings before clang 16.
+      const PodGroupInfo* info = job.info.get();
+      if (info == nullptr) continue;
       jobs.Put(
-          id, [&](std::unique_ptr<PodGroupInfo>& d) { d->AssignFrom(*job.info, by_slot); },
-          [&] { return job.info->CloneWithTasks(by_slot); });
+          id, [&](std::unique_ptr<PodGroupInfo>& d) { d->AssignFrom(*info, by_slot); },
+          [&] { return info->CloneWithTasks(by_slot); });
     }
     jobs.Finish();
   }

@@ -58,9 +58,11 @@ void AppendVictimChunks(std::span<const VictimTask> tasks,
     std::map<std::string_view, std::vector<const VictimTask*>> by_subgroup;
     for (const VictimTask& task : tasks) by_subgroup[SubGroupOf(task)].push_back(&task);
     for (const auto& [name, group] : by_subgroup) {
+      // A named reference: lambdas cannot capture structured bindings before clang 16.
+      const std::vector<const VictimTask*>& members = group;
       SplitPodSet(
-          name, static_cast<int>(group.size()),
-          [&group](int i) -> const VictimTask& { return *group[i]; }, min_available,
+          name, static_cast<int>(members.size()),
+          [&members](int i) -> const VictimTask& { return *members[i]; }, min_available,
           ignore_moved_tasks, out, &core, &core_used);
     }
   }
