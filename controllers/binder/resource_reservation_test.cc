@@ -10,7 +10,6 @@ namespace kai::binder {
 namespace {
 
 using testing::BindRequest;
-using testing::Node;
 using testing::Options;
 using testing::Pod;
 using testing::ReservationPods;

@@ -14,7 +14,8 @@ struct Request {
   std::string namespace_;  // empty for cluster-scoped objects
   std::string name;
 
-  auto operator<=>(const Request&) const = default;
+  // clang-tidy 14 mistakes the defaulted comparison's synthesized 0 for a null pointer.
+  auto operator<=>(const Request&) const = default;  // NOLINT(modernize-use-nullptr)
 
   // The work-queue key: "namespace/name", or "name" for cluster-scoped objects (the informer
   // cache key).

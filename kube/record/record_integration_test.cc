@@ -49,10 +49,11 @@ TEST(RecordIntegrationTest, KubectlSeesAggregatedEvents) {
   EXPECT_THAT(table.out, HasSubstr("Warning"));
   EXPECT_THAT(table.out, HasSubstr("Unschedulable"));
 
-  auto counts = (*kube)->Kubectl(
-      {"get", "events", "-n", "default", "--field-selector", "reason=Unschedulable", "-o",
-       "jsonpath={range .items[*]}{.count} {.source.component} {.involvedObject.kind}/"
-       "{.involvedObject.name} {.type}{\"\\n\"}{end}"});
+  const std::string columns =
+      "jsonpath={range .items[*]}{.count} {.source.component} {.involvedObject.kind}/"
+      "{.involvedObject.name} {.type}{\"\\n\"}{end}";
+  auto counts = (*kube)->Kubectl({"get", "events", "-n", "default", "--field-selector",
+                                  "reason=Unschedulable", "-o", columns});
   ASSERT_TRUE(counts.ok()) << counts.err;
   EXPECT_EQ(counts.out, "3 kai-scheduler Pod/train-0 Warning\n");
 }

@@ -8,8 +8,6 @@
 namespace kai::scheduler {
 namespace {
 
-using outputs_testing::Harness;
-using outputs_testing::NodeYaml;
 using outputs_testing::PodGroupYaml;
 using outputs_testing::PodOptions;
 using outputs_testing::PodYaml;

@@ -337,13 +337,12 @@ metadata: {name: kai-resource-reservation}
     std::map<std::string, int> used;
     std::map<std::string, std::string> bound;  // pod -> node
     std::map<std::string, int> gang_live;      // ns/podgroup -> live bound pods
-    for (const auto& line :
-         Lines(K({"get", "pods", "-A", "-o",
-                  "jsonpath={range .items[*]}{.metadata.namespace}/{.metadata.name} "
-                  "{.status.phase} _{.spec.nodeName} _{.metadata.annotations.pod-group-name} "
-                  "_{.status.reason} "
-                  "{.spec.containers[*].resources.limits.nvidia\\.com/gpu}{\"\\n\"}{end}"})
-                   .out)) {
+    const std::string pod_columns =
+        "jsonpath={range .items[*]}{.metadata.namespace}/{.metadata.name} "
+        "{.status.phase} _{.spec.nodeName} _{.metadata.annotations.pod-group-name} "
+        "_{.status.reason} "
+        "{.spec.containers[*].resources.limits.nvidia\\.com/gpu}{\"\\n\"}{end}";
+    for (const auto& line : Lines(K({"get", "pods", "-A", "-o", pod_columns}).out)) {
       auto f = Fields(line);
       ASSERT_GE(f.size(), 5u) << line;
       std::string node = f[2].substr(1);
@@ -361,10 +360,11 @@ metadata: {name: kai-resource-reservation}
     for (const auto& [node, gpus] : used) {
       EXPECT_LE(gpus, allocatable[node]) << "GPUs of node " << node << " over-committed";
     }
-    for (const auto& line : Lines(K({"get", "bindrequests", "-A", "-o",
-                                     "jsonpath={range .items[*]}{.metadata.namespace}/"
-                                     "{.spec.podName} {.spec.selectedNode}{\"\\n\"}{end}"})
-                                      .out)) {
+    const std::string bind_request_columns =
+        "jsonpath={range .items[*]}{.metadata.namespace}/{.spec.podName} "
+        "{.spec.selectedNode}{\"\\n\"}{end}";
+    for (const auto& line :
+         Lines(K({"get", "bindrequests", "-A", "-o", bind_request_columns}).out)) {
       auto f = Fields(line);
       if (f.size() != 2) continue;
       auto it = bound.find(f[0]);
@@ -372,10 +372,10 @@ metadata: {name: kai-resource-reservation}
         EXPECT_EQ(it->second, f[1]) << "pod " << f[0] << " bound elsewhere than its BindRequest";
       }
     }
-    for (const auto& line : Lines(K({"get", "podgroups", "-A", "-o",
-                                     "jsonpath={range .items[*]}{.metadata.namespace}/"
-                                     "{.metadata.name} {.spec.minMember}{\"\\n\"}{end}"})
-                                      .out)) {
+    const std::string podgroup_columns =
+        "jsonpath={range .items[*]}{.metadata.namespace}/{.metadata.name} "
+        "{.spec.minMember}{\"\\n\"}{end}";
+    for (const auto& line : Lines(K({"get", "podgroups", "-A", "-o", podgroup_columns}).out)) {
       auto f = Fields(line);
       if (f.size() != 2) continue;
       int live = gang_live[f[0]];

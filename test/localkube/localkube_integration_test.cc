@@ -91,11 +91,10 @@ TEST_F(LocalKubeTest, ApplyGetDescribeDeletePod) {
   EXPECT_NE(r.out.find("pod/web created"), std::string::npos);
   r = K({"apply", "-n", ns, "-f", "-"}, kPod);
   EXPECT_NE(r.out.find("pod/web unchanged"), std::string::npos) << r.out << r.err;
-  r = K({"get", "pod", "web", "-n", ns, "-o",
-         "jsonpath={.spec.schedulerName} "
-         "{.spec.restartPolicy} "
-         "{.spec.terminationGracePeriodSeconds} "
-         "{.status.phase} {.metadata.uid}"});
+  const std::string columns =
+      "jsonpath={.spec.schedulerName} {.spec.restartPolicy} {.spec.terminationGracePeriodSeconds} "
+      "{.status.phase} {.metadata.uid}";
+  r = K({"get", "pod", "web", "-n", ns, "-o", columns});
   ASSERT_TRUE(r.ok()) << r.err;
   EXPECT_EQ(r.out.rfind("default-scheduler Always 30 Pending ", 0), 0u) << r.out;
   r = K({"get", "pods", "-n", ns});

@@ -9,8 +9,7 @@ namespace kai::localkube {
 
 WorkloadControllers::WorkloadControllers(Store* store, Duration resync_period,
                                          Duration job_pod_batch_period)
-    : store_(store),
-      resync_period_(resync_period),
+    : resync_period_(resync_period),
       pods_(store, kPodsResource),
       replicasets_(store, kReplicaSetsResource),
       deployments_(store, kDeploymentsResource),

@@ -32,7 +32,6 @@ class WorkloadControllers {
   uint64_t reconciled() const;
 
  private:
-  Store* store_;
   Duration resync_period_;
   ObjectCache pods_;
   ObjectCache replicasets_;

@@ -10,38 +10,36 @@ namespace {
 using testing::MakeTable;
 using testing::QueueBuilder;
 
-const ResourceQuantities kNoLimits = ResourceQuantities::Of(kUnlimited, kUnlimited, kUnlimited);
-
 class CapacityPolicyTest : public ::testing::Test {
  protected:
   // department "dep" (GPU limit 6) with leaf "team" (GPU limit 4, quota 2, CPU limit 8 cores,
   // memory limit 10 GB).
-  QueueTable t = MakeTable({QueueBuilder("dep")
-                                .Name("Department")
-                                .Deserved(ResourceQuantities::Of(kUnlimited, kUnlimited, 3))
-                                .MaxAllowed(ResourceQuantities::Of(kUnlimited, kUnlimited, 6))
-                                .Allocated(ResourceQuantities::Of(0, 0, 5))
-                                .AllocatedNonPreemptible(ResourceQuantities::Of(0, 0, 2)),
-                            QueueBuilder("team")
-                                .Parent("dep")
-                                .Name("Team")
-                                .Deserved(ResourceQuantities::Of(4000, kUnlimited, 2))
-                                .MaxAllowed(ResourceQuantities::Of(8000, 10e9, 4))
-                                .Allocated(ResourceQuantities::Of(2000, 4e9, 3))
-                                .AllocatedNonPreemptible(ResourceQuantities::Of(1000, 0, 1))});
-  QueueIndex team = t.Find("team");
-  CapacityPolicy policy{&t};
+  QueueTable t_ = MakeTable({QueueBuilder("dep")
+                                 .Name("Department")
+                                 .Deserved(ResourceQuantities::Of(kUnlimited, kUnlimited, 3))
+                                 .MaxAllowed(ResourceQuantities::Of(kUnlimited, kUnlimited, 6))
+                                 .Allocated(ResourceQuantities::Of(0, 0, 5))
+                                 .AllocatedNonPreemptible(ResourceQuantities::Of(0, 0, 2)),
+                             QueueBuilder("team")
+                                 .Parent("dep")
+                                 .Name("Team")
+                                 .Deserved(ResourceQuantities::Of(4000, kUnlimited, 2))
+                                 .MaxAllowed(ResourceQuantities::Of(8000, 10e9, 4))
+                                 .Allocated(ResourceQuantities::Of(2000, 4e9, 3))
+                                 .AllocatedNonPreemptible(ResourceQuantities::Of(1000, 0, 1))});
+  QueueIndex team_ = t_.Find("team");
+  CapacityPolicy policy_{&t_};
 };
 
 TEST_F(CapacityPolicyTest, WithinLimits) {
-  SchedulableResult r = policy.IsJobOverQueueCapacity(team, true, ResourceQuantities::Gpu(1));
+  SchedulableResult r = policy_.IsJobOverQueueCapacity(team_, true, ResourceQuantities::Gpu(1));
   EXPECT_TRUE(r.schedulable);
   EXPECT_EQ(r.reason, UnschedulableReason::kNone);
   EXPECT_FALSE(r.details.has_value());
 }
 
 TEST_F(CapacityPolicyTest, OverLimitAtLeaf) {
-  SchedulableResult r = policy.IsJobOverQueueCapacity(team, true, ResourceQuantities::Gpu(2));
+  SchedulableResult r = policy_.IsJobOverQueueCapacity(team_, true, ResourceQuantities::Gpu(2));
   ASSERT_FALSE(r.schedulable);
   EXPECT_EQ(r.reason, UnschedulableReason::kOverLimit);
   EXPECT_EQ(UnschedulableReasonString(r.reason), "OverLimit");
@@ -57,8 +55,8 @@ TEST_F(CapacityPolicyTest, OverLimitAtLeaf) {
 }
 
 TEST_F(CapacityPolicyTest, OverLimitAtAncestor) {
-  t[team].share(ResourceName::kGpu).max_allowed = kUnlimited;
-  SchedulableResult r = policy.IsJobOverQueueCapacity(team, true, ResourceQuantities::Gpu(2));
+  t_[team_].share(ResourceName::kGpu).max_allowed = kUnlimited;
+  SchedulableResult r = policy_.IsJobOverQueueCapacity(team_, true, ResourceQuantities::Gpu(2));
   ASSERT_FALSE(r.schedulable);
   EXPECT_EQ(r.details->queue_uid, "dep");
   EXPECT_EQ(r.message,
@@ -67,38 +65,39 @@ TEST_F(CapacityPolicyTest, OverLimitAtAncestor) {
 }
 
 TEST_F(CapacityPolicyTest, CpuAndMemoryMessagesAndResourceOrder) {
-  SchedulableResult cpu = policy.IsJobOverQueueCapacity(
-      team, true, ResourceQuantities::Of(6500, 7e9, 5));  // cpu is checked first
+  SchedulableResult cpu = policy_.IsJobOverQueueCapacity(
+      team_, true, ResourceQuantities::Of(6500, 7e9, 5));  // cpu is checked first
   EXPECT_EQ(cpu.message,
             "Team quota has reached the allowable limit of CPU cores. Limit is 8 cores, currently "
             "2 cores allocated and workload requested 6.5 cores");
   SchedulableResult mem =
-      policy.IsJobOverQueueCapacity(team, true, ResourceQuantities::Of(0, 6.5e9, 0));
+      policy_.IsJobOverQueueCapacity(team_, true, ResourceQuantities::Of(0, 6.5e9, 0));
   EXPECT_EQ(mem.message,
             "Team quota has reached the allowable limit of memory. Limit is 10 GB, currently 4 GB "
             "allocated and workload requested 6.5 GB");
 }
 
 TEST_F(CapacityPolicyTest, LimitZeroBlocksAnyRequestButNotZeroRequests) {
-  t[team].share(ResourceName::kMemory).max_allowed = 0;
-  t[team].share(ResourceName::kMemory).allocated = 0;
+  t_[team_].share(ResourceName::kMemory).max_allowed = 0;
+  t_[team_].share(ResourceName::kMemory).allocated = 0;
   EXPECT_FALSE(
-      policy.IsJobOverQueueCapacity(team, true, ResourceQuantities::Of(0, 1, 0)).schedulable);
+      policy_.IsJobOverQueueCapacity(team_, true, ResourceQuantities::Of(0, 1, 0)).schedulable);
   EXPECT_TRUE(
-      policy.IsJobOverQueueCapacity(team, true, ResourceQuantities::Of(0, 0, 1)).schedulable);
+      policy_.IsJobOverQueueCapacity(team_, true, ResourceQuantities::Of(0, 0, 1)).schedulable);
 }
 
 TEST_F(CapacityPolicyTest, ToleratesFloatNoiseAtTheLimit) {
-  t[team].share(ResourceName::kGpu).allocated = 3.7;
-  t[team].share(ResourceName::kGpu).max_allowed = 4;
-  EXPECT_TRUE(policy.IsJobOverQueueCapacity(team, true, ResourceQuantities::Gpu(0.3)).schedulable);
+  t_[team_].share(ResourceName::kGpu).allocated = 3.7;
+  t_[team_].share(ResourceName::kGpu).max_allowed = 4;
+  EXPECT_TRUE(
+      policy_.IsJobOverQueueCapacity(team_, true, ResourceQuantities::Gpu(0.3)).schedulable);
 }
 
 TEST_F(CapacityPolicyTest, NonPreemptibleOverQuota) {
   // Keep the limits out of the way.
-  t[team].share(ResourceName::kGpu).allocated = 1;
-  t[t.Find("dep")].share(ResourceName::kGpu).max_allowed = kUnlimited;
-  SchedulableResult r = policy.IsJobOverQueueCapacity(team, false, ResourceQuantities::Gpu(1.5));
+  t_[team_].share(ResourceName::kGpu).allocated = 1;
+  t_[t_.Find("dep")].share(ResourceName::kGpu).max_allowed = kUnlimited;
+  SchedulableResult r = policy_.IsJobOverQueueCapacity(team_, false, ResourceQuantities::Gpu(1.5));
   ASSERT_FALSE(r.schedulable);
   EXPECT_EQ(r.reason, UnschedulableReason::kNonPreemptibleOverQuota);
   EXPECT_EQ(UnschedulableReasonString(r.reason), "NonPreemptibleOverQuota");
@@ -108,21 +107,21 @@ TEST_F(CapacityPolicyTest, NonPreemptibleOverQuota) {
             "preemptible workload to go over quota.");
   EXPECT_EQ(r.details->podgroup_requested_non_preemptible, ResourceQuantities::Gpu(1.5));
   // The same job preemptible is fine.
-  EXPECT_TRUE(policy.IsJobOverQueueCapacity(team, true, ResourceQuantities::Gpu(1)).schedulable);
+  EXPECT_TRUE(policy_.IsJobOverQueueCapacity(team_, true, ResourceQuantities::Gpu(1)).schedulable);
   EXPECT_TRUE(
-      policy.IsNonPreemptibleJobOverQuota(team, true, ResourceQuantities::Gpu(9)).schedulable);
+      policy_.IsNonPreemptibleJobOverQuota(team_, true, ResourceQuantities::Gpu(9)).schedulable);
 }
 
 TEST_F(CapacityPolicyTest, NonPreemptibleOverQuotaAtAncestorAndCpu) {
   // Leaf GPU quota unlimited: the department's quota of 3 (2 used) decides.
-  t[team].share(ResourceName::kGpu).deserved = kUnlimited;
+  t_[team_].share(ResourceName::kGpu).deserved = kUnlimited;
   SchedulableResult r =
-      policy.IsNonPreemptibleJobOverQuota(team, false, ResourceQuantities::Gpu(1.5));
+      policy_.IsNonPreemptibleJobOverQuota(team_, false, ResourceQuantities::Gpu(1.5));
   ASSERT_FALSE(r.schedulable);
   EXPECT_EQ(r.details->queue_uid, "dep");
 
   SchedulableResult cpu =
-      policy.IsNonPreemptibleJobOverQuota(team, false, ResourceQuantities::Of(3500, 0, 0));
+      policy_.IsNonPreemptibleJobOverQuota(team_, false, ResourceQuantities::Of(3500, 0, 0));
   EXPECT_EQ(cpu.message,
             "Non-preemptible workload is over quota. Workload requested 3.5 CPU cores, but Team "
             "quota is 4 cores, while 1 cores are already allocated for non-preemptible pods. Use "
@@ -131,7 +130,7 @@ TEST_F(CapacityPolicyTest, NonPreemptibleOverQuotaAtAncestorAndCpu) {
 
 TEST_F(CapacityPolicyTest, OverLimitIsReportedBeforeQuota) {
   SchedulableResult r =
-      policy.IsTaskAllocationOnNodeOverCapacity(team, false, ResourceQuantities::Gpu(2));
+      policy_.IsTaskAllocationOnNodeOverCapacity(team_, false, ResourceQuantities::Gpu(2));
   EXPECT_EQ(r.reason, UnschedulableReason::kOverLimit);
 }
 

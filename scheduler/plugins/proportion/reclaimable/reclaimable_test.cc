@@ -34,16 +34,16 @@ class CanReclaim : public ::testing::TestWithParam<CanReclaimCase> {};
 
 TEST_P(CanReclaim, Check) {
   const CanReclaimCase& c = GetParam();
-  QueueTable t = MakeTable({QueueBuilder("queue1")
-                                .Deserved(c.deserved)
-                                .FairShare(c.fair_share)
-                                .Allocated(c.allocated)
-                                .AllocatedNonPreemptible(c.allocated_np)});
+  QueueTable t_ = MakeTable({QueueBuilder("queue1")
+                                 .Deserved(c.deserved)
+                                 .FairShare(c.fair_share)
+                                 .Allocated(c.allocated)
+                                 .AllocatedNonPreemptible(c.allocated_np)});
   ReclaimerInfo reclaimer;
   reclaimer.queue = 0;
   reclaimer.required = c.required;
   reclaimer.is_preemptible = c.preemptible;
-  EXPECT_EQ(Reclaimable(1.0).CanReclaimResources(t, reclaimer), c.expected);
+  EXPECT_EQ(Reclaimable(1.0).CanReclaimResources(t_, reclaimer), c.expected);
 }
 
 using Q = ResourceQuantities;
@@ -157,9 +157,9 @@ struct Q3 {
   double deserved, fair_share, allocated;
 };
 
-QueueTable Build(const std::map<std::string, Q3>& data) {
+QueueTable Build(const std::map<std::string, Q3>& data_) {
   std::vector<QueueAttributes> queues;
-  for (const auto& [uid, d] : data) {
+  for (const auto& [uid, d] : data_) {
     QueueAttributes q = QueueBuilder(uid).Parent(d.parent);
     q.share(kGpu).deserved = d.deserved;
     q.share(kGpu).fair_share = d.fair_share;
@@ -170,22 +170,22 @@ QueueTable Build(const std::map<std::string, Q3>& data) {
   return MakeTable(queues);
 }
 
-ReclaimerInfo GpuReclaimer(const QueueTable& t, const std::string& queue, double gpus,
+ReclaimerInfo GpuReclaimer(const QueueTable& t_, const std::string& queue, double gpus,
                            bool preemptible = true) {
   ReclaimerInfo r;
   r.name = "reclaimer";
   r.namespace_name = "n1";
-  r.queue = t.Find(queue);
+  r.queue = t_.Find(queue);
   r.is_preemptible = preemptible;
   r.required = ResourceQuantities::Gpu(gpus);
   r.involved = r.required.Positive();
   return r;
 }
 
-VictimQueueChunks GpuVictim(const QueueTable& t, const std::string& queue,
+VictimQueueChunks GpuVictim(const QueueTable& t_, const std::string& queue,
                             std::vector<double> chunks) {
   VictimQueueChunks v;
-  v.queue = t.Find(queue);
+  v.queue = t_.Find(queue);
   for (double g : chunks) {
     v.chunks.push_back({ResourceQuantities::Gpu(g), ResourceQuantities::Gpu(g).Positive()});
   }
@@ -194,183 +194,183 @@ VictimQueueChunks GpuVictim(const QueueTable& t, const std::string& queue,
 
 class SingleDepartment : public ::testing::Test {
  protected:
-  std::map<std::string, Q3> data = {
+  std::map<std::string, Q3> data_ = {
       {"p1", {"default", 3, 3, 2}}, {"p2", {"default", 2, 2, 3}}, {"default", {"", 5, 5, 5}}};
   bool Run(bool preemptible = true) {
-    QueueTable t = Build(data);
-    for (auto& [uid, fn] : tweaks) fn(t[t.Find(uid)]);
-    const std::vector<VictimQueueChunks> victims = {GpuVictim(t, "p2", {1})};
-    return Reclaimable(1.0).IsReclaimable(t, GpuReclaimer(t, "p1", 1, preemptible), victims);
+    QueueTable t_ = Build(data_);
+    for (auto& [uid, fn] : tweaks_) fn(t_[t_.Find(uid)]);
+    const std::vector<VictimQueueChunks> victims = {GpuVictim(t_, "p2", {1})};
+    return Reclaimable(1.0).IsReclaimable(t_, GpuReclaimer(t_, "p1", 1, preemptible), victims);
   }
-  std::vector<std::pair<std::string, std::function<void(QueueAttributes&)>>> tweaks;
+  std::vector<std::pair<std::string, std::function<void(QueueAttributes&)>>> tweaks_;
 };
 
 TEST_F(SingleDepartment, ReclaimerBelowReclaimeeAboveFairShare) { EXPECT_TRUE(Run()); }
 
 TEST_F(SingleDepartment, ReclaimeeExactlyAtFairShare) {
-  data["p2"].allocated = 2;
-  data["default"].allocated = 4;
+  data_["p2"].allocated = 2;
+  data_["default"].allocated = 4;
   EXPECT_FALSE(Run());
 }
 
 TEST_F(SingleDepartment, BothBelowFairShare) {
-  data["p2"].allocated = 1;
-  data["default"].allocated = 3;
+  data_["p2"].allocated = 1;
+  data_["default"].allocated = 3;
   EXPECT_FALSE(Run());
 }
 
 TEST_F(SingleDepartment, ReclaimeeAboveDeservedWithinFairShare) {
-  data["p2"].fair_share = 3;
+  data_["p2"].fair_share = 3;
   EXPECT_TRUE(Run());
 }
 
 TEST_F(SingleDepartment, ReclaimerAtFairShareDepartmentBelowFairShare) {
-  data["p1"].allocated = 3;
-  data["default"] = {"", 7, 5 + (7 - 2), 6};
+  data_["p1"].allocated = 3;
+  data_["default"] = {"", 7, 5 + (7 - 2), 6};
   EXPECT_FALSE(Run());
 }
 
 TEST_F(SingleDepartment, ReclaimerAtFairShareDepartmentAboveFairShare) {
-  data["p1"].allocated = 3;
-  data["default"].allocated = 6;
+  data_["p1"].allocated = 3;
+  data_["default"].allocated = 6;
   EXPECT_FALSE(Run());
 }
 
 TEST_F(SingleDepartment, NonPreemptibleReclaimerAboveDeserved) {
-  data["p1"].deserved = 2;
+  data_["p1"].deserved = 2;
   EXPECT_TRUE(Run(false));
 }
 
 TEST_F(SingleDepartment, NonPreemptibleDepartmentOnlyPreemptibleAboveDeserved) {
-  data["p1"].deserved = 2;
-  data["default"].deserved = 3;
+  data_["p1"].deserved = 2;
+  data_["default"].deserved = 3;
   EXPECT_TRUE(Run(false));
 }
 
 TEST_F(SingleDepartment, NonPreemptibleDepartmentAtDeserved) {
-  data["p1"].deserved = 2;
-  data["default"].deserved = 3;
-  tweaks.push_back(
+  data_["p1"].deserved = 2;
+  data_["default"].deserved = 3;
+  tweaks_.push_back(
       {"default", [](QueueAttributes& q) { q.share(kGpu).allocated_not_preemptible = 3; }});
   EXPECT_FALSE(Run(false));
 }
 
 TEST_F(SingleDepartment, DepartmentAllocatedAboveFairShare) {
-  data["p1"].deserved = 2;
-  data["default"] = {"", 1, 1, 3};
+  data_["p1"].deserved = 2;
+  data_["default"] = {"", 1, 1, 3};
   EXPECT_TRUE(Run());
 }
 
 class MultipleDepartments : public ::testing::Test {
  protected:
-  std::map<std::string, Q3> data = {{"p1", {"d1", 3, 3, 2}},
-                                    {"p2", {"d2", 2, 2, 3}},
-                                    {"d1", {"", 3, 3, 2}},
-                                    {"d2", {"", 2, 2, 3}}};
+  std::map<std::string, Q3> data_ = {{"p1", {"d1", 3, 3, 2}},
+                                     {"p2", {"d2", 2, 2, 3}},
+                                     {"d1", {"", 3, 3, 2}},
+                                     {"d2", {"", 2, 2, 3}}};
   bool Run() {
-    QueueTable t = Build(data);
-    const std::vector<VictimQueueChunks> victims = {GpuVictim(t, "p2", {1})};
-    return Reclaimable(1.0).IsReclaimable(t, GpuReclaimer(t, "p1", 1), victims);
+    QueueTable t_ = Build(data_);
+    const std::vector<VictimQueueChunks> victims = {GpuVictim(t_, "p2", {1})};
+    return Reclaimable(1.0).IsReclaimable(t_, GpuReclaimer(t_, "p1", 1), victims);
   }
 };
 
 TEST_F(MultipleDepartments, Sanity) { EXPECT_TRUE(Run()); }
 
 TEST_F(MultipleDepartments, ReclaimeeDepartmentWouldGoBelowFairShare) {
-  data["p2"].allocated = 2;
-  data["d2"].allocated = 2;
+  data_["p2"].allocated = 2;
+  data_["d2"].allocated = 2;
   EXPECT_FALSE(Run());
 }
 
 TEST_F(MultipleDepartments, ReclaimerDepartmentBelowDeserved) {
-  data["p1"].allocated = 1;
-  data["d1"].allocated = 1;
-  data["p2"].fair_share = 4;
-  data["d2"].fair_share = 4;
+  data_["p1"].allocated = 1;
+  data_["d1"].allocated = 1;
+  data_["p2"].fair_share = 4;
+  data_["d2"].fair_share = 4;
   EXPECT_TRUE(Run());
 }
 
 TEST(MultipleLevels, Sanity) {
-  QueueTable t = Build({{"left-top", {"", 1, 1, 0}},
-                        {"left-mid", {"left-top", 1, 1, 0}},
-                        {"left-leaf", {"left-mid", 1, 1, 0}},
-                        {"right-top", {"", 1, 1, 2}},
-                        {"right-mid", {"right-top", 1, 1, 2}},
-                        {"right-leaf", {"right-mid", 1, 1, 2}}});
-  EXPECT_TRUE(Reclaimable().IsReclaimable(t, GpuReclaimer(t, "left-leaf", 1),
-                                          {{GpuVictim(t, "right-leaf", {2})}}));
+  QueueTable t_ = Build({{"left-top", {"", 1, 1, 0}},
+                         {"left-mid", {"left-top", 1, 1, 0}},
+                         {"left-leaf", {"left-mid", 1, 1, 0}},
+                         {"right-top", {"", 1, 1, 2}},
+                         {"right-mid", {"right-top", 1, 1, 2}},
+                         {"right-leaf", {"right-mid", 1, 1, 2}}});
+  EXPECT_TRUE(Reclaimable().IsReclaimable(t_, GpuReclaimer(t_, "left-leaf", 1),
+                                          {{GpuVictim(t_, "right-leaf", {2})}}));
 }
 
 TEST(MultipleLevels, ReclaimerTopQueueWouldGoOverFairShare) {
-  QueueTable t = Build({{"left-top", {"", 1, 1, 1}},
-                        {"left-top-oq-leaf", {"left-top", 0, 0, 1}},
-                        {"left-mid", {"left-top", 1, 1, 0}},
-                        {"left-leaf", {"left-mid", 1, 1, 0}},
-                        {"right-top", {"", 1, 1, 2}},
-                        {"right-mid", {"right-top", 1, 1, 2}},
-                        {"right-leaf", {"right-mid", 1, 1, 2}}});
-  EXPECT_FALSE(Reclaimable().IsReclaimable(t, GpuReclaimer(t, "left-leaf", 1),
-                                           {{GpuVictim(t, "right-leaf", {2})}}));
+  QueueTable t_ = Build({{"left-top", {"", 1, 1, 1}},
+                         {"left-top-oq-leaf", {"left-top", 0, 0, 1}},
+                         {"left-mid", {"left-top", 1, 1, 0}},
+                         {"left-leaf", {"left-mid", 1, 1, 0}},
+                         {"right-top", {"", 1, 1, 2}},
+                         {"right-mid", {"right-top", 1, 1, 2}},
+                         {"right-leaf", {"right-mid", 1, 1, 2}}});
+  EXPECT_FALSE(Reclaimable().IsReclaimable(t_, GpuReclaimer(t_, "left-leaf", 1),
+                                           {{GpuVictim(t_, "right-leaf", {2})}}));
 }
 
 class SameBranch : public ::testing::Test {
  protected:
-  QueueTable t = Build({{"top", {"", 2, 2, 2}},
-                        {"mid1", {"top", 1, 1, 0.5}},
-                        {"mid2", {"top", 1, 1, 1.5}},
-                        {"left-leaf1", {"mid1", 1, 1, 0}},
-                        {"left-leaf2", {"mid1", 0, 0, 0.5}},
-                        {"right-leaf", {"mid2", 1, 1, 1.5}}});
+  QueueTable t_ = Build({{"top", {"", 2, 2, 2}},
+                         {"mid1", {"top", 1, 1, 0.5}},
+                         {"mid2", {"top", 1, 1, 1.5}},
+                         {"left-leaf1", {"mid1", 1, 1, 0}},
+                         {"left-leaf2", {"mid1", 0, 0, 0.5}},
+                         {"right-leaf", {"mid2", 1, 1, 1.5}}});
 };
 
 TEST_F(SameBranch, WouldGoOverFairShare) {
-  EXPECT_FALSE(Reclaimable().IsReclaimable(t, GpuReclaimer(t, "left-leaf1", 1),
-                                           {{GpuVictim(t, "right-leaf", {1.5})}}));
+  EXPECT_FALSE(Reclaimable().IsReclaimable(t_, GpuReclaimer(t_, "left-leaf1", 1),
+                                           {{GpuVictim(t_, "right-leaf", {1.5})}}));
 }
 
 TEST_F(SameBranch, Reclaim) {
-  const std::vector<VictimQueueChunks> victims = {GpuVictim(t, "right-leaf", {1.5}),
-                                                  GpuVictim(t, "left-leaf2", {0.5})};
-  EXPECT_TRUE(Reclaimable().IsReclaimable(t, GpuReclaimer(t, "left-leaf1", 1), victims));
+  const std::vector<VictimQueueChunks> victims = {GpuVictim(t_, "right-leaf", {1.5}),
+                                                  GpuVictim(t_, "left-leaf2", {0.5})};
+  EXPECT_TRUE(Reclaimable().IsReclaimable(t_, GpuReclaimer(t_, "left-leaf1", 1), victims));
 }
 
 TEST(Saturation, ReclaimerOverOneButBelowReclaimee) {
-  QueueTable t = Build({{"d1", {"", 4, 4, 4}},
-                        {"d1-project-1", {"d1", 3, 1, 0}},
-                        {"d1-project-2", {"d1", 1, 3, 4}},
-                        {"d2", {"", 3, 3, 7}},
-                        {"d2-project-1", {"d2", 3, 3, 7}}});
-  EXPECT_TRUE(Reclaimable().IsReclaimable(t, GpuReclaimer(t, "d1-project-1", 1),
-                                          {{GpuVictim(t, "d2-project-1", {1})}}));
+  QueueTable t_ = Build({{"d1", {"", 4, 4, 4}},
+                         {"d1-project-1", {"d1", 3, 1, 0}},
+                         {"d1-project-2", {"d1", 1, 3, 4}},
+                         {"d2", {"", 3, 3, 7}},
+                         {"d2-project-1", {"d2", 3, 3, 7}}});
+  EXPECT_TRUE(Reclaimable().IsReclaimable(t_, GpuReclaimer(t_, "d1-project-1", 1),
+                                          {{GpuVictim(t_, "d2-project-1", {1})}}));
 }
 
 TEST(Saturation, UninvolvedResourcesAreIgnored) {
-  QueueTable t = Build({{"d1", {"", 4, 4, 4}},
-                        {"d1-project-1", {"d1", 1, 1, 1}},
-                        {"d2", {"", 3, 3, 7}},
-                        {"d2-project-1", {"d2", 3, 3, 7}}});
+  QueueTable t_ = Build({{"d1", {"", 4, 4, 4}},
+                         {"d1-project-1", {"d1", 1, 1, 1}},
+                         {"d2", {"", 3, 3, 7}},
+                         {"d2-project-1", {"d2", 3, 3, 7}}});
   // d1 runs at 3x its CPU fair share, d2 at 1x; the reclaim only involves GPUs.
-  t[t.Find("d1")].share(kCpu).allocated = 3000;
-  t[t.Find("d1")].share(kCpu).fair_share = 1000;
-  t[t.Find("d2")].share(kCpu).allocated = 1000;
-  t[t.Find("d2")].share(kCpu).fair_share = 1000;
-  EXPECT_TRUE(Reclaimable().IsReclaimable(t, GpuReclaimer(t, "d1-project-1", 1),
-                                          {{GpuVictim(t, "d2-project-1", {1})}}));
+  t_[t_.Find("d1")].share(kCpu).allocated = 3000;
+  t_[t_.Find("d1")].share(kCpu).fair_share = 1000;
+  t_[t_.Find("d2")].share(kCpu).allocated = 1000;
+  t_[t_.Find("d2")].share(kCpu).fair_share = 1000;
+  EXPECT_TRUE(Reclaimable().IsReclaimable(t_, GpuReclaimer(t_, "d1-project-1", 1),
+                                          {{GpuVictim(t_, "d2-project-1", {1})}}));
 
   // The same CPU imbalance decides once the reclaimer also asks for CPU.
-  ReclaimerInfo with_cpu = GpuReclaimer(t, "d1-project-1", 1);
+  ReclaimerInfo with_cpu = GpuReclaimer(t_, "d1-project-1", 1);
   with_cpu.required[kCpu] = 100;
   with_cpu.involved = with_cpu.required.Positive();
-  EXPECT_FALSE(Reclaimable().IsReclaimable(t, with_cpu, {{GpuVictim(t, "d2-project-1", {1})}}));
+  EXPECT_FALSE(Reclaimable().IsReclaimable(t_, with_cpu, {{GpuVictim(t_, "d2-project-1", {1})}}));
 }
 
 TEST(Saturation, MultiplierProtectsTheReclaimee) {
   // Reclaimer side ends at 5/4 = 1.25 of its fair share; the sibling is at 8/6 = 1.33.
-  QueueTable t = Build({{"a", {"", 2, 4, 4}}, {"b", {"", 2, 6, 9}}});
-  const std::vector<VictimQueueChunks> victims = {GpuVictim(t, "b", {1})};
-  EXPECT_TRUE(Reclaimable(1.0).IsReclaimable(t, GpuReclaimer(t, "a", 1), victims));
+  QueueTable t_ = Build({{"a", {"", 2, 4, 4}}, {"b", {"", 2, 6, 9}}});
+  const std::vector<VictimQueueChunks> victims = {GpuVictim(t_, "b", {1})};
+  EXPECT_TRUE(Reclaimable(1.0).IsReclaimable(t_, GpuReclaimer(t_, "a", 1), victims));
   // 1.25 * 1.1 = 1.375 >= 1.33: invalid.
-  EXPECT_FALSE(Reclaimable(1.1).IsReclaimable(t, GpuReclaimer(t, "a", 1), victims));
+  EXPECT_FALSE(Reclaimable(1.1).IsReclaimable(t_, GpuReclaimer(t_, "a", 1), victims));
   // Values below 1 are raised to 1.
   EXPECT_EQ(Reclaimable(0.5).saturation_multiplier(), 1.0);
 }
@@ -385,14 +385,14 @@ TEST(Saturation, RatioEdgeCases) {
 TEST(Chunks, EachChunkMustFitBeforeItIsTaken) {
   // p2 holds 4 with fair share 2: taking 1 and 1 leaves it at its share (each chunk was taken
   // while above it), a third chunk would not be.
-  QueueTable t = Build({{"p1", {"", 0, 4, 0}}, {"p2", {"", 0, 2, 4}}});
+  QueueTable t_ = Build({{"p1", {"", 0, 4, 0}}, {"p2", {"", 0, 2, 4}}});
   EXPECT_TRUE(
-      Reclaimable().IsReclaimable(t, GpuReclaimer(t, "p1", 1), {{GpuVictim(t, "p2", {1, 1})}}));
-  EXPECT_FALSE(
-      Reclaimable().IsReclaimable(t, GpuReclaimer(t, "p1", 1), {{GpuVictim(t, "p2", {1, 1, 1})}}));
+      Reclaimable().IsReclaimable(t_, GpuReclaimer(t_, "p1", 1), {{GpuVictim(t_, "p2", {1, 1})}}));
+  EXPECT_FALSE(Reclaimable().IsReclaimable(t_, GpuReclaimer(t_, "p1", 1),
+                                           {{GpuVictim(t_, "p2", {1, 1, 1})}}));
   // One gang chunk of 3 is checked once, before it is taken.
   EXPECT_TRUE(
-      Reclaimable().IsReclaimable(t, GpuReclaimer(t, "p1", 1), {{GpuVictim(t, "p2", {3})}}));
+      Reclaimable().IsReclaimable(t_, GpuReclaimer(t_, "p1", 1), {{GpuVictim(t_, "p2", {3})}}));
 }
 
 TEST(Strategies, GuaranteeDeservedQuota) {
@@ -416,29 +416,29 @@ TEST(Strategies, GuaranteeDeservedQuota) {
 }
 
 TEST(LeveledQueues, SiblingsUnderLowestCommonAncestor) {
-  QueueTable t = Build({{"top", {"", 0, 0, 0}},
-                        {"mid1", {"top", 0, 0, 0}},
-                        {"mid2", {"top", 0, 0, 0}},
-                        {"a", {"mid1", 0, 0, 0}},
-                        {"b", {"mid1", 0, 0, 0}},
-                        {"c", {"mid2", 0, 0, 0}},
-                        {"other", {"", 0, 0, 0}}});
+  QueueTable t_ = Build({{"top", {"", 0, 0, 0}},
+                         {"mid1", {"top", 0, 0, 0}},
+                         {"mid2", {"top", 0, 0, 0}},
+                         {"a", {"mid1", 0, 0, 0}},
+                         {"b", {"mid1", 0, 0, 0}},
+                         {"c", {"mid2", 0, 0, 0}},
+                         {"other", {"", 0, 0, 0}}});
   auto names = [&](std::pair<QueueIndex, QueueIndex> p) {
-    return t[p.first].uid + "/" + t[p.second].uid;
+    return t_[p.first].uid + "/" + t_[p.second].uid;
   };
-  EXPECT_EQ(names(Reclaimable::LeveledQueues(t, t.Find("a"), t.Find("b"))), "a/b");
-  EXPECT_EQ(names(Reclaimable::LeveledQueues(t, t.Find("a"), t.Find("c"))), "mid1/mid2");
-  EXPECT_EQ(names(Reclaimable::LeveledQueues(t, t.Find("a"), t.Find("other"))), "top/other");
-  EXPECT_EQ(Reclaimable::LeveledQueues(t, kNoQueue, t.Find("a")).first, kNoQueue);
+  EXPECT_EQ(names(Reclaimable::LeveledQueues(t_, t_.Find("a"), t_.Find("b"))), "a/b");
+  EXPECT_EQ(names(Reclaimable::LeveledQueues(t_, t_.Find("a"), t_.Find("c"))), "mid1/mid2");
+  EXPECT_EQ(names(Reclaimable::LeveledQueues(t_, t_.Find("a"), t_.Find("other"))), "top/other");
+  EXPECT_EQ(Reclaimable::LeveledQueues(t_, kNoQueue, t_.Find("a")).first, kNoQueue);
 }
 
 TEST(Reclaimable, UnknownQueuesAreNotReclaimable) {
-  QueueTable t = Build({{"p1", {"", 0, 4, 0}}});
+  QueueTable t_ = Build({{"p1", {"", 0, 4, 0}}});
   ReclaimerInfo r;
-  EXPECT_FALSE(Reclaimable().CanReclaimResources(t, r));
-  EXPECT_FALSE(Reclaimable().IsReclaimable(t, r, {}));
+  EXPECT_FALSE(Reclaimable().CanReclaimResources(t_, r));
+  EXPECT_FALSE(Reclaimable().IsReclaimable(t_, r, {}));
   VictimQueueChunks v;
-  EXPECT_FALSE(Reclaimable().IsReclaimable(t, GpuReclaimer(t, "p1", 1), {{v}}));
+  EXPECT_FALSE(Reclaimable().IsReclaimable(t_, GpuReclaimer(t_, "p1", 1), {{v}}));
 }
 
 }  // namespace

@@ -11,7 +11,6 @@ namespace kai::proportion {
 namespace {
 
 using testing::GpuFairShare;
-using testing::Indices;
 using testing::MakeTable;
 using testing::QueueBuilder;
 
@@ -26,116 +25,116 @@ DivisionOptions NoUsage() {
 }
 
 // Divides `total` GPUs among all queues of the table (one sibling set).
-double DivideGpus(QueueTable& t, double total, const DivisionOptions& o = NoUsage()) {
+double DivideGpus(QueueTable& t_, double total, const DivisionOptions& o = NoUsage()) {
   std::vector<QueueIndex> all;
-  for (QueueIndex i = 0; i < t.size(); ++i) all.push_back(i);
-  return SetResourceShare(t, all, kGpu, total, o);
+  for (QueueIndex i = 0; i < t_.size(); ++i) all.push_back(i);
+  return SetResourceShare(t_, all, kGpu, total, o);
 }
 
-double OverQuotaGpus(QueueTable& t, double total, const DivisionOptions& o = NoUsage()) {
+double OverQuotaGpus(QueueTable& t_, double total, const DivisionOptions& o = NoUsage()) {
   std::vector<QueueIndex> all;
-  for (QueueIndex i = 0; i < t.size(); ++i) all.push_back(i);
-  return DivideOverQuotaResource(t, all, kGpu, total, o);
+  for (QueueIndex i = 0; i < t_.size(); ++i) all.push_back(i);
+  return DivideOverQuotaResource(t_, all, kGpu, total, o);
 }
 
 // ---- KAI's setResourceShare unit cases (resource_division_test.go), GPU ----
 
 class SingleQueueWithinQuota : public ::testing::Test {
  protected:
-  QueueTable t = MakeTable({QueueBuilder("1").Gpu(3, 0, kUnlimited, 2)});
-  ResourceShare& gpu() { return t[0].share(kGpu); }
+  QueueTable t_ = MakeTable({QueueBuilder("1").Gpu(3, 0, kUnlimited, 2)});
+  ResourceShare& gpu() { return t_[0].share(kGpu); }
 };
 
 TEST_F(SingleQueueWithinQuota, GivesRequestedNoRemaining) {
-  EXPECT_EQ(DivideGpus(t, 2), 0);
+  EXPECT_EQ(DivideGpus(t_, 2), 0);
   EXPECT_EQ(gpu().fair_share, 2);
 }
 TEST_F(SingleQueueWithinQuota, GivesRequestedWithRemaining) {
-  EXPECT_EQ(DivideGpus(t, 3), 1);
+  EXPECT_EQ(DivideGpus(t_, 3), 1);
   EXPECT_EQ(gpu().fair_share, 2);
 }
 TEST_F(SingleQueueWithinQuota, DoesNotGiveMoreThanAllowed) {
   gpu().max_allowed = 2;
-  EXPECT_EQ(DivideGpus(t, 3), 1);
+  EXPECT_EQ(DivideGpus(t_, 3), 1);
   EXPECT_EQ(gpu().fair_share, 2);
 }
 TEST_F(SingleQueueWithinQuota, GivesUpToDeservedWhenOversubscribed) {
-  EXPECT_EQ(DivideGpus(t, 1), 0);
+  EXPECT_EQ(DivideGpus(t_, 1), 0);
   EXPECT_EQ(gpu().fair_share, 2);
 }
 TEST_F(SingleQueueWithinQuota, GivesUpToFullQuota) {
   gpu().request = 5;
-  EXPECT_EQ(DivideGpus(t, 7), 4);
+  EXPECT_EQ(DivideGpus(t_, 7), 4);
   EXPECT_EQ(gpu().fair_share, 3);
 }
 TEST_F(SingleQueueWithinQuota, FractionalDeserved) {
   gpu().deserved = 1.5;
-  EXPECT_EQ(DivideGpus(t, 2), 0.5);
+  EXPECT_EQ(DivideGpus(t_, 2), 0.5);
   EXPECT_EQ(gpu().fair_share, 1.5);
 }
 TEST_F(SingleQueueWithinQuota, FractionalRequest) {
   gpu().request = 1.5;
-  EXPECT_EQ(DivideGpus(t, 2), 0.5);
+  EXPECT_EQ(DivideGpus(t_, 2), 0.5);
   EXPECT_EQ(gpu().fair_share, 1.5);
 }
 TEST_F(SingleQueueWithinQuota, ZeroDeservedGetsNothingWithoutWeight) {
   gpu().deserved = 0;
-  EXPECT_EQ(DivideGpus(t, 2), 2);
+  EXPECT_EQ(DivideGpus(t_, 2), 2);
   EXPECT_EQ(gpu().fair_share, 0);
 }
 
 class SingleQueueOverQuota : public ::testing::Test {
  protected:
-  QueueTable t = MakeTable({QueueBuilder("1").Gpu(3, 1, kUnlimited, 5)});
+  QueueTable t_ = MakeTable({QueueBuilder("1").Gpu(3, 1, kUnlimited, 5)});
   void SetUp() override { gpu().fair_share = 3; }
-  ResourceShare& gpu() { return t[0].share(kGpu); }
+  ResourceShare& gpu() { return t_[0].share(kGpu); }
 };
 
 TEST_F(SingleQueueOverQuota, GivesRequestedNoRemaining) {
-  EXPECT_EQ(OverQuotaGpus(t, 2), 0);
+  EXPECT_EQ(OverQuotaGpus(t_, 2), 0);
   EXPECT_EQ(gpu().fair_share, 5);
 }
 TEST_F(SingleQueueOverQuota, GivesRequestedWithRemaining) {
-  EXPECT_EQ(OverQuotaGpus(t, 3), 1);
+  EXPECT_EQ(OverQuotaGpus(t_, 3), 1);
   EXPECT_EQ(gpu().fair_share, 5);
 }
 TEST_F(SingleQueueOverQuota, DoesNotGiveMoreThanAllowed) {
   gpu().max_allowed = 4;
-  EXPECT_EQ(OverQuotaGpus(t, 2), 1);
+  EXPECT_EQ(OverQuotaGpus(t_, 2), 1);
   EXPECT_EQ(gpu().fair_share, 4);
 }
 TEST_F(SingleQueueOverQuota, NoOverQuotaWithZeroWeight) {
   gpu().over_quota_weight = 0;
-  EXPECT_EQ(OverQuotaGpus(t, 2), 2);
+  EXPECT_EQ(OverQuotaGpus(t_, 2), 2);
   EXPECT_EQ(gpu().fair_share, 3);
 }
 TEST_F(SingleQueueOverQuota, GivesFractionIfRequested) {
   gpu().request = 4.5;
-  EXPECT_EQ(OverQuotaGpus(t, 2), 0.5);
+  EXPECT_EQ(OverQuotaGpus(t_, 2), 0.5);
   EXPECT_EQ(gpu().fair_share, 4.5);
 }
 TEST_F(SingleQueueOverQuota, GivesRemainderFraction) {
-  EXPECT_EQ(OverQuotaGpus(t, 0.5), 0);
+  EXPECT_EQ(OverQuotaGpus(t_, 0.5), 0);
   EXPECT_EQ(gpu().fair_share, 3.5);
 }
 TEST_F(SingleQueueOverQuota, GivesWhenDeservedIsZero) {
   gpu().deserved = 0;
   gpu().fair_share = 0;
-  EXPECT_EQ(OverQuotaGpus(t, 6), 1);
+  EXPECT_EQ(OverQuotaGpus(t_, 6), 1);
   EXPECT_EQ(gpu().fair_share, 5);
 }
 TEST_F(SingleQueueOverQuota, NothingToDivide) {
-  EXPECT_EQ(OverQuotaGpus(t, 0), 0);
+  EXPECT_EQ(OverQuotaGpus(t_, 0), 0);
   EXPECT_EQ(gpu().fair_share, 3);
 }
 
 TEST(TwoQueuesOverQuota, ZeroWeightQueueGetsNoOverQuota) {
-  QueueTable t = MakeTable(
+  QueueTable t_ = MakeTable(
       {QueueBuilder("1").Gpu(3, 0, kUnlimited, 5), QueueBuilder("2").Gpu(3, 1, kUnlimited, 3)});
-  t[t.Find("1")].share(kGpu).fair_share = 3;
-  t[t.Find("2")].share(kGpu).fair_share = 3;
-  EXPECT_EQ(OverQuotaGpus(t, 10), 10);
-  EXPECT_EQ(GpuFairShare(t, "1"), 3);
+  t_[t_.Find("1")].share(kGpu).fair_share = 3;
+  t_[t_.Find("2")].share(kGpu).fair_share = 3;
+  EXPECT_EQ(OverQuotaGpus(t_, 10), 10);
+  EXPECT_EQ(GpuFairShare(t_, "1"), 3);
 }
 
 struct TwoQueueCase {
@@ -163,9 +162,9 @@ TEST_P(TwoQueues, Divide) {
     if (c.weight.count(q.uid)) s.over_quota_weight = c.weight.at(q.uid);
     if (c.priority.count(q.uid)) q.priority = c.priority.at(q.uid);
   }
-  QueueTable t = MakeTable(queues);
-  EXPECT_EQ(DivideGpus(t, c.total), c.expected_remaining);
-  for (const auto& [uid, share] : c.expected) EXPECT_EQ(GpuFairShare(t, uid), share) << uid;
+  QueueTable t_ = MakeTable(queues);
+  EXPECT_EQ(DivideGpus(t_, c.total), c.expected_remaining);
+  for (const auto& [uid, share] : c.expected) EXPECT_EQ(GpuFairShare(t_, uid), share) << uid;
 }
 
 INSTANTIATE_TEST_SUITE_P(
@@ -212,13 +211,13 @@ INSTANTIATE_TEST_SUITE_P(
     [](const ::testing::TestParamInfo<TwoQueueCase>& info) { return info.param.name; });
 
 TEST(ResourceDivision, DividesRemainderWithPriorities) {
-  QueueTable t = MakeTable({QueueBuilder("1").Created(1).Priority(2).Gpu(2, 2, kUnlimited, 5),
-                            QueueBuilder("2").Created(2).Priority(2).Gpu(2, 2, kUnlimited, 5),
-                            QueueBuilder("3").Created(3).Priority(1).Gpu(1, 2, kUnlimited, 0)});
-  EXPECT_EQ(DivideGpus(t, 5), 0);
-  EXPECT_EQ(GpuFairShare(t, "1"), 3);
-  EXPECT_EQ(GpuFairShare(t, "2"), 2);
-  EXPECT_EQ(GpuFairShare(t, "3"), 0);
+  QueueTable t_ = MakeTable({QueueBuilder("1").Created(1).Priority(2).Gpu(2, 2, kUnlimited, 5),
+                             QueueBuilder("2").Created(2).Priority(2).Gpu(2, 2, kUnlimited, 5),
+                             QueueBuilder("3").Created(3).Priority(1).Gpu(1, 2, kUnlimited, 0)});
+  EXPECT_EQ(DivideGpus(t_, 5), 0);
+  EXPECT_EQ(GpuFairShare(t_, "1"), 3);
+  EXPECT_EQ(GpuFairShare(t_, "2"), 2);
+  EXPECT_EQ(GpuFairShare(t_, "3"), 0);
 }
 
 // Reference behaviour: leftovers are handed out after every priority group ran its rounds, so
@@ -230,9 +229,9 @@ TEST(ResourceDivision, LeftoversAfterAllPriorityGroupsByDefault) {
         QueueBuilder("high-1").Created(1).Priority(2).Gpu(1, 1, kUnlimited, 5),
         QueueBuilder("high-2").Created(2).Priority(2).Gpu(1, 1, kUnlimited, 5),
         QueueBuilder("low-1").Created(3).Priority(1).Gpu(1, 1, kUnlimited, 5)};
-    QueueTable t = MakeTable(qs);
-    for (QueueIndex i = 0; i < t.size(); ++i) t[i].share(kGpu).fair_share = 1;
-    return t;
+    QueueTable t_ = MakeTable(qs);
+    for (QueueIndex i = 0; i < t_.size(); ++i) t_[i].share(kGpu).fair_share = 1;
+    return t_;
   };
   QueueTable reference = make();
   EXPECT_EQ(OverQuotaGpus(reference, 3), 0);
@@ -253,10 +252,10 @@ TEST(ResourceDivision, LeftoversAfterAllPriorityGroupsByDefault) {
 // ---- CPU and memory (same algorithm, other units) ----
 
 TEST(ResourceDivisionCpu, OneQueue) {
-  QueueTable t = MakeTable({QueueBuilder("1").Res(kCpu, 3000, 3000, kUnlimited, 2000)});
+  QueueTable t_ = MakeTable({QueueBuilder("1").Res(kCpu, 3000, 3000, kUnlimited, 2000)});
   std::vector<QueueIndex> all = {0};
-  EXPECT_EQ(SetResourceShare(t, all, kCpu, 3000, NoUsage()), 1000);
-  EXPECT_EQ(t[0].share(kCpu).fair_share, 2000);
+  EXPECT_EQ(SetResourceShare(t_, all, kCpu, 3000, NoUsage()), 1000);
+  EXPECT_EQ(t_[0].share(kCpu).fair_share, 2000);
 
   QueueTable t2 = MakeTable({QueueBuilder("1").Res(kCpu, 3000, 3000, kUnlimited, 2000)});
   EXPECT_EQ(SetResourceShare(t2, all, kCpu, 1000, NoUsage()), 0);
@@ -266,11 +265,11 @@ TEST(ResourceDivisionCpu, OneQueue) {
 TEST(ResourceDivisionCpu, QueueWithoutDeservedLosesEverything) {
   QueueAttributes q2 = QueueBuilder("2").Res(kCpu, 0, 0, kUnlimited, 5000);
   q2.share(kCpu).allocated = 5000;
-  QueueTable t = MakeTable({QueueBuilder("1").Res(kCpu, 5000, 5000, kUnlimited, 10000), q2});
+  QueueTable t_ = MakeTable({QueueBuilder("1").Res(kCpu, 5000, 5000, kUnlimited, 10000), q2});
   std::vector<QueueIndex> all = {0, 1};
-  EXPECT_EQ(SetResourceShare(t, all, kCpu, 10000, NoUsage()), 0);
-  EXPECT_EQ(t[t.Find("1")].share(kCpu).fair_share, 10000);
-  EXPECT_EQ(t[t.Find("2")].share(kCpu).fair_share, 0);
+  EXPECT_EQ(SetResourceShare(t_, all, kCpu, 10000, NoUsage()), 0);
+  EXPECT_EQ(t_[t_.Find("1")].share(kCpu).fair_share, 10000);
+  EXPECT_EQ(t_[t_.Find("2")].share(kCpu).fair_share, 0);
 }
 
 struct ThreeCpuCase {
@@ -284,15 +283,15 @@ class ThreeQueuesCpu : public ::testing::TestWithParam<ThreeCpuCase> {};
 
 TEST_P(ThreeQueuesCpu, Divide) {
   const ThreeCpuCase& c = GetParam();
-  QueueTable t = MakeTable({QueueBuilder("1").Created(1).Res(kCpu, 5000, 5000, c.max1, c.r1),
-                            QueueBuilder("2").Created(2).Res(kCpu, 5000, 5000, kUnlimited, c.r2),
-                            QueueBuilder("3").Created(3).Res(kCpu, 5000, 5000, kUnlimited, c.r3)});
+  QueueTable t_ = MakeTable({QueueBuilder("1").Created(1).Res(kCpu, 5000, 5000, c.max1, c.r1),
+                             QueueBuilder("2").Created(2).Res(kCpu, 5000, 5000, kUnlimited, c.r2),
+                             QueueBuilder("3").Created(3).Res(kCpu, 5000, 5000, kUnlimited, c.r3)});
   std::vector<QueueIndex> all = {0, 1, 2};
   const double total = c.r1 == 6000 ? 18000 : 10000;
-  EXPECT_EQ(SetResourceShare(t, all, kCpu, total, NoUsage()), 0);
-  EXPECT_EQ(t[t.Find("1")].share(kCpu).fair_share, c.e1);
-  EXPECT_EQ(t[t.Find("2")].share(kCpu).fair_share, c.e2);
-  EXPECT_EQ(t[t.Find("3")].share(kCpu).fair_share, c.e3);
+  EXPECT_EQ(SetResourceShare(t_, all, kCpu, total, NoUsage()), 0);
+  EXPECT_EQ(t_[t_.Find("1")].share(kCpu).fair_share, c.e1);
+  EXPECT_EQ(t_[t_.Find("2")].share(kCpu).fair_share, c.e2);
+  EXPECT_EQ(t_[t_.Find("3")].share(kCpu).fair_share, c.e3);
 }
 
 INSTANTIATE_TEST_SUITE_P(
@@ -306,83 +305,83 @@ INSTANTIATE_TEST_SUITE_P(
     [](const ::testing::TestParamInfo<ThreeCpuCase>& info) { return info.param.name; });
 
 TEST(ResourceDivisionMemory, OneQueue) {
-  QueueTable t = MakeTable({QueueBuilder("1").Res(kMemory, 3000, 3000, kUnlimited, 2000)});
+  QueueTable t_ = MakeTable({QueueBuilder("1").Res(kMemory, 3000, 3000, kUnlimited, 2000)});
   std::vector<QueueIndex> all = {0};
-  EXPECT_EQ(SetResourceShare(t, all, kMemory, 3000, NoUsage()), 1000);
-  EXPECT_EQ(t[0].share(kMemory).fair_share, 2000);
+  EXPECT_EQ(SetResourceShare(t_, all, kMemory, 3000, NoUsage()), 1000);
+  EXPECT_EQ(t_[0].share(kMemory).fair_share, 2000);
 }
 
 // ---- Reference §9.3 worked examples ----
 
 TEST(WorkedExample, ThreeQueuesTenGpus) {
-  QueueTable t = MakeTable({QueueBuilder("A").Created(1).Gpu(2, 1, kUnlimited, 8),
-                            QueueBuilder("B").Created(2).Gpu(3, 2, kUnlimited, 4),
-                            QueueBuilder("C").Created(3).Gpu(0, 1, kUnlimited, 6)});
-  SetFairShare(t, ResourceQuantities::Gpu(10), DivisionOptions{});
-  EXPECT_EQ(GpuFairShare(t, "A"), 4);
-  EXPECT_EQ(GpuFairShare(t, "B"), 4);
-  EXPECT_EQ(GpuFairShare(t, "C"), 2);
-  EXPECT_EQ(t[t.Find("A")].share(kGpu).AllocatableShare(), 4);
-  EXPECT_EQ(t[t.Find("B")].share(kGpu).AllocatableShare(), 4);
-  EXPECT_EQ(t[t.Find("C")].share(kGpu).AllocatableShare(), 2);
+  QueueTable t_ = MakeTable({QueueBuilder("A").Created(1).Gpu(2, 1, kUnlimited, 8),
+                             QueueBuilder("B").Created(2).Gpu(3, 2, kUnlimited, 4),
+                             QueueBuilder("C").Created(3).Gpu(0, 1, kUnlimited, 6)});
+  SetFairShare(t_, ResourceQuantities::Gpu(10), DivisionOptions{});
+  EXPECT_EQ(GpuFairShare(t_, "A"), 4);
+  EXPECT_EQ(GpuFairShare(t_, "B"), 4);
+  EXPECT_EQ(GpuFairShare(t_, "C"), 2);
+  EXPECT_EQ(t_[t_.Find("A")].share(kGpu).AllocatableShare(), 4);
+  EXPECT_EQ(t_[t_.Find("B")].share(kGpu).AllocatableShare(), 4);
+  EXPECT_EQ(t_[t_.Find("C")].share(kGpu).AllocatableShare(), 2);
 }
 
 TEST(WorkedExample, Hierarchy) {
-  QueueTable t = MakeTable({QueueBuilder("A").Created(1).Gpu(2, 1, kUnlimited, 8),
-                            QueueBuilder("B").Created(2).Gpu(3, 2, kUnlimited, 4),
-                            QueueBuilder("C").Created(3).Gpu(0, 1, kUnlimited, 6),
-                            QueueBuilder("A1").Parent("A").Created(4).Gpu(1, 1, kUnlimited, 5),
-                            QueueBuilder("A2").Parent("A").Created(5).Gpu(1, 1, kUnlimited, 3)});
-  SetFairShare(t, ResourceQuantities::Gpu(10), DivisionOptions{});
-  EXPECT_EQ(GpuFairShare(t, "A"), 4);
-  EXPECT_EQ(GpuFairShare(t, "A1"), 2);
-  EXPECT_EQ(GpuFairShare(t, "A2"), 2);
+  QueueTable t_ = MakeTable({QueueBuilder("A").Created(1).Gpu(2, 1, kUnlimited, 8),
+                             QueueBuilder("B").Created(2).Gpu(3, 2, kUnlimited, 4),
+                             QueueBuilder("C").Created(3).Gpu(0, 1, kUnlimited, 6),
+                             QueueBuilder("A1").Parent("A").Created(4).Gpu(1, 1, kUnlimited, 5),
+                             QueueBuilder("A2").Parent("A").Created(5).Gpu(1, 1, kUnlimited, 3)});
+  SetFairShare(t_, ResourceQuantities::Gpu(10), DivisionOptions{});
+  EXPECT_EQ(GpuFairShare(t_, "A"), 4);
+  EXPECT_EQ(GpuFairShare(t_, "A1"), 2);
+  EXPECT_EQ(GpuFairShare(t_, "A2"), 2);
 }
 
 TEST(WorkedExample, LeftoverGoesToOlderQueue) {
-  QueueTable t = MakeTable({QueueBuilder("late").Created(2).Gpu(0, 1, kUnlimited, 10),
-                            QueueBuilder("early").Created(1).Gpu(0, 1, kUnlimited, 10)});
-  SetFairShare(t, ResourceQuantities::Gpu(3), DivisionOptions{});
-  EXPECT_EQ(GpuFairShare(t, "early"), 2);
-  EXPECT_EQ(GpuFairShare(t, "late"), 1);
+  QueueTable t_ = MakeTable({QueueBuilder("late").Created(2).Gpu(0, 1, kUnlimited, 10),
+                             QueueBuilder("early").Created(1).Gpu(0, 1, kUnlimited, 10)});
+  SetFairShare(t_, ResourceQuantities::Gpu(3), DivisionOptions{});
+  EXPECT_EQ(GpuFairShare(t_, "early"), 2);
+  EXPECT_EQ(GpuFairShare(t_, "late"), 1);
 }
 
 TEST(WorkedExample, LeftoverTieOnCreationTimeGoesToSmallerUid) {
-  QueueTable t = MakeTable({QueueBuilder("b").Created(1).Gpu(0, 1, kUnlimited, 10),
-                            QueueBuilder("a").Created(1).Gpu(0, 1, kUnlimited, 10)});
-  SetFairShare(t, ResourceQuantities::Gpu(3), DivisionOptions{});
-  EXPECT_EQ(GpuFairShare(t, "a"), 2);
-  EXPECT_EQ(GpuFairShare(t, "b"), 1);
+  QueueTable t_ = MakeTable({QueueBuilder("b").Created(1).Gpu(0, 1, kUnlimited, 10),
+                             QueueBuilder("a").Created(1).Gpu(0, 1, kUnlimited, 10)});
+  SetFairShare(t_, ResourceQuantities::Gpu(3), DivisionOptions{});
+  EXPECT_EQ(GpuFairShare(t_, "a"), 2);
+  EXPECT_EQ(GpuFairShare(t_, "b"), 1);
 }
 
 // Time-based variant: w = .5 / .5, u_X = .6, u_Y = 0, k = 1 -> s = .4 / 1.0, so X gets 2/7 of
 // the over-quota pool and Y 5/7.
 TEST(WorkedExample, HistoricalUsageShiftsOverQuota) {
-  QueueTable t =
+  QueueTable t_ =
       MakeTable({QueueBuilder("X").Created(1).Gpu(0, 1, kUnlimited, 100).Usage(kGpu, 0.6),
                  QueueBuilder("Y").Created(2).Gpu(0, 1, kUnlimited, 100)});
-  SetFairShare(t, ResourceQuantities::Gpu(14), DivisionOptions{});
-  EXPECT_EQ(GpuFairShare(t, "X"), 4);
-  EXPECT_EQ(GpuFairShare(t, "Y"), 10);
+  SetFairShare(t_, ResourceQuantities::Gpu(14), DivisionOptions{});
+  EXPECT_EQ(GpuFairShare(t_, "X"), 4);
+  EXPECT_EQ(GpuFairShare(t_, "Y"), 10);
 
   // kValue 0 switches usage off: an even split.
   DivisionOptions no_usage;
   no_usage.k_value = 0;
-  SetFairShare(t, ResourceQuantities::Gpu(14), no_usage);
-  EXPECT_EQ(GpuFairShare(t, "X"), 7);
-  EXPECT_EQ(GpuFairShare(t, "Y"), 7);
+  SetFairShare(t_, ResourceQuantities::Gpu(14), no_usage);
+  EXPECT_EQ(GpuFairShare(t_, "X"), 7);
+  EXPECT_EQ(GpuFairShare(t_, "Y"), 7);
 }
 
 TEST(WorkedExample, UsageAboveDoubleWeightGetsNothing) {
   // s_X = max(0, .5 + 2 (.5 - .9)) = 0: X is excluded from over-quota while Y still wants more.
-  QueueTable t =
+  QueueTable t_ =
       MakeTable({QueueBuilder("X").Created(1).Gpu(1, 1, kUnlimited, 100).Usage(kGpu, 0.9),
                  QueueBuilder("Y").Created(2).Gpu(1, 1, kUnlimited, 100)});
   DivisionOptions o;
   o.k_value = 2;
-  SetFairShare(t, ResourceQuantities::Gpu(10), o);
-  EXPECT_EQ(GpuFairShare(t, "X"), 1);
-  EXPECT_EQ(GpuFairShare(t, "Y"), 9);
+  SetFairShare(t_, ResourceQuantities::Gpu(10), o);
+  EXPECT_EQ(GpuFairShare(t_, "X"), 1);
+  EXPECT_EQ(GpuFairShare(t_, "Y"), 9);
 }
 
 TEST(ResourceDivision, KValueClamp) {
@@ -394,31 +393,31 @@ TEST(ResourceDivision, KValueClamp) {
 // ---- KAI proportion_test.go: hierarchies through SetFairShare ----
 
 TEST(Hierarchy, SingleTopQueue) {
-  QueueTable t = MakeTable({QueueBuilder("top").Gpu(3, 0, kUnlimited, 3),
-                            QueueBuilder("mid").Parent("top").Gpu(3, 0, kUnlimited, 3),
-                            QueueBuilder("leaf-1").Parent("mid").Gpu(2, 0, kUnlimited, 2),
-                            QueueBuilder("leaf-2").Parent("mid").Gpu(1, 0, kUnlimited, 1)});
-  SetFairShare(t, ResourceQuantities::Gpu(3), DivisionOptions{});
-  EXPECT_EQ(GpuFairShare(t, "top"), 3);
-  EXPECT_EQ(GpuFairShare(t, "mid"), 3);
-  EXPECT_EQ(GpuFairShare(t, "leaf-1"), 2);
-  EXPECT_EQ(GpuFairShare(t, "leaf-2"), 1);
+  QueueTable t_ = MakeTable({QueueBuilder("top").Gpu(3, 0, kUnlimited, 3),
+                             QueueBuilder("mid").Parent("top").Gpu(3, 0, kUnlimited, 3),
+                             QueueBuilder("leaf-1").Parent("mid").Gpu(2, 0, kUnlimited, 2),
+                             QueueBuilder("leaf-2").Parent("mid").Gpu(1, 0, kUnlimited, 1)});
+  SetFairShare(t_, ResourceQuantities::Gpu(3), DivisionOptions{});
+  EXPECT_EQ(GpuFairShare(t_, "top"), 3);
+  EXPECT_EQ(GpuFairShare(t_, "mid"), 3);
+  EXPECT_EQ(GpuFairShare(t_, "leaf-1"), 2);
+  EXPECT_EQ(GpuFairShare(t_, "leaf-2"), 1);
 }
 
 TEST(Hierarchy, TwoTopParents) {
-  QueueTable t = MakeTable({QueueBuilder("top-1").Gpu(2, 0, kUnlimited, 2),
-                            QueueBuilder("c1").Parent("top-1").Gpu(1, 0, kUnlimited, 1),
-                            QueueBuilder("c2").Parent("top-1").Gpu(1, 0, kUnlimited, 1),
-                            QueueBuilder("top-2").Gpu(2, 0, kUnlimited, 2),
-                            QueueBuilder("c3").Parent("top-2").Gpu(0, 0, kUnlimited, 0),
-                            QueueBuilder("c4").Parent("top-2").Gpu(1, 1, kUnlimited, 2)});
-  SetFairShare(t, ResourceQuantities::Gpu(4), DivisionOptions{});
-  EXPECT_EQ(GpuFairShare(t, "top-1"), 2);
-  EXPECT_EQ(GpuFairShare(t, "c1"), 1);
-  EXPECT_EQ(GpuFairShare(t, "c2"), 1);
-  EXPECT_EQ(GpuFairShare(t, "top-2"), 2);
-  EXPECT_EQ(GpuFairShare(t, "c3"), 0);
-  EXPECT_EQ(GpuFairShare(t, "c4"), 2);
+  QueueTable t_ = MakeTable({QueueBuilder("top-1").Gpu(2, 0, kUnlimited, 2),
+                             QueueBuilder("c1").Parent("top-1").Gpu(1, 0, kUnlimited, 1),
+                             QueueBuilder("c2").Parent("top-1").Gpu(1, 0, kUnlimited, 1),
+                             QueueBuilder("top-2").Gpu(2, 0, kUnlimited, 2),
+                             QueueBuilder("c3").Parent("top-2").Gpu(0, 0, kUnlimited, 0),
+                             QueueBuilder("c4").Parent("top-2").Gpu(1, 1, kUnlimited, 2)});
+  SetFairShare(t_, ResourceQuantities::Gpu(4), DivisionOptions{});
+  EXPECT_EQ(GpuFairShare(t_, "top-1"), 2);
+  EXPECT_EQ(GpuFairShare(t_, "c1"), 1);
+  EXPECT_EQ(GpuFairShare(t_, "c2"), 1);
+  EXPECT_EQ(GpuFairShare(t_, "top-2"), 2);
+  EXPECT_EQ(GpuFairShare(t_, "c3"), 0);
+  EXPECT_EQ(GpuFairShare(t_, "c4"), 2);
 }
 
 struct DepartmentCase {
@@ -445,9 +444,9 @@ TEST_P(TwoDepartments, Divide) {
     if (c.weight.count(q.uid)) q.share(kGpu).over_quota_weight = c.weight.at(q.uid);
     if (c.priority.count(q.uid)) q.priority = c.priority.at(q.uid);
   }
-  QueueTable t = MakeTable(queues);
-  SetFairShare(t, ResourceQuantities::Gpu(c.total), DivisionOptions{});
-  for (const auto& [uid, share] : c.expected) EXPECT_EQ(GpuFairShare(t, uid), share) << uid;
+  QueueTable t_ = MakeTable(queues);
+  SetFairShare(t_, ResourceQuantities::Gpu(c.total), DivisionOptions{});
+  for (const auto& [uid, share] : c.expected) EXPECT_EQ(GpuFairShare(t_, uid), share) << uid;
 }
 
 INSTANTIATE_TEST_SUITE_P(
@@ -496,32 +495,32 @@ INSTANTIATE_TEST_SUITE_P(
     [](const ::testing::TestParamInfo<DepartmentCase>& info) { return info.param.name; });
 
 TEST(Hierarchy, OrphanGetsNoFairShare) {
-  QueueTable t = MakeTable({QueueBuilder("top").Gpu(kUnlimited, 1, kUnlimited, 4),
-                            QueueBuilder("orphan").Parent("missing").Gpu(2, 1, kUnlimited, 4)});
-  SetFairShare(t, ResourceQuantities::Gpu(8), DivisionOptions{});
-  EXPECT_EQ(GpuFairShare(t, "top"), 4);
-  EXPECT_EQ(GpuFairShare(t, "orphan"), 0);
+  QueueTable t_ = MakeTable({QueueBuilder("top").Gpu(kUnlimited, 1, kUnlimited, 4),
+                             QueueBuilder("orphan").Parent("missing").Gpu(2, 1, kUnlimited, 4)});
+  SetFairShare(t_, ResourceQuantities::Gpu(8), DivisionOptions{});
+  EXPECT_EQ(GpuFairShare(t_, "top"), 4);
+  EXPECT_EQ(GpuFairShare(t_, "orphan"), 0);
 }
 
 TEST(Hierarchy, SetFairShareIsIdempotent) {
-  QueueTable t = MakeTable({QueueBuilder("A").Created(1).Gpu(2, 1, kUnlimited, 8),
-                            QueueBuilder("B").Created(2).Gpu(3, 2, kUnlimited, 4)});
-  SetFairShare(t, ResourceQuantities::Gpu(10), DivisionOptions{});
-  const double a = GpuFairShare(t, "A");
-  SetFairShare(t, ResourceQuantities::Gpu(10), DivisionOptions{});
-  EXPECT_EQ(GpuFairShare(t, "A"), a);
+  QueueTable t_ = MakeTable({QueueBuilder("A").Created(1).Gpu(2, 1, kUnlimited, 8),
+                             QueueBuilder("B").Created(2).Gpu(3, 2, kUnlimited, 4)});
+  SetFairShare(t_, ResourceQuantities::Gpu(10), DivisionOptions{});
+  const double a = GpuFairShare(t_, "A");
+  SetFairShare(t_, ResourceQuantities::Gpu(10), DivisionOptions{});
+  EXPECT_EQ(GpuFairShare(t_, "A"), a);
 }
 
 TEST(Hierarchy, UnlimitedDeservedTakesWholeTotal) {
   // The scenarios' synthetic "default" parent: quota -1 for GPUs.
-  QueueTable t =
+  QueueTable t_ =
       MakeTable({QueueBuilder("default").Gpu(kUnlimited, kUnlimited, kUnlimited, 3),
                  QueueBuilder("q0").Parent("default").Created(1).Gpu(1, 0, kUnlimited, 2),
                  QueueBuilder("q1").Parent("default").Created(2).Gpu(1, 0, kUnlimited, 1)});
-  SetFairShare(t, ResourceQuantities::Gpu(4), DivisionOptions{});
-  EXPECT_EQ(GpuFairShare(t, "default"), 3);
-  EXPECT_EQ(GpuFairShare(t, "q0"), 1);
-  EXPECT_EQ(GpuFairShare(t, "q1"), 1);
+  SetFairShare(t_, ResourceQuantities::Gpu(4), DivisionOptions{});
+  EXPECT_EQ(GpuFairShare(t_, "default"), 3);
+  EXPECT_EQ(GpuFairShare(t_, "q0"), 1);
+  EXPECT_EQ(GpuFairShare(t_, "q1"), 1);
 }
 
 }  // namespace

@@ -63,16 +63,16 @@ HttpResponse Vector(const std::vector<std::pair<std::string, std::string>>& samp
 
 class PrometheusClientTest : public ::testing::Test {
  protected:
-  FakeClock clock{*ParseRfc3339("2026-03-07T12:00:00Z")};
-  FakeHttp http;
+  FakeClock clock_{*ParseRfc3339("2026-03-07T12:00:00Z")};
+  FakeHttp http_;
 
   std::unique_ptr<PrometheusUsageClient> Make(UsageParams p) {
-    auto c = PrometheusUsageClient::Create("http://prom:9090/", std::move(p), &http, &clock);
+    auto c = PrometheusUsageClient::Create("http://prom:9090/", std::move(p), &http_, &clock_);
     EXPECT_TRUE(c.ok()) << c.status();
     return std::move(c).value();
   }
   void StandardRules() {
-    http.rules = {
+    http_.rules = {
         {"nvidia_com_gpu", Vector({{"", "100"}})},
         {"resource=\"cpu\"", Vector({{"", "1000"}})},
         {"resource=\"memory\"", Vector({{"", "0"}})},
@@ -96,13 +96,13 @@ TEST_F(PrometheusClientTest, SlidingWindowNormalizesByCapacity) {
   EXPECT_EQ(usage->queues["team-a"].memory(), 0);
 
   // Capacity queries first (GPU, CPU, memory), then usage.
-  ASSERT_EQ(http.queries.size(), 6u);
-  EXPECT_EQ(http.queries[0],
+  ASSERT_EQ(http_.queries.size(), 6u);
+  EXPECT_EQ(http_.queries[0],
             "sum_over_time((sum(kube_node_status_capacity{resource=\"nvidia_com_gpu\"}))[1w:1m])");
-  EXPECT_EQ(http.queries[3], "sum_over_time((kai_queue_allocated_gpus)[1w:1m])");
-  EXPECT_EQ(http.urls[0].rfind("http://prom:9090/api/v1/query?query=", 0), 0u);
-  EXPECT_NE(http.urls[0].find("&time=1772884800.000"), std::string::npos);
-  EXPECT_EQ(http.last_timeout, std::chrono::seconds(10));
+  EXPECT_EQ(http_.queries[3], "sum_over_time((kai_queue_allocated_gpus)[1w:1m])");
+  EXPECT_EQ(http_.urls[0].rfind("http://prom:9090/api/v1/query?query=", 0), 0u);
+  EXPECT_NE(http_.urls[0].find("&time=1772884800.000"), std::string::npos);
+  EXPECT_EQ(http_.last_timeout, std::chrono::seconds(10));
 }
 
 TEST_F(PrometheusClientTest, DecayAndExtraParams) {
@@ -114,14 +114,14 @@ TEST_F(PrometheusClientTest, DecayAndExtraParams) {
                     {"usageQueryTimeout", "2s"},
                     {"gpuAllocationMetric", "my_gpus"},
                     {"bogus", "x"}};
-  http.rules.insert(http.rules.begin(), {"my_gpus", Vector({{"q", "10"}})});
+  http_.rules.insert(http_.rules.begin(), {"my_gpus", Vector({{"q", "10"}})});
   auto client = Make(p);
-  EXPECT_EQ(*client->BuildQuery("m", clock.Now()),
+  EXPECT_EQ(*client->BuildQuery("m", clock_.Now()),
             "sum_over_time((((m) * (0.5^((1772884800 - time()) / 3600.000000))))[1d:30s])");
   StatusOr<ClusterUsage> usage = client->GetResourceUsage();
   ASSERT_TRUE(usage.ok()) << usage.status();
   EXPECT_DOUBLE_EQ(usage->queues["q"].gpu(), 0.1);
-  EXPECT_EQ(http.last_timeout, std::chrono::seconds(2));
+  EXPECT_EQ(http_.last_timeout, std::chrono::seconds(2));
 }
 
 TEST_F(PrometheusClientTest, TumblingWindowQueriesSinceLastReset) {
@@ -131,18 +131,18 @@ TEST_F(PrometheusClientTest, TumblingWindowQueriesSinceLastReset) {
   p.tumbling_window_start_time = *ParseRfc3339("2026-03-01T06:00:00Z");
   auto client = Make(p);
   // Last reset 2026-03-07T06:00:00Z, six hours ago.
-  EXPECT_EQ(*client->BuildQuery("m", clock.Now()), "sum_over_time((m)[6h:1m])");
+  EXPECT_EQ(*client->BuildQuery("m", clock_.Now()), "sum_over_time((m)[6h:1m])");
   // Exactly on a boundary: the whole ending window.
   EXPECT_EQ(*client->BuildQuery("m", *ParseRfc3339("2026-03-07T06:00:00Z")),
             "sum_over_time((m)[1d:1m])");
   // A window starting in the future is empty: no query, no usage.
   p.tumbling_window_start_time = *ParseRfc3339("2026-04-01T00:00:00Z");
   auto future = Make(p);
-  EXPECT_FALSE(future->BuildQuery("m", clock.Now()).has_value());
+  EXPECT_FALSE(future->BuildQuery("m", clock_.Now()).has_value());
   StatusOr<ClusterUsage> usage = future->GetResourceUsage();
   ASSERT_TRUE(usage.ok());
   EXPECT_TRUE(usage->queues.empty());
-  EXPECT_TRUE(http.urls.empty());
+  EXPECT_TRUE(http_.urls.empty());
 }
 
 TEST_F(PrometheusClientTest, CronWindow) {
@@ -151,18 +151,18 @@ TEST_F(PrometheusClientTest, CronWindow) {
   p.cron_string = "0 0 * * MON";
   auto client = Make(p);
   // 2026-03-07 is a Saturday; the window started Monday 2026-03-02T00:00:00Z.
-  EXPECT_EQ(*client->BuildQuery("m", clock.Now()), "sum_over_time((m)[5d12h:1m])");
+  EXPECT_EQ(*client->BuildQuery("m", clock_.Now()), "sum_over_time((m)[5d12h:1m])");
 }
 
 TEST_F(PrometheusClientTest, InvalidConfigurations) {
   UsageParams tumbling;
   tumbling.window_type = WindowType::kTumbling;
-  EXPECT_FALSE(PrometheusUsageClient::Create("http://p", tumbling, &http, &clock).ok());
+  EXPECT_FALSE(PrometheusUsageClient::Create("http://p", tumbling, &http_, &clock_).ok());
   UsageParams cron;
   cron.window_type = WindowType::kCron;
   cron.cron_string = "not cron";
-  EXPECT_FALSE(PrometheusUsageClient::Create("http://p", cron, &http, &clock).ok());
-  EXPECT_FALSE(PrometheusUsageClient::Create("", UsageParams{}, &http, &clock).ok());
+  EXPECT_FALSE(PrometheusUsageClient::Create("http://p", cron, &http_, &clock_).ok());
+  EXPECT_FALSE(PrometheusUsageClient::Create("", UsageParams{}, &http_, &clock_).ok());
 }
 
 TEST_F(PrometheusClientTest, Errors) {
@@ -170,12 +170,12 @@ TEST_F(PrometheusClientTest, Errors) {
   // Transport failure.
   EXPECT_FALSE(client->GetResourceUsage().ok());
   // Missing capacity.
-  http.rules = {{"capacity", Vector({})}};
+  http_.rules = {{"capacity", Vector({})}};
   StatusOr<ClusterUsage> no_capacity = client->GetResourceUsage();
   EXPECT_FALSE(no_capacity.ok());
   EXPECT_TRUE(IsNotFound(no_capacity.status()));
   // Prometheus error response.
-  http.rules = {
+  http_.rules = {
       {"", {400, "{\"status\":\"error\",\"errorType\":\"bad_data\",\"error\":\"parse error\"}"}}};
   StatusOr<ClusterUsage> bad = client->GetResourceUsage();
   ASSERT_FALSE(bad.ok());
