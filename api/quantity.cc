@@ -142,7 +142,7 @@ std::string MulPow2(const std::string& digits, int k) {
       prefix.insert(prefix.begin(), static_cast<char>('0' + carry % 10));
       carry /= 10;
     }
-    out = prefix + out;
+    out.insert(0, prefix);
   }
   return out;
 }

@@ -159,6 +159,12 @@ std::string AggregateMessage(const FieldErrorList& errors) {
   return out;
 }
 
+Status MakeBadRequestStatus(std::string_view message) {
+  Status s(StatusCode::kInvalidArgument, message);
+  s.SetReason("BadRequest").SetHttpCode(400);
+  return s;
+}
+
 Status MakeInvalidStatus(std::string_view group, std::string_view kind, std::string_view name,
                          const FieldErrorList& errors) {
   std::string qualified(kind);

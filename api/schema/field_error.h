@@ -68,6 +68,9 @@ std::string AggregateMessage(const FieldErrorList& errors);
 Status MakeInvalidStatus(std::string_view group, std::string_view kind, std::string_view name,
                          const FieldErrorList& errors);
 
+// apimachinery errors.NewBadRequest(message): code InvalidArgument, reason "BadRequest", HTTP 400.
+Status MakeBadRequestStatus(std::string_view message);
+
 // Builds field paths the way field.Path prints them: Child -> ".x" (no dot at the start),
 // Key -> "[k]", Index -> "[i]".
 class FieldPath {

@@ -5,20 +5,16 @@
 #include <string>
 #include <vector>
 
+#include "api/schema/field_error.h"
 #include "api/schema/go_format.h"
 #include "api/schema/structural_schema.h"
+#include "kube/base/strings.h"
 #include "kube/base/time.h"
 
 namespace kai::api::schema {
 namespace {
 
 constexpr int kMaxDepth = 512;
-
-Status BadRequest(std::string message) {
-  Status s(StatusCode::kInvalidArgument, message);
-  s.SetReason("BadRequest").SetHttpCode(400);
-  return s;
-}
 
 std::string_view Key(const JsonValue::Member& m) {
   return std::string_view(m.name.GetString(), m.name.GetStringLength());
@@ -193,7 +189,7 @@ Status CoerceEmbedded(const Node* s, JsonValue* x, JsonAllocator& alloc, bool dr
   if (x->IsObject()) {
     for (auto it = x->MemberBegin(); it != x->MemberEnd();) {
       std::string k(Key(*it));
-      std::string child = path.empty() ? k : path + "." + k;
+      std::string child = path.empty() ? k : StrCat(path, ".", k);
       if (s->embedded_resource) {
         if (k == "apiVersion" || k == "kind") {
           if (!it->value.IsString()) {
@@ -201,14 +197,15 @@ Status CoerceEmbedded(const Node* s, JsonValue* x, JsonAllocator& alloc, bool dr
               it = x->EraseMember(it);
               continue;
             }
-            return BadRequest(child + ": Invalid value: " + GoValueString(it->value) +
-                              ": must be a string");
+            return MakeBadRequestStatus(
+                StrCat(child, ": Invalid value: ", GoValueString(it->value), ": must be a string"));
           }
         } else if (k == "metadata") {
           MetaNormalizer mn(alloc, drop, child, unknown);
           std::string err = mn.Run(&it->value, true);
           if (!err.empty()) {
-            return BadRequest(child + ": Invalid value: " + GoValueString(it->value) + ": " + err);
+            return MakeBadRequestStatus(
+                StrCat(child, ": Invalid value: ", GoValueString(it->value), ": ", err));
           }
         }
       }
@@ -388,7 +385,7 @@ void DefaultRec(JsonValue* x, const Node* s, JsonAllocator& alloc, int depth) {
 Status StructuralSchema::CoerceMetadata(JsonValue* obj, JsonAllocator& alloc,
                                         bool drop_invalid_fields,
                                         std::vector<std::string>* unknown_fields) const {
-  if (!obj->IsObject()) return BadRequest("the object must be a JSON object");
+  if (!obj->IsObject()) return MakeBadRequestStatus("the object must be a JSON object");
   for (auto it = obj->MemberBegin(); it != obj->MemberEnd();) {
     std::string_view k = Key(*it);
     if ((k == "apiVersion" || k == "kind") && !it->value.IsString()) {
@@ -396,13 +393,13 @@ Status StructuralSchema::CoerceMetadata(JsonValue* obj, JsonAllocator& alloc,
         it = obj->EraseMember(it);
         continue;
       }
-      return BadRequest(std::string(k) + ": Invalid value: " + GoValueString(it->value) +
-                        ": must be a string");
+      return MakeBadRequestStatus(std::string(k) + ": Invalid value: " + GoValueString(it->value) +
+                                  ": must be a string");
     }
     if (k == "metadata") {
       MetaNormalizer mn(alloc, drop_invalid_fields, "metadata", unknown_fields);
       std::string err = mn.Run(&it->value, false);
-      if (!err.empty()) return BadRequest(err);
+      if (!err.empty()) return MakeBadRequestStatus(err);
       if (it->value.IsNull()) {
         it = obj->EraseMember(it);
         continue;

@@ -3,22 +3,17 @@
 #include <string>
 
 #include "api/rapidjson_util.h"
+#include "api/schema/field_error.h"
 #include "api/schema/structural_schema.h"
 #include "api/yaml_json.h"
 
 namespace kai::api::schema {
 namespace {
 
-Status BadRequest(std::string message) {
-  Status s(StatusCode::kInvalidArgument, message);
-  s.SetReason("BadRequest").SetHttpCode(400);
-  return s;
-}
-
 StatusOr<rapidjson::Document> Parse(std::string_view json) {
   rapidjson::Document doc;
   Status st = ParseJson(json, &doc);
-  if (!st.ok()) return BadRequest(std::string(st.message()));
+  if (!st.ok()) return MakeBadRequestStatus(std::string(st.message()));
   return doc;
 }
 
@@ -102,7 +97,7 @@ Status ValidateCrdJson(std::string_view crd_json) {
 
 Status ValidateCrdYaml(std::string_view crd_yaml) {
   auto json = YamlToJson(crd_yaml);
-  if (!json.ok()) return BadRequest(std::string(json.status().message()));
+  if (!json.ok()) return MakeBadRequestStatus(std::string(json.status().message()));
   return ValidateCrdJson(*json);
 }
 

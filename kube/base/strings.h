@@ -13,4 +13,17 @@ std::string StrJoin(const std::vector<std::string>& parts, std::string_view sep)
 std::string_view StripWhitespace(std::string_view s);
 std::string AsciiToLower(std::string_view s);
 
+// Concatenates string pieces with one allocation (absl::StrCat, strings only): what `a + b + c`
+// does with a temporary per `+`.
+template <typename... Pieces>
+std::string StrCat(const Pieces&... pieces) {
+  const std::string_view views[] = {std::string_view(pieces)...};
+  size_t size = 0;
+  for (std::string_view v : views) size += v.size();
+  std::string out;
+  out.reserve(size);
+  for (std::string_view v : views) out.append(v);
+  return out;
+}
+
 }  // namespace kai

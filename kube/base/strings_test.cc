@@ -13,5 +13,13 @@ TEST(StringsTest, SplitJoinStrip) {
   EXPECT_EQ(AsciiToLower("BinPack"), "binpack");
 }
 
+TEST(StringsTest, StrCatJoinsEveryKindOfStringPiece) {
+  const std::string a = "node";
+  std::string_view b = "-";
+  EXPECT_EQ(StrCat(a, b, "7"), "node-7");
+  EXPECT_EQ(StrCat(a), "node");
+  EXPECT_EQ(StrCat("", a, ""), "node");
+}
+
 }  // namespace
 }  // namespace kai

@@ -198,7 +198,7 @@ StatusOr<Credentials> ExecCredentialSource::Run(std::optional<WallTime>* expiry)
   for (char** e = environ; *e != nullptr; ++e) {
     if (!overridden(*e)) env.emplace_back(*e);
   }
-  for (const auto& [k, v] : exec_.env) env.push_back(k + "=" + v);
+  for (const auto& [k, v] : exec_.env) env.push_back(StrCat(k, "=", v));
   env.push_back("KUBERNETES_EXEC_INFO=" + ExecInfo(exec_, cluster_));
   KAI_ASSIGN_OR_RETURN(ProcessResult r, RunProcess(argv, env));
   if (r.exit_code != 0) {

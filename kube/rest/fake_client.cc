@@ -656,7 +656,8 @@ void FakeClient::PrependReactor(std::string verb, std::string resource, Reactor 
   impl_->reactors_.push_back({std::move(verb), std::move(resource), std::move(reactor)});
 }
 
-void FakeClient::InjectError(std::string verb, std::string resource, Status error, int count) {
+void FakeClient::InjectError(std::string verb, std::string resource, const Status& error,
+                             int count) {
   auto remaining = std::make_shared<std::atomic<int>>(count);
   PrependReactor(std::move(verb), std::move(resource),
                  [remaining, error](const FakeAction&) -> std::optional<StatusOr<std::string>> {

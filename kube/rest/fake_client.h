@@ -62,7 +62,7 @@ class FakeClient final : public Client {
   // verb / resource "*" match everything; resource may be "pods/status", "pods/binding".
   void PrependReactor(std::string verb, std::string resource, Reactor reactor);
   // The next `count` (-1: every) matching calls fail with `error`.
-  void InjectError(std::string verb, std::string resource, Status error, int count = 1);
+  void InjectError(std::string verb, std::string resource, const Status& error, int count = 1);
 
   std::vector<FakeAction> actions() const;
   void ClearActions();

@@ -9,7 +9,7 @@ namespace {
 constexpr std::chrono::seconds kMaxWait(10);
 }  // namespace
 
-Queue::Queue(QueueOptions options)
+Queue::Queue(const QueueOptions& options)
     : clock_(options.clock != nullptr ? options.clock : RealClock::Get()) {
   if (options.registry != nullptr && !options.name.empty()) {
     metrics_ = std::make_unique<QueueMetrics>(options.registry, options.name, clock_);

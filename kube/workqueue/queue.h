@@ -42,7 +42,7 @@ struct QueueOptions {
 
 class Queue {
  public:
-  explicit Queue(QueueOptions options = {});
+  explicit Queue(const QueueOptions& options = {});
   virtual ~Queue();
   Queue(const Queue&) = delete;
   Queue& operator=(const Queue&) = delete;

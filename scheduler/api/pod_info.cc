@@ -3,6 +3,7 @@
 #include <algorithm>
 
 #include "api/well_known.h"
+#include "kube/base/strings.h"
 
 namespace kai::scheduler {
 
@@ -151,7 +152,7 @@ PodInfo::PodInfo(std::shared_ptr<const api::Pod> pod, const PodRequirements& req
 namespace {
 
 void AppendSelector(std::string* out, const api::LabelSelector& s) {
-  for (const auto& [k, v] : s.match_labels) *out += "ml:" + k + "=" + v + ";";
+  for (const auto& [k, v] : s.match_labels) out->append(StrCat("ml:", k, "=", v, ";"));
   for (const auto& e : s.match_expressions) {
     *out += "me:" + e.key + " " + e.operator_;
     for (const auto& v : e.values) *out += "," + v;
@@ -194,7 +195,7 @@ const std::string& PodInfo::SchedulingConstraintsSignature() const {
   std::string s;
   const api::PodSpec& spec = pod_->spec;
   s += "ns:";
-  for (const auto& [k, v] : spec.node_selector) s += k + "=" + v + ";";
+  for (const auto& [k, v] : spec.node_selector) s.append(StrCat(k, "=", v, ";"));
   if (spec.affinity) {
     if (spec.affinity->node_affinity) {
       const auto& na = *spec.affinity->node_affinity;

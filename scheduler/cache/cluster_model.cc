@@ -205,7 +205,7 @@ bool BackedOffInPool(const api::PodGroup& pg, const SchedulerParams& params) {
 // The job of a PodGroup (`key` as the model keys it), without tasks: priority from its
 // PriorityClass, timestamps from its annotations.
 template <typename Warn>
-std::unique_ptr<PodGroupInfo> MakePodGroupJob(std::shared_ptr<const api::PodGroup> pg,
+std::unique_ptr<PodGroupInfo> MakePodGroupJob(const std::shared_ptr<const api::PodGroup>& pg,
                                               const std::string& key,
                                               const PriorityClasses& priority_classes,
                                               std::optional<int32_t> global_default, Warn&& warn) {

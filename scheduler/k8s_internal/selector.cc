@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <limits>
 
+#include "kube/base/strings.h"
+
 namespace kai::k8s_internal {
 namespace {
 
@@ -238,8 +240,8 @@ StatusOr<Requirement> Requirement::Create(std::string key, Op op, std::vector<st
   }
   for (size_t i = 0; i < values.size(); ++i) {
     if (Status s = ValidateLabelValue(values[i]); !s.ok()) {
-      return InvalidArgumentError(values_path + "[" + std::to_string(i) + "][" + key +
-                                  "]: " + std::string(s.message()));
+      return InvalidArgumentError(
+          StrCat(values_path, "[", std::to_string(i), "][", key, "]: ", s.message()));
     }
   }
   std::sort(values.begin(), values.end());
