@@ -16,7 +16,8 @@ namespace kai::localkube {
 struct GroupResource {
   std::string group;
   std::string resource;
-  auto operator<=>(const GroupResource&) const = default;
+  // clang-tidy 14 mistakes the defaulted comparison's synthesized 0 for a null pointer.
+  auto operator<=>(const GroupResource&) const = default;  // NOLINT(modernize-use-nullptr)
   // "pods", "deployments.apps".
   std::string ToString() const { return group.empty() ? resource : resource + "." + group; }
 };
