@@ -363,7 +363,7 @@ class Parser {
   }
 
  private:
-  static Status Error(std::string msg) { return InvalidArgumentError(msg); }
+  static Status Error(std::string_view msg) { return InvalidArgumentError(msg); }
 
   Item Lookahead(Context ctx) const {
     Item item = items_[std::min(pos_, items_.size() - 1)];

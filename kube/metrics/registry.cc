@@ -166,7 +166,7 @@ Registry* Registry::Default() {
 }
 
 FamilyBase& Registry::GetOrAdd(std::string_view name, std::string_view help,
-                               std::vector<std::string> label_names, MetricType type,
+                               const std::vector<std::string>& label_names, MetricType type,
                                const std::vector<double>* buckets,
                                const std::function<std::unique_ptr<FamilyBase>()>& make) {
   CHECK(IsValidMetricName(name)) << "invalid metric name \"" << name << "\"";

@@ -137,7 +137,7 @@ class Registry {
   friend class CollectHook;
   void RemoveHook(uint64_t id);
   FamilyBase& GetOrAdd(std::string_view name, std::string_view help,
-                       std::vector<std::string> label_names, MetricType type,
+                       const std::vector<std::string>& label_names, MetricType type,
                        const std::vector<double>* buckets,
                        const std::function<std::unique_ptr<FamilyBase>()>& make);
 

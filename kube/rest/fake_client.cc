@@ -249,7 +249,7 @@ class FakeClient::Impl : public std::enable_shared_from_this<FakeClient::Impl> {
           "request");
     }
     if (!ns.empty()) SetString(doc, md, "namespace", ns);
-    const std::string key = Key(ns, name);
+    std::string key = Key(ns, name);  // returned: not const, so it moves
     if (resources_[gvr].objects.count(key) > 0) return NewAlreadyExists(gvr.GroupResource(), name);
     SetString(doc, md, "uid", NextUid());
     SetString(doc, md, "creationTimestamp", FormatRfc3339(clock_->Now()));

@@ -100,7 +100,8 @@ HttpResponse HealthChecks::ServeAggregated(const HttpRequest& request) const {
   }
   if (!excluded.empty()) {
     std::vector<std::string> quoted;
-    for (const auto& e : excluded) quoted.push_back("\"" + e + "\"");
+    quoted.reserve(excluded.size());
+    for (const auto& e : excluded) quoted.push_back(StrCat("\"", e, "\""));
     r.body += "warn: some health checks cannot be excluded: no matches for " +
               StrJoin(quoted, ", ") + "\n";
   }

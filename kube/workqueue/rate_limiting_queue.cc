@@ -2,8 +2,9 @@
 
 namespace kai::workqueue {
 
-RateLimitingQueue::RateLimitingQueue(QueueOptions options, std::unique_ptr<RateLimiter> limiter)
-    : Queue(std::move(options)),
+RateLimitingQueue::RateLimitingQueue(const QueueOptions& options,
+                                     std::unique_ptr<RateLimiter> limiter)
+    : Queue(options),
       limiter_(limiter != nullptr ? std::move(limiter) : DefaultControllerRateLimiter(clock())) {}
 
 void RateLimitingQueue::AddRateLimited(const std::string& item) {

@@ -13,7 +13,7 @@ namespace kai::workqueue {
 class RateLimitingQueue : public Queue {
  public:
   // `limiter` null = DefaultControllerRateLimiter on the queue's clock.
-  explicit RateLimitingQueue(QueueOptions options = {},
+  explicit RateLimitingQueue(const QueueOptions& options = {},
                              std::unique_ptr<RateLimiter> limiter = nullptr);
 
   // AddAfter(item, limiter.When(item)).

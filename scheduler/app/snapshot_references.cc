@@ -5,6 +5,7 @@
 #include <vector>
 
 #include "api/well_known.h"
+#include "kube/base/strings.h"
 
 namespace kai::scheduler {
 
@@ -50,9 +51,9 @@ std::vector<std::string> CheckSnapshotReferences(const LoadedObjects& objects,
     if (auto it = ann.find(pg_annotation); it != ann.end() && !it->second.empty()) {
       std::string target = pod.metadata.namespace_ + "/" + it->second;
       if (include_model_warnings && podgroups.count(target) == 0) {
-        problems.push_back("Pod " + Key(pod.metadata) + ": metadata.annotations." + pg_annotation +
-                           ": PodGroup \"" + target +
-                           "\" does not exist in the snapshot; the pod is not scheduled");
+        problems.push_back(StrCat("Pod ", Key(pod.metadata), ": metadata.annotations.",
+                                  pg_annotation, ": PodGroup \"", target,
+                                  "\" does not exist in the snapshot; the pod is not scheduled"));
       }
     }
     const auto& labels = pod.metadata.labels;

@@ -1,5 +1,7 @@
 #include "scheduler/framework/job_status.h"
 
+#include "kube/base/strings.h"
+
 namespace kai::scheduler {
 
 namespace {
@@ -58,7 +60,8 @@ JobStatusReport BuildJobStatusReport(const PodGroupInfo& job, const std::string&
   if (job.stale) r.stale_message = StaleMessage(job);
   const bool backoff = job.podgroup().spec.scheduling_backoff.value_or(-1) == 1;
   auto prefixed = [&](std::string msg) {
-    return backoff ? "Node-Pool '" + node_pool + "': " + msg : msg;
+    if (backoff) return StrCat("Node-Pool '", node_pool, "': ", msg);
+    return msg;
   };
   const auto find_fit_error = [&](const PodInfo& t) -> const TaskFitErrors* {
     auto it = job.task_fit_errors.find(t.uid());

@@ -86,7 +86,7 @@ StatusOr<std::unique_ptr<PrometheusUsageClient>> PrometheusUsageClient::Create(s
   }
   std::unique_ptr<PrometheusUsageClient> client(
       new PrometheusUsageClient(std::move(address), std::move(params), http, clock));
-  client->cron_ = std::move(cron);
+  client->cron_ = cron;
   return client;
 }
 
