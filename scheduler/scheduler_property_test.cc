@@ -22,6 +22,7 @@
 #include <sstream>
 
 #include "kube/base/random.h"
+#include "kube/base/strings.h"
 #include "scheduler/framework/statement.h"
 #include "scheduler/testing/test_cluster.h"
 
@@ -477,9 +478,9 @@ TEST(SchedulerPropertyTest, FullCyclesNeverOverCommitAndKeepGangsWhole) {
     if (std::getenv("KAI_PROPERTY_DEBUG")) {
       std::fprintf(stderr, "%s\n", testing::ModelFingerprint(s.ssn()).c_str());
     }
-    EXPECT_EQ(now + later + accounting + gangs, "") << "seed " << seed << "\ndecisions:\n"
-                                                    << Decisions(s.sink()) << "cluster:\n"
-                                                    << cluster.ToJson();
+    EXPECT_EQ(StrCat(now, later, accounting, gangs), "") << "seed " << seed << "\ndecisions:\n"
+                                                         << Decisions(s.sink()) << "cluster:\n"
+                                                         << cluster.ToJson();
   }
 }
 

@@ -41,7 +41,7 @@ spec:
           status: {type: object, x-kubernetes-preserve-unknown-fields: true}
 )";
 
-std::string Crd(std::map<std::string, std::string> o) {
+std::string Crd(const std::map<std::string, std::string>& o) {
   std::map<std::string, std::string> d = {
       {"NAME", "widgets.example.com"},
       {"GROUP", "example.com"},
@@ -56,7 +56,7 @@ std::string Crd(std::map<std::string, std::string> o) {
       {"METADATA", "{type: object}"},
       {"SPEC", "{type: object, properties: {size: {type: integer}}}"},
   };
-  for (auto& [k, v] : o) d[k] = v;
+  for (const auto& [k, v] : o) d[k] = v;
   std::string out = kBase;
   for (auto& [k, v] : d) {
     for (size_t pos; (pos = out.find(k)) != std::string::npos;) out.replace(pos, k.size(), v);

@@ -148,6 +148,7 @@ int Run() {
   const auto fill_start = Clock::now();
   {
     std::vector<std::thread> threads;
+    threads.reserve(std::max(FLAGS_writers, 0));
     std::atomic<int> next{0};
     for (int w = 0; w < FLAGS_writers; ++w) {
       threads.emplace_back([&] {
@@ -287,6 +288,7 @@ int Run() {
     if (mode == "typed" && FLAGS_events > 0) {
       const auto ev_start = Clock::now();
       std::vector<std::thread> threads;
+      threads.reserve(std::max(FLAGS_writers, 0));
       std::atomic<int> next{0};
       std::mutex write_mu;
       std::vector<double> write_ms;

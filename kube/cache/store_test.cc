@@ -30,6 +30,7 @@ ObjectPtr On(std::string_view ns, std::string_view name, std::string node, std::
 
 std::vector<std::string> Keys(const std::vector<ObjectPtr>& objs) {
   std::vector<std::string> out;
+  out.reserve(objs.size());
   for (const auto& o : objs) out.push_back(o->key());
   return out;
 }

@@ -192,6 +192,7 @@ TEST(RegistryTest, ConcurrentUpdatesAreNotLost) {
   auto& c = r.RegisterCounter("c_total", "c").Get();
   auto& h = r.RegisterHistogram("h", "h", {"w"}, {1});
   std::vector<std::thread> threads;
+  threads.reserve(4);
   for (int t = 0; t < 4; ++t) {
     threads.emplace_back([&, t] {
       auto& mine = h.WithLabelValues({t % 2 == 0 ? "even" : "odd"});

@@ -10,7 +10,7 @@ namespace {
 using std::chrono::seconds;
 
 api::Event MakeEvent(FakeClock& clock, std::string reason, std::string message,
-                     std::string object = "p1") {
+                     const std::string& object = "p1") {
   api::Event e;
   e.metadata.namespace_ = "team-a";
   e.metadata.name = EventName(object, clock.Now());

@@ -21,7 +21,7 @@ class TempDir {
   }
   ~TempDir() { std::filesystem::remove_all(path_); }
   std::string Write(const std::string& name, std::string_view content, int mode = 0644) {
-    const std::string p = path_ + "/" + name;
+    std::string p = path_ + "/" + name;
     EXPECT_TRUE(WriteFileAtomic(p, content, mode).ok());
     return p;
   }

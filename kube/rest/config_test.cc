@@ -23,7 +23,7 @@ class TempDir {
   }
   ~TempDir() { std::filesystem::remove_all(path_); }
   std::string Write(const std::string& name, std::string_view content) {
-    const std::string p = path_ + "/" + name;
+    std::string p = path_ + "/" + name;
     std::filesystem::create_directories(std::filesystem::path(p).parent_path());
     EXPECT_TRUE(WriteFileAtomic(p, content).ok());
     return p;

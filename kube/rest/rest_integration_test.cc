@@ -48,7 +48,7 @@ class TempDir {
   }
   ~TempDir() { std::filesystem::remove_all(path_); }
   std::string Write(const std::string& name, std::string_view content, int mode = 0644) {
-    const std::string p = path_ + "/" + name;
+    std::string p = path_ + "/" + name;
     EXPECT_TRUE(WriteFileAtomic(p, content, mode).ok());
     return p;
   }
@@ -85,7 +85,7 @@ class RestIntegrationTest : public ::testing::Test {
     auto cfg = LoadKubeconfig({.path = kube_->kubeconfig_path()});
     EXPECT_TRUE(cfg.ok()) << cfg.status();
     cfg->qps = qps;
-    auto c = RestClient::New(*cfg, options);
+    auto c = RestClient::New(*cfg, std::move(options));
     EXPECT_TRUE(c.ok()) << c.status();
     return std::move(c).value();
   }
@@ -495,6 +495,7 @@ TEST_F(RestIntegrationTest, ConcurrentWorkersReuseTheirConnections) {
   constexpr int kThreads = 12, kRequests = 25;
   std::atomic<int> failures{0};
   std::vector<std::thread> threads;
+  threads.reserve(kThreads);
   for (int t = 0; t < kThreads; ++t) {
     threads.emplace_back([&] {
       for (int i = 0; i < kRequests; ++i) {

@@ -77,6 +77,7 @@ TEST(QueueTest, ShutDownHandsOutRemainingKeysThenNullopt) {
 TEST(QueueTest, ShutDownWakesBlockedGetters) {
   Queue q;
   std::vector<std::thread> threads;
+  threads.reserve(3);
   std::atomic<int> nullopts{0};
   for (int i = 0; i < 3; ++i) {
     threads.emplace_back([&] {
@@ -259,6 +260,7 @@ TEST(QueueTest, StressNoKeyProcessedConcurrentlyAndNoAddLost) {
   std::vector<std::atomic<int>> seen_gen(kKeys);
   std::atomic<int> violations{0};
   std::vector<std::thread> workers;
+  workers.reserve(kWorkers);
   for (int w = 0; w < kWorkers; ++w) {
     workers.emplace_back([&] {
       while (auto item = q.Get()) {

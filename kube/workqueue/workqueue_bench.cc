@@ -2,6 +2,7 @@
 // --benchmark_format=json.
 #include <benchmark/benchmark.h>
 
+#include <algorithm>
 #include <string>
 #include <vector>
 
@@ -13,6 +14,7 @@ namespace {
 
 std::vector<std::string> Keys(int n) {
   std::vector<std::string> keys;
+  keys.reserve(std::max(n, 0));
   for (int i = 0; i < n; ++i)
     keys.push_back("namespace-" + std::to_string(i % 50) + "/pod-" + std::to_string(i));
   return keys;

@@ -18,6 +18,7 @@
 #include "api/yaml_json.h"
 #include "kube/base/fake_clock.h"
 #include "kube/base/file.h"
+#include "kube/base/strings.h"
 #include "kube/base/time.h"
 #include "scheduler/app/simulate.h"
 
@@ -91,12 +92,16 @@ void CheckPodExtensions(const std::string& key, const rapidjson::Value& want, co
   }
   if (const auto* v = api::FindMember(want, "gpuGroupsInclude")) {
     for (const auto& g : StringList(*v)) {
-      if (!has(g)) diffs->push_back("pod " + key + ": gpuGroups=" + Joined(groups) + " lack " + g);
+      if (!has(g)) {
+        diffs->push_back(StrCat("pod ", key, ": gpuGroups=", Joined(groups), " lack ", g));
+      }
     }
   }
   if (const auto* v = api::FindMember(want, "gpuGroupsExclude")) {
     for (const auto& g : StringList(*v)) {
-      if (has(g)) diffs->push_back("pod " + key + ": gpuGroups=" + Joined(groups) + " hold " + g);
+      if (has(g)) {
+        diffs->push_back(StrCat("pod ", key, ": gpuGroups=", Joined(groups), " hold ", g));
+      }
     }
   }
   if (const auto* v = api::FindMember(want, "nodeIn")) {

@@ -10,7 +10,6 @@ namespace kai::k8s_internal {
 namespace {
 
 using testing::Cluster;
-using testing::Kind;
 using testing::Labels;
 using testing::MakeNode;
 using testing::MakePod;
@@ -30,8 +29,8 @@ const std::string kDefaultNs = "";
 
 // createPodWithAffinityTerms.
 api::Pod WithTerms(const std::string& ns, const std::string& node, const Labels& labels,
-                   std::vector<api::PodAffinityTerm> affinity,
-                   std::vector<api::PodAffinityTerm> anti) {
+                   const std::vector<api::PodAffinityTerm>& affinity,
+                   const std::vector<api::PodAffinityTerm>& anti) {
   testing::PodBuilder b = MakePod();
   b.Namespace(ns).Node(node).Labels(labels);
   for (auto& t : affinity) b.RequiredAffinity(t);
@@ -577,8 +576,9 @@ TEST(InterPodAffinityFilter, PreFilterStateAddRemovePod) {
   complex.required_during_scheduling_ignored_during_execution = {
       Term(Sel({Req("foo", "In", {"bar", "buzz"})}), "region"),
       Term(Sel({Req("service", "NotIn", {"bar", "security", "test"})}), "zone")};
-  auto with = [](std::string name, Labels labels, std::string node,
-                 std::optional<api::PodAffinity> aff, std::optional<api::PodAffinity> anti) {
+  auto with = [](std::string name, const Labels& labels, std::string node,
+                 const std::optional<api::PodAffinity>& aff,
+                 const std::optional<api::PodAffinity>& anti) {
     api::Pod p = MakePod().Name(std::move(name)).Labels(labels).Node(std::move(node)).Obj();
     if (aff || anti) p.spec.affinity = api::Affinity{std::nullopt, aff, anti};
     return p;
@@ -662,7 +662,7 @@ struct IncomingCase {
 };
 
 TEST(InterPodAffinityFilter, IncomingAffinityAntiAffinityCounts) {
-  auto normal = [](std::vector<std::string> labels) {
+  auto normal = [](const std::vector<std::string>& labels) {
     testing::PodBuilder b = MakePod();
     b.Name("normal").Node("nodeA");
     for (const std::string& l : labels) b.Label(l, "");

@@ -300,6 +300,7 @@ TEST(InterPodAffinityScorer, HardPodAffinitySymmetricWeight) {
         InterPodAffinityScorer::PreScore(P(service_s1, "", {}, c.ns), cluster.index());
     EXPECT_EQ(s.status().code(), c.want_status);
     std::vector<int64_t> scores;
+    scores.reserve(nodes.size());
     for (const api::Node& node : nodes) scores.push_back(s.Score(cluster.Id(node.metadata.name)));
     s.NormalizeScore(scores);
     EXPECT_EQ(scores, c.want);

@@ -23,7 +23,7 @@ inline std::vector<std::pair<std::string, Labels>> UpstreamNamespaces() {
 class Cluster {
  public:
   Cluster(std::vector<api::Node> nodes, std::vector<api::Pod> pods, PodAffinityOptions options = {},
-          std::vector<std::pair<std::string, Labels>> namespaces = UpstreamNamespaces())
+          const std::vector<std::pair<std::string, Labels>>& namespaces = UpstreamNamespaces())
       : index_(options) {
     for (const auto& [name, labels] : namespaces) index_.SetNamespace(name, labels);
     for (api::Node& n : nodes) {

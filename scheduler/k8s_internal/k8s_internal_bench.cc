@@ -146,7 +146,7 @@ int Run(int num_nodes, int num_pods) {
     }
     b = Clock::now();
     add(std::string("ipa_filter_ns_per_node_") + name, Ms(a, b) * 1e6 / (rounds * num_nodes), "ns");
-    add(std::string("ipa_fitting_nodes_") + name, fits / rounds, "nodes");
+    add(std::string("ipa_fitting_nodes_") + name, static_cast<double>(fits) / rounds, "nodes");
   };
   time_prefilter("plain", plain);
   time_prefilter("anti_affinity", anti);

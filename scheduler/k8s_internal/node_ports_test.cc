@@ -26,8 +26,8 @@ struct Case {
 };
 
 TEST(NodePorts, Table) {
-  auto pod = [](std::vector<std::string> ports) { return MakePod().HostPorts(ports).Obj(); };
-  auto usage = [&](std::vector<std::string> ports) { return UsageOf(pod(ports)); };
+  auto pod = [](const std::vector<std::string>& ports) { return MakePod().HostPorts(ports).Obj(); };
+  auto usage = [&](const std::vector<std::string>& ports) { return UsageOf(pod(ports)); };
   const std::vector<Case> cases = {
       {"skip filter", MakePod().Obj(), HostPortUsage(), Code::kSkip},
       {"other port", pod({"UDP/127.0.0.1/8080"}), usage({"UDP/127.0.0.1/9090"})},

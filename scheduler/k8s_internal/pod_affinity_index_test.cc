@@ -207,6 +207,7 @@ TEST_P(IndexProperty, IncrementalEqualsBruteForce) {
   Reference ref{&nodes, &pods, &compiler};
 
   std::vector<api::Pod> incoming;
+  incoming.reserve(12);
   for (int i = 0; i < 12; ++i) incoming.push_back(gen.RandomPod("in" + std::to_string(i)));
 
   for (int step = 0; step < 120; ++step) {
@@ -268,6 +269,7 @@ TEST(PodAffinityIndex, GroupsDeduplicateIdenticalTerms) {
   PodAffinityIndex index;
   index.SetNode(0, MakeNode("n0", {{"zone", "a"}}).Obj());
   std::vector<api::Pod> pods;
+  pods.reserve(50);
   for (int i = 0; i < 50; ++i) {
     pods.push_back(MakePod()
                        .Name("p" + std::to_string(i))

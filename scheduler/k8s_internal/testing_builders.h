@@ -128,10 +128,10 @@ class PodBuilder {
     return AddTerm(true, Term(Sel({Req(std::move(key), "Exists")}), std::move(topo)), kind);
   }
   PodBuilder& RequiredAffinity(api::PodAffinityTerm t) {
-    return AddTerm(false, t, Kind::kRequired);
+    return AddTerm(false, std::move(t), Kind::kRequired);
   }
   PodBuilder& RequiredAntiAffinity(api::PodAffinityTerm t) {
-    return AddTerm(true, t, Kind::kRequired);
+    return AddTerm(true, std::move(t), Kind::kRequired);
   }
   PodBuilder& PreferredAffinity(int32_t weight, api::PodAffinityTerm t) {
     PodAff(false).preferred_during_scheduling_ignored_during_execution.push_back(

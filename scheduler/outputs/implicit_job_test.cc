@@ -27,7 +27,7 @@ std::vector<StatusUpdate> DrainQueue(StatusUpdateQueue* q) {
 }
 
 std::unique_ptr<ClusterInfo> Snap(Harness& h, std::vector<std::string>* warnings = nullptr,
-                                  SchedulerParams params = {}) {
+                                  const SchedulerParams& params = {}) {
   std::vector<std::string> w;
   auto c = h.model().Snapshot(params, warnings ? warnings : &w);
   return c;

@@ -212,7 +212,7 @@ TEST(MinRuntimeTest, FinalRejectionOfAnotherScenarioStartsOver) {
   TestSession s(FinalRejectionCluster());
   const Session& ssn = s.ssn();
   // Takes the given (job, task) victims in order.
-  auto take = [&s](GrowingScenario* g, std::vector<std::pair<std::string, size_t>> victims) {
+  auto take = [&s](GrowingScenario* g, const std::vector<std::pair<std::string, size_t>>& victims) {
     for (const auto& [job, task] : victims) g->Take(*s.Job(job), task);
   };
   GrowingScenario first(*s.Job("reclaimer"), 2001);

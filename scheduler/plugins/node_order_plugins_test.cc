@@ -11,7 +11,6 @@ namespace kai::scheduler {
 namespace {
 
 using testing::JobSpec;
-using testing::NodeSpec;
 using testing::PendingJob;
 using testing::ReleasingJob;
 using testing::RunningJob;

@@ -7,6 +7,7 @@
 #include <cstdio>
 #include <set>
 
+#include "kube/base/strings.h"
 #include "kube/base/time.h"
 #include "scheduler/actions/actions.h"
 #include "scheduler/plugins/plugins.h"
@@ -395,8 +396,8 @@ std::vector<std::string> TestCluster::RenderObjects() const {
       std::string status = "{\"phase\":\"" + phase + "\"";
       if (!t.nominated_node.empty()) status += ",\"nominatedNodeName\":" + Q(t.nominated_node);
       status += "}";
-      objs.push_back("{\"apiVersion\":\"v1\",\"kind\":\"Pod\",\"metadata\":" + meta +
-                     ",\"spec\":" + pspec + ",\"status\":" + status + "}");
+      objs.push_back(StrCat("{\"apiVersion\":\"v1\",\"kind\":\"Pod\",\"metadata\":", meta,
+                            ",\"spec\":", pspec, ",\"status\":", status, "}"));
       if (t.state == TaskState::kBinding) {
         std::string groups;
         for (const auto& g : t.gpu_groups) groups += (groups.empty() ? "" : ",") + Q(g);
@@ -413,7 +414,7 @@ std::vector<std::string> TestCluster::RenderObjects() const {
     for (const auto& [node, group] : reserved) {
       objs.push_back(
           "{\"apiVersion\":\"v1\",\"kind\":\"Pod\",\"metadata\":{\"name\":" +
-          Q("gpu-reservation-" + node + "-" + group) +
+          Q(StrCat("gpu-reservation-", node, "-", group)) +
           ",\"namespace\":\"kai-resource-reservation\",\"creationTimestamp\":" +
           Time(now - std::chrono::hours(1)) +
           ",\"labels\":{\"app\":\"kai-resource-reservation\",\"runai-gpu-group\":" + Q(group) +

@@ -21,6 +21,7 @@
 #include <atomic>
 #include <cerrno>
 #include <chrono>
+#include <cmath>
 #include <condition_variable>
 #include <cstdio>
 #include <cstdlib>
@@ -108,7 +109,7 @@ std::vector<std::string> SplitFlags(const std::string& s) {
 double Percentile(std::vector<double> v, double p) {
   if (v.empty()) return 0;
   std::sort(v.begin(), v.end());
-  size_t i = static_cast<size_t>(p * static_cast<double>(v.size() - 1) + 0.5);
+  size_t i = static_cast<size_t>(std::llround(p * static_cast<double>(v.size() - 1)));
   return v[std::min(i, v.size() - 1)];
 }
 
@@ -702,7 +703,7 @@ RunResult Run::Execute() {
       if (n <= 0) continue;
       const auto& [agent, verb, resource] = key;
       if (agent != "kai-scheduler" && agent != "kai-binder") continue;
-      std::string k = agent + " " + verb + " " + resource;
+      std::string k = StrCat(agent, " ", verb, " ", resource);
       if (IsWrite(verb)) {
         writes_by_agent[agent] += static_cast<double>(n);
         write_detail[k] = n;
@@ -823,7 +824,7 @@ int Main() {
     return 2;
   }
   if (FLAGS_scale != 1.0) {
-    auto scaled = [](int v) { return std::max(1, static_cast<int>(v * FLAGS_scale + 0.5)); };
+    auto scaled = [](int v) { return std::max(1, static_cast<int>(std::lround(v * FLAGS_scale))); };
     FLAGS_nodes = scaled(FLAGS_nodes);
     FLAGS_pods = scaled(FLAGS_pods);
     if (FLAGS_ceiling_pods > 0) FLAGS_ceiling_pods = scaled(FLAGS_ceiling_pods);
@@ -867,7 +868,7 @@ int Main() {
     for (const auto& s : scenarios) {
       for (const Limits& l : limits) {
         for (const char* c : {"scheduler", "binder"}) {
-          std::remove((log_dir + "/" + c + "-" + s + "-" + Num(l.qps) + ".log").c_str());
+          std::remove(StrCat(log_dir, "/", c, "-", s, "-", Num(l.qps), ".log").c_str());
         }
       }
     }

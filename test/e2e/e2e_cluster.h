@@ -24,6 +24,7 @@
 #include <thread>
 #include <vector>
 
+#include "kube/base/strings.h"
 #include "test/localkube/testing/localkube_process.h"
 #include "test/manifests/rbac_grants.h"
 
@@ -39,6 +40,7 @@ class Child {
  public:
   Child(const std::vector<std::string>& argv, const std::string& log_path) : log_(log_path) {
     std::vector<char*> args;
+    args.reserve(argv.size() + 1);
     for (const auto& a : argv) args.push_back(const_cast<char*>(a.c_str()));
     args.push_back(nullptr);
     posix_spawn_file_actions_t fa;
@@ -246,7 +248,7 @@ metadata: {name: kai-resource-reservation}
       ASSERT_TRUE(roles.ok()) << roles.status();
       auto group = testing::GroupOfResource(resource);
       ASSERT_TRUE(group.ok()) << group.status();
-      const std::string want = *group + "/" + resource + ":" + verb;
+      const std::string want = StrCat(*group, "/", resource, ":", verb);
       bool granted = false;
       for (const auto& [role, grants] : *roles) granted = granted || grants.count(want) > 0;
       EXPECT_TRUE(granted) << program << " did " << verb << " " << resource << " but config/rbac/"
@@ -304,15 +306,16 @@ metadata: {name: kai-resource-reservation}
   }
   int CountRunning(const std::string& prefix, const std::string& ns = "team") {
     int n = 0;
+    const std::string key_prefix = StrCat(ns, "/", prefix);
     for (const auto& [key, p] : Pods(ns)) {
-      if (key.rfind(ns + "/" + prefix, 0) == 0 && p.phase == "Running") ++n;
+      if (key.rfind(key_prefix, 0) == 0 && p.phase == "Running") ++n;
     }
     return n;
   }
   bool AllRunning(const std::vector<std::string>& names, const std::string& ns = "team") {
     auto pods = Pods(ns);
     for (const auto& n : names) {
-      auto it = pods.find(ns + "/" + n);
+      auto it = pods.find(StrCat(ns, "/", n));
       if (it == pods.end() || it->second.phase != "Running") return false;
     }
     return true;

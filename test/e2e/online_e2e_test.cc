@@ -12,6 +12,7 @@
 #include <thread>
 #include <vector>
 
+#include "kube/base/strings.h"
 #include "test/localkube/testing/localkube_process.h"
 
 extern char** environ;
@@ -27,6 +28,7 @@ class Child {
  public:
   Child(const std::vector<std::string>& argv, const std::string& log_path) {
     std::vector<char*> args;
+    args.reserve(argv.size() + 1);
     for (const auto& a : argv) args.push_back(const_cast<char*>(a.c_str()));
     args.push_back(nullptr);
     posix_spawn_file_actions_t fa;
@@ -132,11 +134,12 @@ spec:
         "apiVersion: scheduling.run.ai/v2alpha2\nkind: PodGroup\nmetadata: {name: " + name +
         ", namespace: team}\nspec: {minMember: " + std::to_string(min_member) + ", queue: q}\n";
     for (int i = 0; i < pods; ++i) {
-      y += "---\napiVersion: v1\nkind: Pod\nmetadata:\n  name: " + name + "-" + std::to_string(i) +
-           "\n  namespace: team\n  annotations:\n    pod-group-name: " + name + "\n" +
-           extra_annotations +
-           "spec:\n  schedulerName: kai-scheduler\n  containers:\n  - name: main\n"
-           "    image: busybox\n    resources:\n      requests: {cpu: 100m}\n";
+      y += StrCat("---\napiVersion: v1\nkind: Pod\nmetadata:\n  name: ", name, "-",
+                  std::to_string(i),
+                  "\n  namespace: team\n  annotations:\n    pod-group-name: ", name, "\n",
+                  extra_annotations,
+                  "spec:\n  schedulerName: kai-scheduler\n  containers:\n  - name: main\n"
+                  "    image: busybox\n    resources:\n      requests: {cpu: 100m}\n");
       if (gpus > 0) {
         y += "      limits: {nvidia.com/gpu: \"" + std::to_string(gpus) + "\"}\n";
       }

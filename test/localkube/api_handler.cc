@@ -940,8 +940,7 @@ HttpResponse ApiHandler::HandleResource(const HttpRequest& req, const UserInfo& 
     resp.SetHeader("Transfer-Encoding", "chunked");
     std::shared_ptr<Watch> watch(std::move(*w));
     Store* store = store_;
-    ResourcePtr rr = r;
-    resp.stream = [watch, store, rr, as_table, include](ChunkWriter& out) {
+    resp.stream = [watch, store, rr = r, as_table, include](ChunkWriter& out) {
       std::vector<WatchEvent> events;
       const bool native = rr->version == rr->storage_version && rr->gr() == rr->storage;
       std::string buf;

@@ -95,7 +95,8 @@ Json ControllerRef(std::string_view api_version, std::string_view kind, const Ob
   return r;
 }
 
-JsonDoc PodFromTemplate(const Json& pod_template, std::string_view generate_name, Json owner_ref) {
+JsonDoc PodFromTemplate(const Json& pod_template, std::string_view generate_name,
+                        const Json& owner_ref) {
   JsonDoc pod;
   pod.SetObject();
   JsonAlloc& a = pod.GetAllocator();

@@ -30,7 +30,8 @@ Json ControllerRef(std::string_view api_version, std::string_view kind, const Ob
 
 // A pod from `pod_template` (labels, annotations, finalizers, spec), generateName
 // `generate_name`, owned by `owner_ref` (GetPodFromTemplate).
-JsonDoc PodFromTemplate(const Json& pod_template, std::string_view generate_name, Json owner_ref);
+JsonDoc PodFromTemplate(const Json& pod_template, std::string_view generate_name,
+                        const Json& owner_ref);
 
 // Sets status condition `type`: lastTransitionTime changes only with the status;
 // `update_field` ("lastUpdateTime", "lastProbeTime" or "") is set to now on every change.

@@ -92,7 +92,7 @@ StatusOr<FaultRule> ParseFaultRule(const std::string& spec) {
         *out = std::stoi(v, &pos);
         if (pos != v.size()) throw std::invalid_argument(v);
       } catch (...) {
-        return InvalidArgumentError("fault rule: " + k + " must be an integer: " + v);
+        return InvalidArgumentError(StrCat("fault rule: ", k, " must be an integer: ", v));
       }
       return Status::OK();
     };

@@ -388,7 +388,7 @@ Status JobController::ReconcileJob(const std::string& key) {
             SetString(EnsureObject(meta, "annotations", a), kCompletionIndex, idx, a);
             SetString(EnsureObject(meta, "labels", a), kCompletionIndex, idx, a);
             Json& spec = pod["spec"];
-            SetString(spec, "hostname", name + "-" + idx, a);
+            SetString(spec, "hostname", StrCat(name, "-", idx), a);
             for (const char* field : {"initContainers", "containers"}) {
               Json* cs = Member(spec, field);
               if (cs == nullptr || !cs->IsArray()) continue;

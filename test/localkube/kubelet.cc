@@ -952,12 +952,12 @@ Status SimulatedKubelet::ReconcilePod(const std::string& key) {
       SetInt(c, "restartCount", n, a);
       Json w(rapidjson::kObjectType);
       w.AddMember("reason", "CrashLoopBackOff", a);
-      w.AddMember("message",
-                  Str("back-off " + FormatGoDuration(RestartBackoff(n)) +
-                          " restarting failed container=" + cname + " pod=" + name + "_" + ns +
-                          "(" + uid + ")",
-                      a),
-                  a);
+      w.AddMember(
+          "message",
+          Str(StrCat("back-off ", FormatGoDuration(RestartBackoff(n)),
+                     " restarting failed container=", cname, " pod=", name, "_", ns, "(", uid, ")"),
+              a),
+          a);
       state.SetObject();
       state.AddMember("waiting", w, a);
       SetMember(c, "ready", Json(false), a);

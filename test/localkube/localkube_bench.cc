@@ -108,6 +108,7 @@ std::pair<double, int> Run(kai::localkube::LocalKube& kube, int clients, int beg
   std::atomic<int> errors{0};
   const auto start = Clock::now();
   std::vector<std::thread> threads;
+  threads.reserve(std::max(clients, 0));
   for (int t = 0; t < clients; ++t) {
     threads.emplace_back([&] {
       Client c;
@@ -410,6 +411,7 @@ int main(int argc, char** argv) {
     std::atomic<long> events{0};
     std::atomic<bool> stop{false};
     std::vector<std::thread> watchers;
+    watchers.reserve(std::max(FLAGS_watchers, 0));
     const int writes = std::min(20000, std::max(1, next_pod));
     for (int w = 0; w < FLAGS_watchers; ++w) {
       watchers.emplace_back([&] {

@@ -5,6 +5,7 @@
 #include <set>
 #include <vector>
 
+#include "kube/base/strings.h"
 #include "kube/base/time.h"
 #include "test/localkube/errors.h"
 #include "test/localkube/patch.h"
@@ -17,6 +18,7 @@ namespace {
 // ".") joined by \x1f; a field set is a sorted set of such paths.
 using FieldSet = std::set<std::string>;
 constexpr char kSep = '\x1f';
+constexpr std::string_view kSepStr(&kSep, 1);  // kSep as a StrCat piece
 
 // Where we are in the type: a built-in SMP type name and/or a CRD schema node.
 struct Cursor {
@@ -502,7 +504,7 @@ void DiffMember(std::string_view k, const Json* ov, const Json* nv, const Cursor
       for (const Json& e : nv->GetArray()) {
         const std::string key = KeyElement(e, s.keys);
         seen.insert(key);
-        const std::string ep = path + kSep + key;
+        const std::string ep = StrCat(path, kSepStr, key);
         auto it = old_by_key.find(key);
         if (it == old_by_key.end()) {
           changed->insert(ep + kSep + ".");
@@ -513,7 +515,7 @@ void DiffMember(std::string_view k, const Json* ov, const Json* nv, const Cursor
       }
       for (const auto& [key, e] : old_by_key) {
         if (seen.count(key)) continue;
-        const std::string ep = path + kSep + key;
+        const std::string ep = StrCat(path, kSepStr, key);
         removed->insert(ep + kSep + ".");
         Collect(*e, elem, ep, removed);
       }

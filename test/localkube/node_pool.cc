@@ -87,10 +87,10 @@ StatusOr<std::map<std::string, std::string>> ParseNodeLabels(std::string_view te
     const std::string k = kv.substr(0, eq);
     const std::string v = kv.substr(eq + 1);
     if (std::string e = ValidateQualifiedName(k); !e.empty()) {
-      return InvalidArgumentError("--node-labels: invalid label key \"" + k + "\": " + e);
+      return InvalidArgumentError(StrCat("--node-labels: invalid label key \"", k, "\": ", e));
     }
     if (std::string e = ValidateLabelValue(v); !e.empty()) {
-      return InvalidArgumentError("--node-labels: invalid label value \"" + v + "\": " + e);
+      return InvalidArgumentError(StrCat("--node-labels: invalid label value \"", v, "\": ", e));
     }
     out[k] = v;
   }
@@ -134,20 +134,20 @@ Status ValidateNodePool(const NodePool& p, std::string_view what) {
   }
   for (const auto& [k, v] : p.labels) {
     if (std::string e = ValidateQualifiedName(k); !e.empty()) {
-      return InvalidArgumentError(w + ": labels: invalid key \"" + k + "\": " + e);
+      return InvalidArgumentError(StrCat(w, ": labels: invalid key \"", k, "\": ", e));
     }
     if (std::string e = ValidateLabelValue(v); !e.empty()) {
-      return InvalidArgumentError(w + ": labels[" + k + "]: invalid value \"" + v + "\": " + e);
+      return InvalidArgumentError(StrCat(w, ": labels[", k, "]: invalid value \"", v, "\": ", e));
     }
   }
   for (const NodeTaint& t : p.taints) {
     if (std::string e = ValidateQualifiedName(t.key); !e.empty()) {
-      return InvalidArgumentError(w + ": taints: invalid key \"" + t.key + "\": " + e);
+      return InvalidArgumentError(StrCat(w, ": taints: invalid key \"", t.key, "\": ", e));
     }
     if (!t.value.empty()) {
       if (std::string e = ValidateLabelValue(t.value); !e.empty()) {
-        return InvalidArgumentError(w + ": taints[" + t.key + "]: invalid value \"" + t.value +
-                                    "\": " + e);
+        return InvalidArgumentError(
+            StrCat(w, ": taints[", t.key, "]: invalid value \"", t.value, "\": ", e));
       }
     }
     if (t.effect != "NoSchedule" && t.effect != "PreferNoSchedule" && t.effect != "NoExecute") {
@@ -238,13 +238,13 @@ StatusOr<std::vector<NodePool>> ParseNodePools(std::string_view text, std::strin
             } else if (tk == "effect") {
               taint.effect = View(m->value);
             } else {
-              return InvalidArgumentError(what + ": taints: unknown field \"" + tk + "\"");
+              return InvalidArgumentError(StrCat(what, ": taints: unknown field \"", tk, "\""));
             }
           }
           pool.taints.push_back(std::move(taint));
         }
       } else {
-        return InvalidArgumentError(what + ": unknown field \"" + key + "\"");
+        return InvalidArgumentError(StrCat(what, ": unknown field \"", key, "\""));
       }
     }
     if (!has_prefix && !name.empty()) pool.name_prefix = name + "-";

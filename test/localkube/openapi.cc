@@ -10,6 +10,7 @@
 #include <algorithm>
 #include <map>
 
+#include "kube/base/strings.h"
 #include "test/localkube/errors.h"
 #include "test/localkube/json.h"
 
@@ -124,7 +125,8 @@ StatusOr<std::string> OpenApiDocument(const ResourceRegistry& registry, const st
         const std::string hash = Hex(Fnv(GroupVersionDoc(registry, group, v)));
         if (!first) out += ",";
         first = false;
-        out += Q(gv) + ":{\"serverRelativeURL\":" + Q("/openapi/v3/" + gv + "?hash=" + hash) + "}";
+        out += StrCat(
+            Q(gv), ":{\"serverRelativeURL\":", Q(StrCat("/openapi/v3/", gv, "?hash=", hash)), "}");
       }
     }
     return out + "}}";

@@ -464,7 +464,7 @@ void PruneObject(const Schema& schema, const std::string& type, Json& obj, const
   const MessageDesc& desc = it->second;
   for (auto m = obj.MemberBegin(); m != obj.MemberEnd();) {
     const std::string name(View(m->name));
-    const std::string child = path.empty() ? name : path + "." + name;
+    const std::string child = path.empty() ? name : StrCat(path, ".", name);
     if (depth == 0 && (name == "apiVersion" || name == "kind")) {
       ++m;
       continue;

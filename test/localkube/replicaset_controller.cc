@@ -73,6 +73,7 @@ Status ReplicaSetController::Reconcile(const std::string& key) {
       }
     } else if (diff > 0) {
       std::vector<std::pair<ObjectPtr, PodSummary>> ranked;
+      ranked.reserve(active.size());
       for (const ObjectPtr& p : active) ranked.emplace_back(p, pods_->Get(p));
       std::sort(ranked.begin(), ranked.end(), [](const auto& x, const auto& y) {
         return DeleteFirst(x.first, x.second, y.first, y.second);

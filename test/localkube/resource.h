@@ -26,7 +26,8 @@ struct GroupVersionResource {
   std::string group;
   std::string version;
   std::string resource;
-  auto operator<=>(const GroupVersionResource&) const = default;
+  // clang-tidy 14 mistakes the defaulted comparison's synthesized 0 for a null pointer.
+  auto operator<=>(const GroupVersionResource&) const = default;  // NOLINT(modernize-use-nullptr)
   GroupResource gr() const { return {group, resource}; }
   std::string ToString() const {
     return (group.empty() ? "" : group + "/") + version + "/" + resource;

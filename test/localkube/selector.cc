@@ -10,7 +10,7 @@
 namespace kai::localkube {
 namespace {
 
-Status BadRequest(std::string msg) {
+Status BadRequest(const std::string& msg) {
   Status s = InvalidArgumentError(msg);
   s.SetReason("BadRequest").SetHttpCode(400);
   return s;

@@ -144,13 +144,13 @@ spec:
   // It runs for 2 s (on a loaded machine it may be over before kubectl looks): its placement
   // stays in the status either way.
   const std::string placed = " 172.16.0.3 10.0.1.2 GPU-node-1-0 GPU-node-1-1";
-  r = Eventually(
-      {"get", "pod", "job-like", "-n", ns, "-o",
-       "jsonpath={.status.phase} {.status.hostIP} {.status.podIP} "
-       "{.status.containerStatuses[0].allocatedResourcesStatus[0].resources[*].resourceID}"},
-      [&](const CommandResult& c) {
-        return c.out == "Running" + placed || c.out == "Succeeded" + placed;
-      });
+  const std::string placement =
+      "jsonpath={.status.phase} {.status.hostIP} {.status.podIP} "
+      "{.status.containerStatuses[0].allocatedResourcesStatus[0].resources[*].resourceID}";
+  r = Eventually({"get", "pod", "job-like", "-n", ns, "-o", placement},
+                 [&](const CommandResult& c) {
+                   return c.out == "Running" + placed || c.out == "Succeeded" + placed;
+                 });
   EXPECT_TRUE(r.out == "Running" + placed || r.out == "Succeeded" + placed) << r.out << r.err;
   r = K({"wait", "--for=jsonpath={.status.phase}=Succeeded", "pod/job-like", "-n", ns,
          "--timeout=30s"});
@@ -249,11 +249,10 @@ spec:
   const std::string pending3 =
       "ReplicaSet true default-scheduler Pending;ReplicaSet true default-scheduler "
       "Pending;ReplicaSet true default-scheduler Pending;";
-  r = EventuallyOut(
-      {"get", "pods", "-n", ns, "-l", "app=web", "-o",
-       "jsonpath={range .items[*]}{.metadata.ownerReferences[0].kind} "
-       "{.metadata.ownerReferences[0].controller} {.spec.schedulerName} {.status.phase};{end}"},
-      pending3);
+  const std::string owners =
+      "jsonpath={range .items[*]}{.metadata.ownerReferences[0].kind} "
+      "{.metadata.ownerReferences[0].controller} {.spec.schedulerName} {.status.phase};{end}";
+  r = EventuallyOut({"get", "pods", "-n", ns, "-l", "app=web", "-o", owners}, pending3);
   EXPECT_EQ(r.out, pending3);
   EXPECT_TRUE(BindUntil(ns, {"rollout", "status", "deploy/web", "-n", ns, "--timeout=1s"}));
   r = K({"get", "deploy", "web", "-n", ns});
@@ -266,9 +265,10 @@ spec:
   r = K({"set", "image", "deploy/web", "-n", ns, "nginx=nginx:1.26"});
   ASSERT_TRUE(r.ok()) << r.err;
   EXPECT_TRUE(BindUntil(ns, {"rollout", "status", "deploy/web", "-n", ns, "--timeout=1s"}));
-  r = K({"get", "rs", "-n", ns, "-o",
-         "jsonpath={range .items[*]}{.spec.replicas}/{.metadata.annotations.deployment\\.kubernetes"
-         "\\.io/revision} {end}"});
+  const std::string revisions =
+      "jsonpath={range .items[*]}{.spec.replicas}/{.metadata.annotations.deployment\\.kubernetes"
+      "\\.io/revision} {end}";
+  r = K({"get", "rs", "-n", ns, "-o", revisions});
   EXPECT_TRUE(r.out == "0/1 5/2 " || r.out == "5/2 0/1 ") << r.out;
   r = K({"rollout", "history", "deploy/web", "-n", ns});
   EXPECT_NE(r.out.find("REVISION"), std::string::npos) << r.out << r.err;
@@ -454,13 +454,15 @@ TEST(SimulatedClusterFlagsTest, NodePoolFileAndBadFlags) {
   ASSERT_TRUE(p.ok()) << p.status();
   CommandResult r = (*p)->Kubectl({"get", "nodes", "-o", "name"});
   EXPECT_EQ(r.out, "node/cpu-0\nnode/h100-0\nnode/h100-1\n") << r.err;
-  r = (*p)->Kubectl({"get", "nodes", "-l", "kai.scheduler/node-pool=train", "-o",
-                     "jsonpath={.items[*].metadata.labels.nvidia\\.com/gpu\\.family} "
-                     "{.items[0].spec.taints[0].key} {.items[0].status.capacity.memory}"});
+  const std::string train_columns =
+      "jsonpath={.items[*].metadata.labels.nvidia\\.com/gpu\\.family} "
+      "{.items[0].spec.taints[0].key} {.items[0].status.capacity.memory}";
+  r = (*p)->Kubectl({"get", "nodes", "-l", "kai.scheduler/node-pool=train", "-o", train_columns});
   EXPECT_EQ(r.out, "hopper hopper dedicated 1Ti") << r.err;
-  r = (*p)->Kubectl({"get", "node", "cpu-0", "-o",
-                     "jsonpath={.status.capacity.pods} {.status.capacity.nvidia\\.com/gpu} "
-                     "{.metadata.labels.node-role\\.kubernetes\\.io/cpu-worker}"});
+  const std::string cpu_columns =
+      "jsonpath={.status.capacity.pods} {.status.capacity.nvidia\\.com/gpu} "
+      "{.metadata.labels.node-role\\.kubernetes\\.io/cpu-worker}";
+  r = (*p)->Kubectl({"get", "node", "cpu-0", "-o", cpu_columns});
   EXPECT_EQ(r.out, "250  true") << r.err;
 
   auto bad = LocalKubeProcess::Start({.args = {"--node-pools=" + std::string(tmpl) + "/nope"}});

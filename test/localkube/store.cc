@@ -5,6 +5,7 @@
 #include <utility>
 
 #include "kube/base/base64.h"
+#include "kube/base/strings.h"
 #include "kube/base/time.h"
 #include "test/localkube/admission.h"
 #include "test/localkube/builtin_schema.h"
@@ -648,7 +649,7 @@ StatusOr<ObjectPtr> Store::CreateImpl(const ResourcePtr& r, std::string_view ns_
       RecordUpdate(*storage, nullptr, doc, a, manager, "", now);
     }
     PendingObject pending = ObjectBuilder::Build(doc, storage->selectable_fields);
-    const std::string key = r->namespaced ? ns + "/" + name : name;
+    const std::string key = r->namespaced ? StrCat(ns, "/", name) : name;
     if (opts.dry_run) {
       std::lock_guard l(mu_);
       Table* t = FindTable(storage->storage);

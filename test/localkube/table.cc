@@ -271,6 +271,7 @@ std::string EvalJsonPath(const Json& obj, const std::string& path_in) {
   std::vector<const Json*> vals;
   Eval(obj, steps, 0, &vals);
   std::vector<std::string> texts;
+  texts.reserve(vals.size());
   for (const Json* v : vals) texts.push_back(ScalarText(*v));
   return StrJoin(texts, " ");
 }

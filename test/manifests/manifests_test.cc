@@ -11,6 +11,7 @@
 #include "api/rapidjson_util.h"
 #include "api/yaml_json.h"
 #include "kube/base/file.h"
+#include "kube/base/strings.h"
 #include "test/manifests/rbac_grants.h"
 
 namespace kai {
@@ -49,11 +50,12 @@ std::string Str(const rapidjson::Value& v, const char* a, const char* b = nullpt
 // "group/resource:verb" for every rule of the named (Cluster)Role.
 std::set<std::string> Grants(const std::string& kind, const std::string& name) {
   std::set<std::string> out;
+  const std::string key = StrCat(kind, "/", name);
   for (const auto& f : Files()) {
     auto roles = testing::RoleGrants(f);
     EXPECT_TRUE(roles.ok()) << f << ": " << roles.status();
     if (!roles.ok()) continue;
-    auto it = roles->find(kind + "/" + name);
+    auto it = roles->find(key);
     if (it != roles->end()) out.insert(it->second.begin(), it->second.end());
   }
   return out;

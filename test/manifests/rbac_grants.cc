@@ -3,6 +3,7 @@
 #include "api/rapidjson_util.h"
 #include "api/yaml_json.h"
 #include "kube/base/file.h"
+#include "kube/base/strings.h"
 
 namespace kai::testing {
 namespace {
@@ -40,7 +41,7 @@ StatusOr<std::map<std::string, std::set<std::string>>> RoleGrants(const std::str
     for (const auto& rule : rules->GetArray()) {
       for (const auto& g : Strings(rule, "apiGroups")) {
         for (const auto& r : Strings(rule, "resources")) {
-          for (const auto& v : Strings(rule, "verbs")) grants.insert(g + "/" + r + ":" + v);
+          for (const auto& v : Strings(rule, "verbs")) grants.insert(StrCat(g, "/", r, ":", v));
         }
       }
     }

@@ -20,6 +20,7 @@ using testing::TestSession;
 
 std::vector<std::string> Names(const std::vector<PodInfo*>& tasks) {
   std::vector<std::string> out;
+  out.reserve(tasks.size());
   for (const PodInfo* t : tasks) out.push_back(t->name());
   return out;
 }

@@ -301,7 +301,7 @@ TEST(JobsOrderByQueuesTest, KeysKeptPerJobFollowTheJobsOwnRequest) {
   const PodGroupInfo* jo = s.Job("other");
   const PodGroupInfo* jb = s.Job("b");
   // Per level, whether the queue with `job` as its candidate comes before x with b.
-  auto first = [&](const PodGroupInfo* job, std::vector<const char*> levels) {
+  auto first = [&](const PodGroupInfo* job, const std::vector<const char*>& levels) {
     std::string out;
     for (const char* name : levels) {
       const QueueInfo& l = *ssn.cluster().FindQueue(name);

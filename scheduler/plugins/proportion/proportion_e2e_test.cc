@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "kube/base/fake_clock.h"
+#include "kube/base/strings.h"
 #include "kube/base/time.h"
 #include "scheduler/app/simulate.h"
 
@@ -80,16 +81,16 @@ std::vector<std::string> JobJson(const JobSpec& j) {
     std::string requests = "{\"cpu\":\"" + j.cpu + "\"";
     if (j.gpus > 0) requests += ",\"nvidia.com/gpu\":\"" + std::to_string(j.gpus) + "\"";
     requests += "}";
-    std::string pod = "{\"apiVersion\":\"v1\",\"kind\":\"Pod\",\"metadata\":{\"name\":\"" + j.name +
-                      "-" + std::to_string(i) +
-                      "\",\"namespace\":\"default\",\"creationTimestamp\":\"" + Ts(j.created) +
-                      "\",\"labels\":{\"kai.scheduler/queue\":\"" + j.queue +
-                      "\"},\"annotations\":{\"pod-group-name\":\"" + j.name +
-                      "\"}},\"spec\":{\"schedulerName\":\"kai-scheduler\"," +
-                      (running ? "\"nodeName\":\"" + j.node + "\"," : std::string()) +
-                      "\"containers\":[{\"name\":\"main\",\"resources\":{\"requests\":" + requests +
-                      ",\"limits\":" + requests + "}}]},\"status\":{\"phase\":\"" +
-                      (running ? "Running" : "Pending") + "\"}}";
+    std::string pod =
+        StrCat("{\"apiVersion\":\"v1\",\"kind\":\"Pod\",\"metadata\":{\"name\":\"", j.name, "-",
+               std::to_string(i), "\",\"namespace\":\"default\",\"creationTimestamp\":\"",
+               Ts(j.created), "\",\"labels\":{\"kai.scheduler/queue\":\"", j.queue,
+               "\"},\"annotations\":{\"pod-group-name\":\"", j.name,
+               "\"}},\"spec\":{\"schedulerName\":\"kai-scheduler\",",
+               running ? StrCat("\"nodeName\":\"", j.node, "\",") : std::string(),
+               "\"containers\":[{\"name\":\"main\",\"resources\":{\"requests\":", requests,
+               ",\"limits\":", requests, "}}]},\"status\":{\"phase\":\"",
+               running ? "Running" : "Pending", "\"}}");
     out.push_back(pod);
   }
   return out;
@@ -136,7 +137,7 @@ class E2E : public ::testing::Test {
     for (const SimPodGroup& g : r.podgroups) {
       if (g.name == podgroup) {
         std::string out;
-        for (const auto& [reason, message] : g.reasons) out += reason + ": " + message + "\n";
+        for (const auto& [reason, message] : g.reasons) out += StrCat(reason, ": ", message, "\n");
         return out;
       }
     }

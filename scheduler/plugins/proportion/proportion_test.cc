@@ -141,7 +141,7 @@ api::QueueResources Gpu(double quota, double limit = -1, double weight = 1) {
 class ProportionPluginTest : public ::testing::Test {
  protected:
   std::unique_ptr<Session> Open(std::unique_ptr<ClusterInfo> cluster, PluginArguments args = {},
-                                SchedulerParams params = {}) {
+                                const SchedulerParams& params = {}) {
     SchedulerConfiguration conf;
     conf.plugins.push_back({"proportion", std::move(args)});
     registry_.Register("proportion", NewProportionPlugin);

@@ -183,7 +183,7 @@ ReclaimerInfo GpuReclaimer(const QueueTable& t_, const std::string& queue, doubl
 }
 
 VictimQueueChunks GpuVictim(const QueueTable& t_, const std::string& queue,
-                            std::vector<double> chunks) {
+                            const std::vector<double>& chunks) {
   VictimQueueChunks v;
   v.queue = t_.Find(queue);
   for (double g : chunks) {

@@ -28,6 +28,7 @@ Generated Generate(std::mt19937_64& rng) {
   const int tops = uniform(1, 6);
   int next = 0;
   std::map<std::string, std::vector<std::string>> children;
+  frontier.reserve(tops);
   for (int i = 0; i < tops; ++i) frontier.push_back({"q" + std::to_string(next++), 0});
   std::vector<std::pair<std::string, std::string>> order;  // uid, parent
   for (size_t f = 0; f < frontier.size(); ++f) {

@@ -27,12 +27,14 @@ DivisionOptions NoUsage() {
 // Divides `total` GPUs among all queues of the table (one sibling set).
 double DivideGpus(QueueTable& t_, double total, const DivisionOptions& o = NoUsage()) {
   std::vector<QueueIndex> all;
+  all.reserve(t_.size());
   for (QueueIndex i = 0; i < t_.size(); ++i) all.push_back(i);
   return SetResourceShare(t_, all, kGpu, total, o);
 }
 
 double OverQuotaGpus(QueueTable& t_, double total, const DivisionOptions& o = NoUsage()) {
   std::vector<QueueIndex> all;
+  all.reserve(t_.size());
   for (QueueIndex i = 0; i < t_.size(); ++i) all.push_back(i);
   return DivideOverQuotaResource(t_, all, kGpu, total, o);
 }

@@ -18,7 +18,7 @@ inline WallTime Minute(int minutes) {
 
 class QueueBuilder {
  public:
-  explicit QueueBuilder(std::string uid) {
+  explicit QueueBuilder(const std::string& uid) {
     q_.uid = uid;
     q_.name = uid;
   }

@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "kube/base/fake_clock.h"
+#include "kube/base/strings.h"
 #include "kube/base/time.h"
 #include "scheduler/plugins/proportion/usage/usage_params.h"
 
@@ -55,7 +56,7 @@ HttpResponse Vector(const std::vector<std::pair<std::string, std::string>>& samp
   for (const auto& [queue, value] : samples) {
     if (!result.empty()) result += ",";
     std::string metric = queue.empty() ? "{}" : "{\"queue_name\":\"" + queue + "\"}";
-    result += "{\"metric\":" + metric + ",\"value\":[1767225600.000,\"" + value + "\"]}";
+    result += StrCat("{\"metric\":", metric, ",\"value\":[1767225600.000,\"", value, "\"]}");
   }
   return {200, "{\"status\":\"success\",\"data\":{\"resultType\":\"vector\",\"result\":[" + result +
                    "]}}"};
