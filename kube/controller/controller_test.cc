@@ -60,7 +60,8 @@ class ScriptedReconciler {
   std::vector<std::string> calls_;
 };
 
-double Value(metrics::Registry& r, const std::string& family, std::vector<std::string> labels) {
+double Value(metrics::Registry& r, const std::string& family,
+             const std::vector<std::string>& labels) {
   return r.RegisterCounter(family, "", {"controller", "result"}).WithLabelValues(labels).Value();
 }
 

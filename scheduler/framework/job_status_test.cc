@@ -10,7 +10,6 @@ namespace kai::scheduler {
 namespace {
 
 using testing::JobSpec;
-using testing::NodeSpec;
 using testing::PendingJob;
 using testing::RunningJob;
 using testing::TaskState;

@@ -14,10 +14,9 @@ using testing::QueueBuilder;
 constexpr ResourceName kGpu = ResourceName::kGpu;
 
 // GPU-only queue: deserved, fair share, allocated, request; limit unlimited, weight 1.
-QueueAttributes GpuQueue(std::string uid, int priority, double deserved, double fair_share,
+QueueAttributes GpuQueue(const std::string& uid, int priority, double deserved, double fair_share,
                          double allocated, double request) {
-  QueueAttributes q =
-      QueueBuilder(std::move(uid)).Priority(priority).Gpu(deserved, 1, kUnlimited, request);
+  QueueAttributes q = QueueBuilder(uid).Priority(priority).Gpu(deserved, 1, kUnlimited, request);
   q.share(kGpu).fair_share = fair_share;
   q.share(kGpu).allocated = allocated;
   return q;
