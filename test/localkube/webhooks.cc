@@ -21,6 +21,13 @@
 namespace kai::localkube {
 namespace {
 
+// The 500 the API server answers when calling an admission webhook failed (failurePolicy then
+// decides): "Internal error occurred: failed calling webhook "<name>": <detail>".
+Status FailedCallingWebhook(std::string_view webhook, std::string_view detail) {
+  return ErrInternal(
+      StrCat("Internal error occurred: failed calling webhook \"", webhook, "\": ", detail));
+}
+
 const GroupVersionResource kMutating{"admissionregistration.k8s.io", "v1",
                                      "mutatingwebhookconfigurations"};
 const GroupVersionResource kValidating{"admissionregistration.k8s.io", "v1",
@@ -251,8 +258,7 @@ static CallResult CallWebhook(const std::map<std::string, std::string>& service_
       ca = *std::move(decoded);
     } else {
       res.error =
-          ErrInternal("Internal error occurred: failed calling webhook \"" + name +
-                      "\": clientConfig.caBundle: " + std::string(decoded.status().message()));
+          FailedCallingWebhook(name, StrCat("clientConfig.caBundle: ", decoded.status().message()));
     }
   }
   if (res.error.ok()) {
@@ -282,23 +288,20 @@ static CallResult CallWebhook(const std::map<std::string, std::string>& service_
     curl_easy_cleanup(c);
     res.called = true;
     if (rc != CURLE_OK) {
-      res.error = ErrInternal("Internal error occurred: failed calling webhook \"" + name +
-                              "\": failed to call webhook: Post \"" + url +
-                              "\": " + curl_easy_strerror(rc));
+      res.error = FailedCallingWebhook(
+          name, StrCat("failed to call webhook: Post \"", url, "\": ", curl_easy_strerror(rc)));
     } else if (code != 200) {
-      res.error =
-          ErrInternal("Internal error occurred: failed calling webhook \"" + name +
-                      "\": received invalid webhook response: HTTP " + std::to_string(code));
+      res.error = FailedCallingWebhook(
+          name, StrCat("received invalid webhook response: HTTP ", std::to_string(code)));
     } else {
       auto doc = Parse(response);
       const Json* resp = doc.ok() ? Member(*doc, "response") : nullptr;
       if (resp == nullptr || !resp->IsObject()) {
-        res.error = ErrInternal("Internal error occurred: failed calling webhook \"" + name +
-                                "\": received invalid webhook response: missing response");
+        res.error =
+            FailedCallingWebhook(name, "received invalid webhook response: missing response");
       } else if (GetStr(*resp, {"uid"}) != uid) {
-        res.error = ErrInternal("Internal error occurred: failed calling webhook \"" + name +
-                                "\": expected response.uid=\"" + uid + "\", got \"" +
-                                GetStr(*resp, {"uid"}) + "\"");
+        res.error = FailedCallingWebhook(name, StrCat("expected response.uid=\"", uid, "\", got \"",
+                                                      GetStr(*resp, {"uid"}), "\""));
       } else {
         if (a.warnings != nullptr) {
           if (const Json* w = Member(*resp, "warnings"); w && w->IsArray()) {
@@ -329,15 +332,14 @@ static CallResult CallWebhook(const std::map<std::string, std::string>& service_
         const std::string patch = GetStr(*resp, {"patch"});
         if (!patch.empty()) {
           if (patch_type != "JSONPatch") {
-            res.error = ErrInternal("Internal error occurred: failed calling webhook \"" + name +
-                                    "\": unsupported patch type \"" + patch_type + "\"");
+            res.error =
+                FailedCallingWebhook(name, StrCat("unsupported patch type \"", patch_type, "\""));
           } else {
             StatusOr<std::string> decoded = kube::Base64Decode(patch);
             if (decoded.ok()) {
               res.patch = *std::move(decoded);
             } else {
-              res.error = ErrInternal("Internal error occurred: failed calling webhook \"" + name +
-                                      "\": patch: " + std::string(decoded.status().message()));
+              res.error = FailedCallingWebhook(name, StrCat("patch: ", decoded.status().message()));
             }
           }
         }
@@ -442,16 +444,14 @@ Status WebhookAdmission::Mutate(const AdmissionAttributes& attrs, JsonDoc* obj) 
       if (!r.patch.empty()) {
         auto patch = Parse(r.patch);
         if (!patch.ok()) {
-          return ErrInternal("Internal error occurred: failed calling webhook \"" +
-                             GetStr(h, {"name"}) +
-                             "\": invalid JSONPatch: " + std::string(patch.status().message()));
+          return FailedCallingWebhook(GetStr(h, {"name"}),
+                                      StrCat("invalid JSONPatch: ", patch.status().message()));
         }
         JsonDoc before = Clone(*obj);
         Status ps = ApplyJsonPatch(*obj, *patch, obj->GetAllocator());
         if (!ps.ok()) {
-          return ErrInternal("Internal error occurred: failed calling webhook \"" +
-                             GetStr(h, {"name"}) +
-                             "\": JSONPatch could not be applied: " + std::string(ps.message()));
+          return FailedCallingWebhook(GetStr(h, {"name"}),
+                                      StrCat("JSONPatch could not be applied: ", ps.message()));
         }
         if (!(before == *obj)) {
           ++version;
