@@ -4,130 +4,13 @@
 #include <cerrno>
 #include <cstdlib>
 
+#include "api/validation.h"
+#include "kube/base/strings.h"
+
 namespace kai::api {
 namespace {
 
 using Op = LabelSelectorMatcher::Requirement::Op;
-
-// ---- validation (k8s.io/apimachinery/pkg/util/validation) ----
-
-constexpr std::string_view kQualifiedNameFmt = "([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]";
-constexpr std::string_view kQualifiedNameErrMsg =
-    "must consist of alphanumeric characters, '-', '_' or '.', and must start and end with an "
-    "alphanumeric character";
-constexpr std::string_view kLabelValueErrMsg =
-    "a valid label must be an empty string or consist of alphanumeric characters, '-', '_' or "
-    "'.', and must start and end with an alphanumeric character";
-constexpr std::string_view kDns1123SubdomainFmt =
-    "[a-z0-9]([-a-z0-9]*[a-z0-9])?(\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*";
-constexpr std::string_view kDns1123SubdomainErrMsg =
-    "a lowercase RFC 1123 subdomain must consist of lower case alphanumeric characters, '-' or "
-    "'.', and must start and end with an alphanumeric character";
-
-// Go's validation.RegexError.
-std::string RegexError(std::string_view msg, std::string_view fmt,
-                       std::initializer_list<std::string_view> examples) {
-  std::string out(msg);
-  out += " (e.g. ";
-  bool first = true;
-  for (std::string_view e : examples) {
-    if (!first) out += " or ";
-    first = false;
-    out += "'" + std::string(e) + "', ";
-  }
-  out += "regex used for validation is '" + std::string(fmt) + "')";
-  return out;
-}
-
-std::string MaxLenError(int n) {
-  return "must be no more than " + std::to_string(n) + " characters";
-}
-
-bool IsAlnum(char c) {
-  return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9');
-}
-
-// ([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]
-bool MatchesQualifiedName(std::string_view s) {
-  if (s.empty() || !IsAlnum(s.front()) || !IsAlnum(s.back())) return false;
-  return std::all_of(s.begin(), s.end(),
-                     [](char c) { return IsAlnum(c) || c == '-' || c == '_' || c == '.'; });
-}
-
-bool MatchesDns1123Subdomain(std::string_view s) {
-  size_t start = 0;
-  while (true) {
-    const size_t dot = s.find('.', start);
-    const std::string_view label =
-        s.substr(start, dot == std::string_view::npos ? s.npos : dot - start);
-    const auto lower_alnum = [](char c) {
-      return (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9');
-    };
-    if (label.empty() || !lower_alnum(label.front()) || !lower_alnum(label.back())) return false;
-    for (char c : label) {
-      if (!lower_alnum(c) && c != '-') return false;
-    }
-    if (dot == std::string_view::npos) return true;
-    start = dot + 1;
-  }
-}
-
-std::vector<std::string> QualifiedNameErrors(std::string_view value) {
-  std::vector<std::string> errs;
-  std::string_view name;
-  const size_t slashes = static_cast<size_t>(std::count(value.begin(), value.end(), '/'));
-  if (slashes == 0) {
-    name = value;
-  } else if (slashes == 1) {
-    const size_t slash = value.find('/');
-    const std::string_view prefix = value.substr(0, slash);
-    name = value.substr(slash + 1);
-    if (prefix.empty()) {
-      errs.push_back("prefix part must be non-empty");
-    } else {
-      if (prefix.size() > 253) errs.push_back("prefix part " + MaxLenError(253));
-      if (!MatchesDns1123Subdomain(prefix)) {
-        errs.push_back("prefix part " +
-                       RegexError(kDns1123SubdomainErrMsg, kDns1123SubdomainFmt, {"example.com"}));
-      }
-    }
-  } else {
-    errs.push_back(
-        "a qualified name " +
-        RegexError(kQualifiedNameErrMsg, kQualifiedNameFmt, {"MyName", "my.name", "123-abc"}) +
-        " with an optional DNS subdomain prefix and '/' (e.g. 'example.com/MyName')");
-    return errs;
-  }
-  if (name.empty()) {
-    errs.push_back("name part must be non-empty");
-  } else if (name.size() > 63) {
-    errs.push_back("name part " + MaxLenError(63));
-  }
-  if (!MatchesQualifiedName(name)) {
-    errs.push_back("name part " + RegexError(kQualifiedNameErrMsg, kQualifiedNameFmt,
-                                             {"MyName", "my.name", "123-abc"}));
-  }
-  return errs;
-}
-
-std::vector<std::string> LabelValueErrors(std::string_view value) {
-  std::vector<std::string> errs;
-  if (value.size() > 63) errs.push_back(MaxLenError(63));
-  if (!value.empty() && !MatchesQualifiedName(value)) {
-    errs.push_back(RegexError(kLabelValueErrMsg, "(" + std::string(kQualifiedNameFmt) + ")?",
-                              {"MyValue", "my_value", "12345"}));
-  }
-  return errs;
-}
-
-std::string Join(const std::vector<std::string>& parts, std::string_view sep) {
-  std::string out;
-  for (size_t i = 0; i < parts.size(); ++i) {
-    if (i > 0) out += sep;
-    out += parts[i];
-  }
-  return out;
-}
 
 // field.Invalid(path, value, detail).Error()
 std::string FieldInvalid(std::string_view path, std::string_view value, std::string_view detail) {
@@ -156,8 +39,8 @@ bool ParseInt64(std::string_view s, int64_t* out) {
 Status NewRequirement(std::string key, Op op, std::vector<std::string> values,
                       LabelSelectorMatcher::Requirement* out) {
   std::vector<std::string> errs;
-  if (auto e = QualifiedNameErrors(key); !e.empty()) {
-    errs.push_back(FieldInvalid("key", key, Join(e, "; ")));
+  if (auto e = IsQualifiedName(key); !e.empty()) {
+    errs.push_back(FieldInvalid("key", key, StrJoin(e, "; ")));
   }
   const auto values_invalid = [&](std::string_view detail) {
     std::string list = "[]string{";
@@ -197,13 +80,13 @@ Status NewRequirement(std::string key, Op op, std::vector<std::string> values,
       break;
   }
   for (size_t i = 0; i < values.size(); ++i) {
-    if (auto e = LabelValueErrors(values[i]); !e.empty()) {
-      errs.push_back(
-          FieldInvalid("values[" + std::to_string(i) + "][" + key + "]", values[i], Join(e, "; ")));
+    if (auto e = IsValidLabelValue(values[i]); !e.empty()) {
+      errs.push_back(FieldInvalid("values[" + std::to_string(i) + "][" + key + "]", values[i],
+                                  StrJoin(e, "; ")));
     }
   }
   if (!errs.empty()) {
-    return InvalidArgumentError(errs.size() == 1 ? errs[0] : "[" + Join(errs, ", ") + "]");
+    return InvalidArgumentError(errs.size() == 1 ? errs[0] : "[" + StrJoin(errs, ", ") + "]");
   }
   std::sort(values.begin(), values.end());
   out->key = std::move(key);
@@ -390,8 +273,8 @@ class Parser {
       return Error("found '" + tok.lit + "', expected: identifier");
     }
     const std::string key = tok.lit;
-    if (auto e = QualifiedNameErrors(key); !e.empty()) {
-      return Error(FieldInvalid("<nil>", key, Join(e, "; ")));
+    if (auto e = IsQualifiedName(key); !e.empty()) {
+      return Error(FieldInvalid("<nil>", key, StrJoin(e, "; ")));
     }
     const Tok next = Lookahead(Context::kValues).tok;
     if (does_not_exist) return NewRequirement(key, Op::kDoesNotExist, {}, out);
@@ -581,7 +464,7 @@ std::string LabelSelectorMatcher::Requirement::ToString() const {
   }
   const bool set = op == Op::kIn || op == Op::kNotIn;
   if (set) out += '(';
-  out += Join(values, ",");
+  out += StrJoin(values, ",");
   if (set) out += ')';
   return out;
 }
@@ -665,12 +548,12 @@ std::string LabelSelectorMatcher::ToString() const {
 }
 
 Status ValidateLabelKey(std::string_view key) {
-  if (auto e = QualifiedNameErrors(key); !e.empty()) return InvalidArgumentError(Join(e, "; "));
+  if (auto e = IsQualifiedName(key); !e.empty()) return InvalidArgumentError(StrJoin(e, "; "));
   return Status::OK();
 }
 
 Status ValidateLabelValue(std::string_view value) {
-  if (auto e = LabelValueErrors(value); !e.empty()) return InvalidArgumentError(Join(e, "; "));
+  if (auto e = IsValidLabelValue(value); !e.empty()) return InvalidArgumentError(StrJoin(e, "; "));
   return Status::OK();
 }
 

@@ -5,8 +5,8 @@
 #include <vector>
 
 #include "api/schema/go_format.h"
-#include "api/schema/names.h"
 #include "api/schema/structural_schema.h"
+#include "api/validation.h"
 #include "kube/base/strings.h"
 
 namespace kai::api::schema {

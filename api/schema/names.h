@@ -1,5 +1,5 @@
-// Kubernetes name and label validation (k8s.io/apimachinery/pkg/util/validation) with the exact
-// error texts, as used by CRD validation and embedded-resource metadata checks.
+// Path-segment names and CRD string formats as the API server checks them. Name and label
+// validation (IsQualifiedName, IsDns1123Label, ...) is api/validation.h.
 #pragma once
 
 #include <string>
@@ -7,14 +7,6 @@
 #include <vector>
 
 namespace kai::api::schema {
-
-// Each returns the list of problems (empty when valid), e.g.
-// "a DNS-1035 label must consist of lower case alphanumeric characters or '-', ...".
-std::vector<std::string> IsDns1123Label(std::string_view value);
-std::vector<std::string> IsDns1123Subdomain(std::string_view value);
-std::vector<std::string> IsDns1035Label(std::string_view value);
-std::vector<std::string> IsQualifiedName(std::string_view value);
-std::vector<std::string> IsValidLabelValue(std::string_view value);
 
 // apimachinery path.ValidatePathSegmentName (names may not be "." / ".." or contain '/' or '%').
 std::vector<std::string> ValidatePathSegmentName(std::string_view name, bool prefix);

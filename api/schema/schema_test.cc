@@ -394,7 +394,7 @@ const std::vector<Case>& Cases() {
        {"spec.template.kind: Invalid value: \"Bad_Kind\": may have mixed case, but should "
         "otherwise match: a DNS-1035 label must consist of lower case alphanumeric characters "
         "or '-', start with an alphabetic character, and end with an alphanumeric character "
-        "(e.g. 'my-name', or 'abc-123', regex used for validation is "
+        "(e.g. 'my-name',  or 'abc-123', regex used for validation is "
         "'[a-z]([-a-z0-9]*[a-z0-9])?')"}},
       {"embedded_metadata_normalized",
        kSchema,

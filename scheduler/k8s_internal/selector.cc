@@ -3,47 +3,11 @@
 #include <algorithm>
 #include <limits>
 
+#include "api/validation.h"
 #include "kube/base/strings.h"
 
 namespace kai::k8s_internal {
 namespace {
-
-constexpr std::string_view kQualifiedNameFmt = "(([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9])";
-constexpr std::string_view kLabelValueFmt = "(([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9])?";
-constexpr std::string_view kDns1123SubdomainFmt =
-    "[a-z0-9]([-a-z0-9]*[a-z0-9])?(\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*";
-
-bool IsAlnum(char c) {
-  return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9');
-}
-
-// ([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9], the shape shared by names and label values.
-bool IsNameShaped(std::string_view s) {
-  if (s.empty() || !IsAlnum(s.front()) || !IsAlnum(s.back())) return false;
-  for (char c : s) {
-    if (!IsAlnum(c) && c != '-' && c != '_' && c != '.') return false;
-  }
-  return true;
-}
-
-bool IsDns1123Subdomain(std::string_view s) {
-  if (s.empty() || s.size() > 253) return false;
-  size_t start = 0;
-  while (true) {
-    size_t dot = s.find('.', start);
-    std::string_view part = s.substr(start, dot == std::string_view::npos ? s.npos : dot - start);
-    // Subdomain parts are unbounded individually (only the whole is <= 253).
-    if (part.empty()) return false;
-    auto lower_alnum = [](char c) { return (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9'); };
-    if (!lower_alnum(part.front()) || !lower_alnum(part.back())) return false;
-    for (char c : part) {
-      if (!lower_alnum(c) && c != '-') return false;
-    }
-    if (dot == std::string_view::npos) break;
-    start = dot + 1;
-  }
-  return true;
-}
 
 std::string Quote(std::string_view s) {
   std::string out = "\"";
@@ -140,64 +104,15 @@ std::optional<int64_t> ParseInt64(std::string_view s) {
 }
 
 Status ValidateLabelKey(std::string_view key) {
-  // validation.IsQualifiedName.
-  std::string_view name = key;
-  size_t slash = key.find('/');
-  if (slash != std::string_view::npos) {
-    if (key.find('/', slash + 1) != std::string_view::npos) {
-      return Invalid("key", key,
-                     "a qualified name must consist of alphanumeric characters, '-', '_' or '.', "
-                     "and must start and end with an alphanumeric character (e.g. 'MyName',  or "
-                     "'my.name',  or '123-abc', regex used for validation is '" +
-                         std::string(kQualifiedNameFmt) +
-                         "') with an optional DNS subdomain prefix and '/' (e.g. "
-                         "'example.com/MyName')");
-    }
-    std::string_view prefix = key.substr(0, slash);
-    name = key.substr(slash + 1);
-    if (prefix.empty()) {
-      return Invalid("key", key, "prefix part must be non-empty");
-    }
-    if (!IsDns1123Subdomain(prefix)) {
-      if (prefix.size() > 253) {
-        return Invalid("key", key, "prefix part must be no more than 253 characters");
-      }
-      return Invalid("key", key,
-                     "prefix part a lowercase RFC 1123 subdomain must consist of lower case "
-                     "alphanumeric characters, '-' or '.', and must start and end with an "
-                     "alphanumeric character (e.g. 'example.com', regex used for validation is '" +
-                         std::string(kDns1123SubdomainFmt) + "')");
-    }
-  }
-  if (name.empty()) {
-    return Invalid("key", key, "name part must be non-empty");
-  }
-  if (name.size() > 63) {
-    return Invalid("key", key, "name part must be no more than 63 characters");
-  }
-  if (!IsNameShaped(name)) {
-    return Invalid("key", key,
-                   "name part must consist of alphanumeric characters, '-', '_' or '.', and must "
-                   "start and end with an alphanumeric character (e.g. 'MyName',  or 'my.name',  "
-                   "or '123-abc', regex used for validation is '" +
-                       std::string(kQualifiedNameFmt) + "')");
-  }
-  return Status::OK();
+  const std::vector<std::string> problems = api::IsQualifiedName(key);
+  if (problems.empty()) return Status::OK();
+  return Invalid("key", key, StrJoin(problems, "; "));
 }
 
 Status ValidateLabelValue(std::string_view value) {
-  if (value.empty()) return Status::OK();
-  if (value.size() > 63) {
-    return Invalid("", value, "must be no more than 63 characters");
-  }
-  if (!IsNameShaped(value)) {
-    return Invalid("", value,
-                   "a valid label must be an empty string or consist of alphanumeric characters, "
-                   "'-', '_' or '.', and must start and end with an alphanumeric character (e.g. "
-                   "'MyValue',  or 'my_value',  or '12345', regex used for validation is '" +
-                       std::string(kLabelValueFmt) + "')");
-  }
-  return Status::OK();
+  const std::vector<std::string> problems = api::IsValidLabelValue(value);
+  if (problems.empty()) return Status::OK();
+  return Invalid("", value, StrJoin(problems, "; "));
 }
 
 StatusOr<Requirement> Requirement::Create(std::string key, Op op, std::vector<std::string> values,

@@ -40,6 +40,13 @@ TEST(ValidateLabel, Keys) {
   }
   EXPECT_FALSE(ValidateLabelKey(std::string(64, 'a')).ok());
   EXPECT_TRUE(ValidateLabelKey(std::string(63, 'a')).ok());
+  // labels.validateLabelKey joins every problem IsQualifiedName finds with "; ".
+  EXPECT_EQ(ValidateLabelKey(std::string(64, 'a') + "-").message(),
+            "key: Invalid value: \"" + std::string(64, 'a') +
+                "-\": name part must be no more than 63 characters; name part must consist of "
+                "alphanumeric characters, '-', '_' or '.', and must start and end with an "
+                "alphanumeric character (e.g. 'MyName',  or 'my.name',  or '123-abc', regex "
+                "used for validation is '([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]')");
 }
 
 TEST(ValidateLabel, Values) {

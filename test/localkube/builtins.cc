@@ -7,6 +7,7 @@
 #include <tuple>
 
 #include "api/quantity.h"
+#include "api/validation.h"
 #include "kube/base/strings.h"
 #include "test/localkube/errors.h"
 #include "test/localkube/selector.h"
@@ -164,8 +165,9 @@ void ValidateContainers(const Json& spec, const std::string& prefix,
       if (name.empty()) {
         errs->push_back(FieldRequired(p + ".name"));
       } else {
-        const std::string err = ValidateDnsLabel(name);
-        if (!err.empty()) errs->push_back(FieldInvalid(p + ".name", Quoted(name), err));
+        for (const std::string& e : api::IsDns1123Label(name)) {
+          errs->push_back(FieldInvalid(p + ".name", Quoted(name), e));
+        }
         if (!names.insert(name).second) errs->push_back(FieldDuplicate(p + ".name", Quoted(name)));
       }
       if (GetStr(c, {"image"}).empty()) errs->push_back(FieldRequired(p + ".image"));

@@ -706,6 +706,19 @@ TEST_F(LocalKubeTest, BadInputGetsStatusAndNothingIsStored) {
   r = kube_->Request("POST", base, R"({"metadata":{"name":"Bad_Name"}})");
   EXPECT_EQ(r.code, 422) << r.body;
   EXPECT_NE(r.body.find("metadata.name"), std::string::npos);
+  // Each problem of a label key is its own cause, as apimachinery's ValidateLabels lists them.
+  r = kube_->Request(
+      "POST", base,
+      R"({"metadata":{"name":"x","labels":{")" + std::string(64, 'a') + R"(-":"v"}}})");
+  EXPECT_EQ(r.code, 422) << r.body;
+  EXPECT_NE(r.body.find("name part must be no more than 63 characters"), std::string::npos);
+  EXPECT_NE(r.body.find("name part must consist of alphanumeric characters"), std::string::npos);
+  size_t causes = 0;
+  for (size_t at = r.body.find(R"("field":"metadata.labels")"); at != std::string::npos;
+       at = r.body.find(R"("field":"metadata.labels")", at + 1)) {
+    ++causes;
+  }
+  EXPECT_EQ(causes, 2u) << r.body;
   r = kube_->Request("POST", base, R"({"kind":"Secret","metadata":{"name":"x"}})");
   EXPECT_EQ(r.code, 400) << r.body;
   r = kube_->Request("PUT", base + "/nope", R"({"metadata":{"name":"nope"}})");

@@ -3,6 +3,7 @@
 #include <set>
 
 #include "api/quantity.h"
+#include "api/validation.h"
 #include "api/yaml_json.h"
 #include "kube/base/strings.h"
 #include "kube/base/time.h"
@@ -157,7 +158,7 @@ Status ValidateNodePool(const NodePool& p, std::string_view what) {
   }
   if (p.count > 0) {
     const std::string last = NodeName(p, p.count - 1);
-    if (std::string e = ValidateDnsSubdomain(last); !e.empty()) {
+    if (std::string e = StrJoin(api::IsDns1123Subdomain(last), "; "); !e.empty()) {
       return InvalidArgumentError(w + ": node name \"" + last + "\" (namePrefix \"" +
                                   p.name_prefix + "\"): " + e);
     }

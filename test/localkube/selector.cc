@@ -4,6 +4,7 @@
 #include <cerrno>
 #include <cstdlib>
 
+#include "api/validation.h"
 #include "kube/base/strings.h"
 #include "test/localkube/json.h"
 
@@ -14,10 +15,6 @@ Status BadRequest(const std::string& msg) {
   Status s = InvalidArgumentError(msg);
   s.SetReason("BadRequest").SetHttpCode(400);
   return s;
-}
-
-bool IsAlnum(char c) {
-  return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9');
 }
 
 bool IsSpecial(char c) {
@@ -91,60 +88,11 @@ Status ValidateValue(const std::string& key, const std::string& v) {
 }  // namespace
 
 std::string ValidateLabelValue(std::string_view v) {
-  if (v.empty()) return "";
-  if (v.size() > 63) return "must be no more than 63 characters";
-  bool ok = IsAlnum(v.front()) && IsAlnum(v.back());
-  for (char c : v) {
-    if (!IsAlnum(c) && c != '-' && c != '_' && c != '.') ok = false;
-  }
-  if (!ok) {
-    return "a valid label must be an empty string or consist of alphanumeric characters, '-', "
-           "'_' or '.', and must start and end with an alphanumeric character (e.g. 'MyValue',  "
-           "or 'my_value',  or '12345', regex used for validation is "
-           "'(([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9])?')";
-  }
-  return "";
+  return StrJoin(api::IsValidLabelValue(v), "; ");
 }
 
 std::string ValidateQualifiedName(std::string_view v) {
-  std::string_view name = v;
-  std::string_view prefix;
-  const size_t slash = v.find('/');
-  if (slash != std::string_view::npos) {
-    prefix = v.substr(0, slash);
-    name = v.substr(slash + 1);
-    if (name.find('/') != std::string_view::npos) {
-      return "a qualified name must consist of alphanumeric characters, '-', '_' or '.', and "
-             "must start and end with an alphanumeric character (e.g. 'MyName',  or 'my.name',  "
-             "or '123-abc', regex used for validation is "
-             "'([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]') with an optional DNS subdomain prefix "
-             "and '/' (e.g. 'example.com/MyName')";
-    }
-    if (prefix.empty()) return "prefix part must be non-empty";
-    bool ok = prefix.size() <= 253;
-    for (char c : prefix) {
-      if (!((c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == '-' || c == '.')) ok = false;
-    }
-    if (!IsAlnum(prefix.front()) || !IsAlnum(prefix.back())) ok = false;
-    if (!ok) {
-      return "prefix part a lowercase RFC 1123 subdomain must consist of lower case alphanumeric "
-             "characters, '-' or '.', and must start and end with an alphanumeric character "
-             "(e.g. 'example.com', regex used for validation is "
-             "'[a-z0-9]([-a-z0-9]*[a-z0-9])?(\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*')";
-    }
-  }
-  if (name.empty()) return "name part must be non-empty";
-  if (name.size() > 63) return "name part must be no more than 63 characters";
-  bool ok = IsAlnum(name.front()) && IsAlnum(name.back());
-  for (char c : name) {
-    if (!IsAlnum(c) && c != '-' && c != '_' && c != '.') ok = false;
-  }
-  if (!ok) {
-    return "name part must consist of alphanumeric characters, '-', '_' or '.', and must start "
-           "and end with an alphanumeric character (e.g. 'MyName',  or 'my.name',  or "
-           "'123-abc', regex used for validation is '([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]')";
-  }
-  return "";
+  return StrJoin(api::IsQualifiedName(v), "; ");
 }
 
 StatusOr<LabelSelector> LabelSelector::Parse(std::string_view text) {

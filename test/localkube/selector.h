@@ -71,8 +71,8 @@ class FieldSelector {
   std::vector<FieldRequirement> reqs_;
 };
 
-// Validation helpers shared with object validation. Return "" when valid, else the message
-// Kubernetes gives.
+// api/validation.h's problems joined with "; " ("" when valid), as apimachinery's labels
+// parser reports them.
 std::string ValidateLabelValue(std::string_view v);
 std::string ValidateQualifiedName(std::string_view v);
 

@@ -63,9 +63,7 @@ void RegisterBuiltins(ResourceRegistry* registry);
 // Generic ObjectMeta validation (names, labels, annotations, finalizers, owner references).
 void ValidateObjectMeta(const ResourceInfo& r, const Json& obj, const Json* old,
                         std::vector<StatusCause>* errs);
-// "" when valid, else the Kubernetes message.
-std::string ValidateName(NameRule rule, std::string_view name);
-std::string ValidateDnsSubdomain(std::string_view v);
-std::string ValidateDnsLabel(std::string_view v);
+// The problems apimachinery's name function for `rule` reports (empty when valid).
+std::vector<std::string> ValidateName(NameRule rule, std::string_view name);
 
 }  // namespace kai::localkube

@@ -1,79 +1,27 @@
 // ObjectMeta validation shared by every kind (apimachinery ValidateObjectMeta).
+#include "api/validation.h"
+
 #include <algorithm>
 
+#include "api/schema/names.h"
 #include "kube/base/strings.h"
 #include "test/localkube/errors.h"
 #include "test/localkube/selector.h"
 #include "test/localkube/types.h"
 
 namespace kai::localkube {
-namespace {
-
-bool IsLowerAlnum(char c) { return (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9'); }
-
-}  // namespace
-
-std::string ValidateDnsLabel(std::string_view v) {
-  if (v.size() > 63) return "must be no more than 63 characters";
-  bool ok = !v.empty() && IsLowerAlnum(v.front()) && IsLowerAlnum(v.back());
-  for (char c : v) ok = ok && (IsLowerAlnum(c) || c == '-');
-  if (!ok) {
-    return "a lowercase RFC 1123 label must consist of lower case alphanumeric characters or "
-           "'-', and must start and end with an alphanumeric character (e.g. 'my-name',  or "
-           "'123-abc', regex used for validation is '[a-z0-9]([-a-z0-9]*[a-z0-9])?')";
-  }
-  return "";
-}
-
-std::string ValidateDnsSubdomain(std::string_view v) {
-  if (v.size() > 253) return "must be no more than 253 characters";
-  bool ok = !v.empty();
-  size_t start = 0;
-  while (ok && start <= v.size()) {
-    size_t dot = v.find('.', start);
-    if (dot == std::string_view::npos) dot = v.size();
-    const std::string_view part = v.substr(start, dot - start);
-    ok = !part.empty() && IsLowerAlnum(part.front()) && IsLowerAlnum(part.back());
-    for (char c : part) ok = ok && (IsLowerAlnum(c) || c == '-');
-    start = dot + 1;
-    if (dot == v.size()) break;
-  }
-  if (!ok) {
-    return "a lowercase RFC 1123 subdomain must consist of lower case alphanumeric characters, "
-           "'-' or '.', and must start and end with an alphanumeric character (e.g. "
-           "'example.com', regex used for validation is "
-           "'[a-z0-9]([-a-z0-9]*[a-z0-9])?(\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*')";
-  }
-  return "";
-}
-
-std::string ValidateName(NameRule rule, std::string_view name) {
+std::vector<std::string> ValidateName(NameRule rule, std::string_view name) {
   switch (rule) {
     case NameRule::kDnsSubdomain:
-      return ValidateDnsSubdomain(name);
+      return api::IsDns1123Subdomain(name);
     case NameRule::kDnsLabel:
-      return ValidateDnsLabel(name);
-    case NameRule::kDns1035Label: {
-      if (name.size() > 63) return "must be no more than 63 characters";
-      bool ok =
-          !name.empty() && name.front() >= 'a' && name.front() <= 'z' && IsLowerAlnum(name.back());
-      for (char c : name) ok = ok && (IsLowerAlnum(c) || c == '-');
-      if (!ok) {
-        return "a DNS-1035 label must consist of lower case alphanumeric characters or '-', "
-               "start with an alphabetic character, and end with an alphanumeric character "
-               "(e.g. 'my-name',  or 'abc-123', regex used for validation is "
-               "'[a-z]([-a-z0-9]*[a-z0-9])?')";
-      }
-      return "";
-    }
+      return api::IsDns1123Label(name);
+    case NameRule::kDns1035Label:
+      return api::IsDns1035Label(name);
     case NameRule::kPathSegment:
-      if (name == ".") return "may not be '.'";
-      if (name == "..") return "may not be '..'";
-      if (name.find('/') != std::string_view::npos) return "may not contain '/'";
-      if (name.find('%') != std::string_view::npos) return "may not contain '%'";
-      return "";
+      return api::schema::ValidatePathSegmentName(name, false);
   }
-  return "";
+  return {};
 }
 
 void ValidateObjectMeta(const ResourceInfo& r, const Json& obj, const Json* old,
@@ -86,8 +34,9 @@ void ValidateObjectMeta(const ResourceInfo& r, const Json& obj, const Json* old,
   if (name.empty()) {
     errs->push_back(FieldRequired("metadata.name", "name or generateName is required"));
   } else if (old == nullptr) {
-    const std::string err = ValidateName(rule, name);
-    if (!err.empty()) errs->push_back(FieldInvalid("metadata.name", Quoted(name), err));
+    for (const std::string& e : ValidateName(rule, name)) {
+      errs->push_back(FieldInvalid("metadata.name", Quoted(name), e));
+    }
   }
   if (const Json* labels = Member(*meta, "labels"); labels != nullptr && !labels->IsNull()) {
     if (!labels->IsObject()) {
@@ -95,16 +44,16 @@ void ValidateObjectMeta(const ResourceInfo& r, const Json& obj, const Json* old,
     } else {
       for (auto it = labels->MemberBegin(); it != labels->MemberEnd(); ++it) {
         const std::string_view k = View(it->name);
-        std::string err = ValidateQualifiedName(k);
-        if (!err.empty()) errs->push_back(FieldInvalid("metadata.labels", Quoted(k), err));
+        for (const std::string& e : api::IsQualifiedName(k)) {
+          errs->push_back(FieldInvalid("metadata.labels", Quoted(k), e));
+        }
         if (!it->value.IsString()) {
           errs->push_back(FieldInvalid("metadata.labels", Serialize(it->value),
                                        "label values must be strings"));
           continue;
         }
-        err = ValidateLabelValue(View(it->value));
-        if (!err.empty()) {
-          errs->push_back(FieldInvalid("metadata.labels", Quoted(View(it->value)), err));
+        for (const std::string& e : api::IsValidLabelValue(View(it->value))) {
+          errs->push_back(FieldInvalid("metadata.labels", Quoted(View(it->value)), e));
         }
       }
     }
@@ -116,9 +65,8 @@ void ValidateObjectMeta(const ResourceInfo& r, const Json& obj, const Json* old,
       size_t total = 0;
       for (auto it = ann->MemberBegin(); it != ann->MemberEnd(); ++it) {
         const std::string key = AsciiToLower(View(it->name));
-        const std::string err = ValidateQualifiedName(key);
-        if (!err.empty()) {
-          errs->push_back(FieldInvalid("metadata.annotations", Quoted(View(it->name)), err));
+        for (const std::string& e : api::IsQualifiedName(key)) {
+          errs->push_back(FieldInvalid("metadata.annotations", Quoted(View(it->name)), e));
         }
         if (!it->value.IsString()) {
           errs->push_back(FieldInvalid("metadata.annotations", Serialize(it->value),
@@ -141,10 +89,9 @@ void ValidateObjectMeta(const ResourceInfo& r, const Json& obj, const Json* old,
       for (rapidjson::SizeType i = 0; i < fl->Size(); ++i) {
         const std::string f(View((*fl)[i]));
         finalizers.push_back(f);
-        const std::string err = ValidateQualifiedName(f);
-        if (!err.empty()) {
+        for (const std::string& e : api::IsQualifiedName(f)) {
           errs->push_back(
-              FieldInvalid("metadata.finalizers[" + std::to_string(i) + "]", Quoted(f), err));
+              FieldInvalid("metadata.finalizers[" + std::to_string(i) + "]", Quoted(f), e));
         }
       }
     }
