@@ -403,18 +403,22 @@ void SortByKey(std::vector<LabelSelectorMatcher::Requirement>* reqs) {
 bool LabelSelectorMatcher::Requirement::Matches(
     const std::map<std::string, std::string>& labels) const {
   const auto it = labels.find(key);
-  const bool has = it != labels.end();
-  const auto has_value = [&](const std::string& v) {
-    return std::find(values.begin(), values.end(), v) != values.end();
+  return MatchesValue(it == labels.end() ? nullptr : &it->second);
+}
+
+bool LabelSelectorMatcher::Requirement::MatchesValue(const std::string* value) const {
+  const bool has = value != nullptr;
+  const auto has_value = [&] {
+    return std::find(values.begin(), values.end(), *value) != values.end();
   };
   switch (op) {
     case Op::kIn:
     case Op::kEquals:
     case Op::kDoubleEquals:
-      return has && has_value(it->second);
+      return has && has_value();
     case Op::kNotIn:
     case Op::kNotEquals:
-      return !has || !has_value(it->second);
+      return !has || !has_value();
     case Op::kExists:
       return has;
     case Op::kDoesNotExist:
@@ -423,9 +427,7 @@ bool LabelSelectorMatcher::Requirement::Matches(
     case Op::kLt: {
       if (!has || values.size() != 1) return false;
       int64_t label_value, req_value;
-      if (!ParseInt64(it->second, &label_value) || !ParseInt64(values[0], &req_value)) {
-        return false;
-      }
+      if (!ParseInt64(*value, &label_value) || !ParseInt64(values[0], &req_value)) return false;
       return op == Op::kGt ? label_value > req_value : label_value < req_value;
     }
   }

@@ -34,6 +34,8 @@ class LabelSelectorMatcher {
     bool operator==(const Requirement&) const = default;
 
     bool Matches(const std::map<std::string, std::string>& labels) const;
+    // `value` is the object's value for `key`, nullptr when it has no such label.
+    bool MatchesValue(const std::string* value) const;
     // "key=value", "key in (a,b)", "!key", "key>3" ...
     std::string ToString() const;
   };
@@ -54,6 +56,15 @@ class LabelSelectorMatcher {
   static StatusOr<LabelSelectorMatcher> FromSet(const std::map<std::string, std::string>& set);
 
   bool Matches(const std::map<std::string, std::string>& labels) const;
+  // For label sets held otherwise: `lookup(key)` returns a const std::string* (nullptr: absent).
+  template <typename Lookup>
+  bool MatchesLookup(const Lookup& lookup) const {
+    if (nothing_) return false;
+    for (const Requirement& r : requirements_) {
+      if (!r.MatchesValue(lookup(r.key))) return false;
+    }
+    return true;
+  }
   bool Empty() const { return requirements_.empty() && !nothing_; }
   bool IsNothing() const { return nothing_; }
   const std::vector<Requirement>& requirements() const { return requirements_; }

@@ -1,9 +1,8 @@
 #include "test/localkube/selector.h"
 
 #include <algorithm>
-#include <cerrno>
-#include <cstdlib>
 
+#include "api/codec_impl.h"
 #include "api/validation.h"
 #include "kube/base/strings.h"
 #include "test/localkube/json.h"
@@ -17,74 +16,6 @@ Status BadRequest(const std::string& msg) {
   return s;
 }
 
-bool IsSpecial(char c) {
-  return c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '!' || c == '=' || c == ',' ||
-         c == '(' || c == ')' || c == '<' || c == '>';
-}
-
-bool ParseInt64(std::string_view s, long long* out) {
-  if (s.empty()) return false;
-  std::string tmp(s);
-  errno = 0;
-  char* end = nullptr;
-  *out = std::strtoll(tmp.c_str(), &end, 10);
-  return errno == 0 && *end == '\0';
-}
-
-class Lexer {
- public:
-  explicit Lexer(std::string_view s) : s_(s) {}
-  void SkipWs() {
-    while (pos_ < s_.size() &&
-           (s_[pos_] == ' ' || s_[pos_] == '\t' || s_[pos_] == '\n' || s_[pos_] == '\r')) {
-      ++pos_;
-    }
-  }
-  bool Done() {
-    SkipWs();
-    return pos_ >= s_.size();
-  }
-  char Peek() {
-    SkipWs();
-    return pos_ < s_.size() ? s_[pos_] : '\0';
-  }
-  bool Consume(std::string_view tok) {
-    SkipWs();
-    if (s_.substr(pos_, tok.size()) == tok) {
-      pos_ += tok.size();
-      return true;
-    }
-    return false;
-  }
-  std::string Ident() {
-    SkipWs();
-    size_t start = pos_;
-    while (pos_ < s_.size() && !IsSpecial(s_[pos_])) ++pos_;
-    return std::string(s_.substr(start, pos_ - start));
-  }
-  size_t pos() const { return pos_; }
-
- private:
-  std::string_view s_;
-  size_t pos_ = 0;
-};
-
-Status ValidateKey(const std::string& key) {
-  std::string err = ValidateQualifiedName(key);
-  if (!err.empty())
-    return BadRequest("unable to parse requirement: invalid label key \"" + key + "\": " + err);
-  return Status::OK();
-}
-
-Status ValidateValue(const std::string& key, const std::string& v) {
-  std::string err = ValidateLabelValue(v);
-  if (!err.empty()) {
-    return BadRequest("unable to parse requirement: invalid label value: \"" + v +
-                      "\": at key: \"" + key + "\": " + err);
-  }
-  return Status::OK();
-}
-
 }  // namespace
 
 std::string ValidateLabelValue(std::string_view v) {
@@ -96,218 +27,31 @@ std::string ValidateQualifiedName(std::string_view v) {
 }
 
 StatusOr<LabelSelector> LabelSelector::Parse(std::string_view text) {
-  LabelSelector sel;
-  Lexer lx(text);
-  if (lx.Done()) return sel;
-  while (true) {
-    Requirement r;
-    if (lx.Consume("!")) {
-      r.key = lx.Ident();
-      if (r.key.empty()) return BadRequest("unable to parse requirement: missing key after '!'");
-      KAI_RETURN_IF_ERROR(ValidateKey(r.key));
-      r.op = SelectorOp::kDoesNotExist;
-    } else {
-      r.key = lx.Ident();
-      if (r.key.empty()) {
-        return BadRequest("unable to parse requirement: found '" + std::string(1, lx.Peek()) +
-                          "', expected: identifier");
-      }
-      KAI_RETURN_IF_ERROR(ValidateKey(r.key));
-      if (lx.Done() || lx.Peek() == ',') {
-        r.op = SelectorOp::kExists;
-      } else if (lx.Consume("==") || lx.Consume("=")) {
-        r.op = SelectorOp::kEquals;
-      } else if (lx.Consume("!=")) {
-        r.op = SelectorOp::kNotEquals;
-      } else if (lx.Consume(">")) {
-        r.op = SelectorOp::kGt;
-      } else if (lx.Consume("<")) {
-        r.op = SelectorOp::kLt;
-      } else {
-        std::string word = lx.Ident();
-        if (word == "in") {
-          r.op = SelectorOp::kIn;
-        } else if (word == "notin") {
-          r.op = SelectorOp::kNotIn;
-        } else {
-          return BadRequest("unable to parse requirement: found '" + word +
-                            "', expected: in, notin, =, ==, !=, gt, lt");
-        }
-        if (!lx.Consume("(")) {
-          return BadRequest("unable to parse requirement: found '" + std::string(1, lx.Peek()) +
-                            "', expected: '('");
-        }
-        while (true) {
-          if (lx.Consume(")")) break;
-          std::string v = lx.Ident();
-          KAI_RETURN_IF_ERROR(ValidateValue(r.key, v));
-          r.values.push_back(v);
-          if (lx.Consume(",")) continue;
-          if (lx.Consume(")")) break;
-          return BadRequest("unable to parse requirement: found '" + std::string(1, lx.Peek()) +
-                            "', expected: ',' or ')'");
-        }
-        if (r.values.empty() && r.op == SelectorOp::kIn) {
-          return BadRequest(
-              "unable to parse requirement: for 'in', 'notin' operators, values "
-              "set can't be empty");
-        }
-      }
-      if (r.op == SelectorOp::kEquals || r.op == SelectorOp::kNotEquals) {
-        std::string v = lx.Ident();
-        KAI_RETURN_IF_ERROR(ValidateValue(r.key, v));
-        r.values.push_back(v);
-      } else if (r.op == SelectorOp::kGt || r.op == SelectorOp::kLt) {
-        std::string v = lx.Ident();
-        long long n = 0;
-        if (!ParseInt64(v, &n)) {
-          return BadRequest(
-              "unable to parse requirement: for 'Gt', 'Lt' operators, the value "
-              "must be an integer");
-        }
-        r.values.push_back(v);
-      }
-    }
-    std::sort(r.values.begin(), r.values.end());
-    r.values.erase(std::unique(r.values.begin(), r.values.end()), r.values.end());
-    sel.reqs_.push_back(std::move(r));
-    if (lx.Done()) break;
-    if (!lx.Consume(",")) {
-      return BadRequest("unable to parse requirement: found '" + std::string(1, lx.Peek()) +
-                        "', expected: ','");
-    }
-  }
-  return sel;
+  auto m = api::LabelSelectorMatcher::Parse(text);
+  if (!m.ok()) return BadRequest(std::string(m.status().message()));
+  return LabelSelector(*std::move(m));
 }
 
 StatusOr<LabelSelector> LabelSelector::FromJson(std::string_view json) {
   KAI_ASSIGN_OR_RETURN(JsonDoc doc, ::kai::localkube::Parse(json));
-  LabelSelector sel;
-  if (doc.IsNull()) return sel;
+  if (doc.IsNull()) return LabelSelector();
   if (!doc.IsObject()) return BadRequest("label selector must be an object");
-  if (const Json* ml = Member(doc, "matchLabels"); ml != nullptr && ml->IsObject()) {
-    for (auto it = ml->MemberBegin(); it != ml->MemberEnd(); ++it) {
-      Requirement r;
-      r.key = std::string(View(it->name));
-      r.op = SelectorOp::kEquals;
-      r.values.push_back(std::string(View(it->value)));
-      sel.reqs_.push_back(std::move(r));
-    }
+  api::LabelSelector sel;
+  api::codec::DecodeError err;
+  if (!api::codec::DecodeAny(doc, &sel, &err)) {
+    return BadRequest("label selector: " + err.ToString());
   }
-  if (const Json* me = Member(doc, "matchExpressions"); me != nullptr && me->IsArray()) {
-    for (const Json& e : me->GetArray()) {
-      Requirement r;
-      r.key = GetStr(e, {"key"});
-      const std::string op = GetStr(e, {"operator"});
-      if (op == "In") {
-        r.op = SelectorOp::kIn;
-      } else if (op == "NotIn") {
-        r.op = SelectorOp::kNotIn;
-      } else if (op == "Exists") {
-        r.op = SelectorOp::kExists;
-      } else if (op == "DoesNotExist") {
-        r.op = SelectorOp::kDoesNotExist;
-      } else {
-        return BadRequest("\"" + op + "\" is not a valid label selector operator");
-      }
-      if (const Json* vals = Member(e, "values"); vals != nullptr && vals->IsArray()) {
-        for (const Json& v : vals->GetArray()) r.values.push_back(std::string(View(v)));
-      }
-      std::sort(r.values.begin(), r.values.end());
-      sel.reqs_.push_back(std::move(r));
-    }
-  }
-  return sel;
-}
-
-template <typename Lookup>
-bool LabelSelector::MatchesWith(const Lookup& lookup) const {
-  for (const Requirement& r : reqs_) {
-    const std::string* v = lookup(r.key);
-    switch (r.op) {
-      case SelectorOp::kEquals:
-      case SelectorOp::kIn:
-        if (v == nullptr || !std::binary_search(r.values.begin(), r.values.end(), *v)) {
-          return false;
-        }
-        break;
-      case SelectorOp::kNotEquals:
-      case SelectorOp::kNotIn:
-        if (v != nullptr && std::binary_search(r.values.begin(), r.values.end(), *v)) {
-          return false;
-        }
-        break;
-      case SelectorOp::kExists:
-        if (v == nullptr) return false;
-        break;
-      case SelectorOp::kDoesNotExist:
-        if (v != nullptr) return false;
-        break;
-      case SelectorOp::kGt:
-      case SelectorOp::kLt: {
-        long long have = 0, want = 0;
-        if (v == nullptr || !ParseInt64(*v, &have) || r.values.empty() ||
-            !ParseInt64(r.values[0], &want)) {
-          return false;
-        }
-        if (r.op == SelectorOp::kGt ? !(have > want) : !(have < want)) return false;
-        break;
-      }
-    }
-  }
-  return true;
+  auto m = api::LabelSelectorMatcher::FromLabelSelector(sel);
+  if (!m.ok()) return BadRequest(std::string(m.status().message()));
+  return LabelSelector(*std::move(m));
 }
 
 bool LabelSelector::Matches(const Labels& labels) const {
-  if (reqs_.empty()) return true;
-  return MatchesWith([&](const std::string& key) -> const std::string* {
+  return matcher_.MatchesLookup([&](const std::string& key) -> const std::string* {
     auto it = std::lower_bound(labels.begin(), labels.end(), key,
                                [](const auto& p, const std::string& k) { return p.first < k; });
     return (it != labels.end() && it->first == key) ? &it->second : nullptr;
   });
-}
-
-bool LabelSelector::Matches(const std::map<std::string, std::string>& labels) const {
-  if (reqs_.empty()) return true;
-  return MatchesWith([&](const std::string& key) -> const std::string* {
-    auto it = labels.find(key);
-    return it == labels.end() ? nullptr : &it->second;
-  });
-}
-
-std::string LabelSelector::ToString() const {
-  std::string out;
-  for (const Requirement& r : reqs_) {
-    if (!out.empty()) out += ",";
-    switch (r.op) {
-      case SelectorOp::kEquals:
-        out += r.key + "=" + (r.values.empty() ? "" : r.values[0]);
-        break;
-      case SelectorOp::kNotEquals:
-        out += r.key + "!=" + (r.values.empty() ? "" : r.values[0]);
-        break;
-      case SelectorOp::kIn:
-      case SelectorOp::kNotIn: {
-        out += r.key + (r.op == SelectorOp::kIn ? " in (" : " notin (");
-        for (size_t i = 0; i < r.values.size(); ++i) out += (i ? "," : "") + r.values[i];
-        out += ")";
-        break;
-      }
-      case SelectorOp::kExists:
-        out += r.key;
-        break;
-      case SelectorOp::kDoesNotExist:
-        out += "!" + r.key;
-        break;
-      case SelectorOp::kGt:
-        out += r.key + ">" + (r.values.empty() ? "" : r.values[0]);
-        break;
-      case SelectorOp::kLt:
-        out += r.key + "<" + (r.values.empty() ? "" : r.values[0]);
-        break;
-    }
-  }
-  return out;
 }
 
 StatusOr<FieldSelector> FieldSelector::Parse(std::string_view text) {

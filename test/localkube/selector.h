@@ -9,41 +9,36 @@
 #include <utility>
 #include <vector>
 
+#include "api/labels.h"
 #include "kube/base/statusor.h"
 
 namespace kai::localkube {
 
 using Labels = std::vector<std::pair<std::string, std::string>>;  // sorted by key
 
-enum class SelectorOp { kEquals, kNotEquals, kIn, kNotIn, kExists, kDoesNotExist, kGt, kLt };
-
-struct Requirement {
-  std::string key;
-  SelectorOp op = SelectorOp::kEquals;
-  std::vector<std::string> values;  // sorted
-};
-
+// A label selector with apimachinery's grammar and matching (api::LabelSelectorMatcher), over
+// the store's sorted label vectors; errors are 400 BadRequest, as the API server answers them.
 class LabelSelector {
  public:
   // Matches everything.
   LabelSelector() = default;
-  // Parses "a=b,c in (d,e),!f". Errors are InvalidArgument with reason BadRequest.
+  // Parses "a=b,c in (d,e),!f" (labels.Parse).
   static StatusOr<LabelSelector> Parse(std::string_view text);
-  // From the metav1.LabelSelector JSON object ({"matchLabels":..,"matchExpressions":..}).
+  // metav1.LabelSelectorAsSelector of a {"matchLabels":..,"matchExpressions":..} object; null
+  // matches everything.
   static StatusOr<LabelSelector> FromJson(std::string_view json);
 
-  bool Empty() const { return reqs_.empty(); }
+  bool Empty() const { return matcher_.Empty(); }
   bool Matches(const Labels& labels) const;
-  bool Matches(const std::map<std::string, std::string>& labels) const;
-  const std::vector<Requirement>& requirements() const { return reqs_; }
-  void Add(Requirement r) { reqs_.push_back(std::move(r)); }
-  // Canonical text form (as labels.Selector.String()).
-  std::string ToString() const;
+  bool Matches(const std::map<std::string, std::string>& labels) const {
+    return matcher_.Matches(labels);
+  }
+  // Canonical text form (labels.Selector.String(): requirements sorted by key).
+  std::string ToString() const { return matcher_.ToString(); }
 
  private:
-  template <typename Lookup>
-  bool MatchesWith(const Lookup& lookup) const;
-  std::vector<Requirement> reqs_;
+  explicit LabelSelector(api::LabelSelectorMatcher m) : matcher_(std::move(m)) {}
+  api::LabelSelectorMatcher matcher_;
 };
 
 struct FieldRequirement {

@@ -446,6 +446,33 @@ TEST(SelectorTest, LabelGrammar) {
   EXPECT_FALSE(LabelSelector::Parse("a in x").ok());
   EXPECT_FALSE(LabelSelector::Parse("bad key=1").ok());
   EXPECT_FALSE(LabelSelector::Parse("a=-bad-").ok());
+  EXPECT_EQ(LabelSelector::Parse("a in x").status().http_code(), 400);
+  // The store's sorted label vectors match like maps.
+  EXPECT_TRUE(s->Matches(Labels{{"a", "1"}, {"c", "y"}, {"e", "x"}}));
+  EXPECT_FALSE(s->Matches(Labels{{"a", "1"}, {"c", "y"}}));
+}
+
+TEST(SelectorTest, LabelSelectorObjects) {
+  auto s = LabelSelector::FromJson(
+      R"({"matchLabels":{"app":"web"},"matchExpressions":[{"key":"tier","operator":"NotIn",)"
+      R"("values":["db","cache"]},{"key":"gpu","operator":"Exists"}]})");
+  ASSERT_TRUE(s.ok()) << s.status();
+  // metav1.LabelSelectorAsSelector sorts the requirements by key.
+  EXPECT_EQ(s->ToString(), "app=web,gpu,tier notin (cache,db)");
+  EXPECT_TRUE(s->Matches(Labels{{"app", "web"}, {"gpu", "1"}}));
+  EXPECT_FALSE(s->Matches(Labels{{"app", "web"}, {"gpu", "1"}, {"tier", "db"}}));
+  EXPECT_TRUE(LabelSelector::FromJson("null")->Empty());
+  // What the API server refuses: an unknown operator, In without values, a bad key.
+  for (const char* bad : {R"({"matchExpressions":[{"key":"a","operator":"Gt","values":["1"]}]})",
+                          R"({"matchExpressions":[{"key":"a","operator":"In"}]})",
+                          R"({"matchLabels":{"a b":"c"}})", R"({"matchLabels":{"a":1}})", "[]"}) {
+    auto r = LabelSelector::FromJson(bad);
+    EXPECT_FALSE(r.ok()) << bad;
+    EXPECT_EQ(r.status().http_code(), 400) << bad;
+  }
+}
+
+TEST(SelectorTest, FieldGrammar) {
   auto f = FieldSelector::Parse("metadata.name=a\\,b,spec.nodeName!=");
   ASSERT_TRUE(f.ok());
   ASSERT_EQ(f->requirements().size(), 2u);
