@@ -12,6 +12,8 @@ std::vector<std::string> StrSplit(std::string_view s, char sep);
 std::string StrJoin(const std::vector<std::string>& parts, std::string_view sep);
 std::string_view StripWhitespace(std::string_view s);
 std::string AsciiToLower(std::string_view s);
+// RFC 3986 percent-encoding of a URL query value: everything but ALPHA / DIGIT / "-._~".
+std::string UrlQueryEscape(std::string_view s);
 
 // Concatenates string pieces with one allocation (absl::StrCat, strings only): what `a + b + c`
 // does with a temporary per `+`.

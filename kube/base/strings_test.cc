@@ -21,5 +21,13 @@ TEST(StringsTest, StrCatJoinsEveryKindOfStringPiece) {
   EXPECT_EQ(StrCat("", a, ""), "node");
 }
 
+TEST(UrlQueryEscapeTest, Rfc3986Unreserved) {
+  EXPECT_EQ(UrlQueryEscape("a-b_c.d~e"), "a-b_c.d~e");
+  EXPECT_EQ(UrlQueryEscape("a b/c"), "a%20b%2Fc");
+  EXPECT_EQ(UrlQueryEscape("[1w:1m]"), "%5B1w%3A1m%5D");
+  EXPECT_EQ(UrlQueryEscape("app=web,tier in (a,b)"), "app%3Dweb%2Ctier%20in%20%28a%2Cb%29");
+  EXPECT_EQ(UrlQueryEscape("\xC3\xA9"), "%C3%A9");
+}
+
 }  // namespace
 }  // namespace kai

@@ -32,29 +32,12 @@ void GlobalInit() {
 }
 
 // Percent-encodes a query value.
-std::string Escape(std::string_view s) {
-  static constexpr char kHex[] = "0123456789ABCDEF";
-  std::string out;
-  out.reserve(s.size());
-  for (unsigned char c : s) {
-    if ((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '-' ||
-        c == '.' || c == '_' || c == '~') {
-      out.push_back(static_cast<char>(c));
-    } else {
-      out.push_back('%');
-      out.push_back(kHex[c >> 4]);
-      out.push_back(kHex[c & 15]);
-    }
-  }
-  return out;
-}
-
 class Query {
  public:
   Query& Add(std::string_view key, std::string_view value) {
     if (value.empty()) return *this;
     s_ += s_.empty() ? '?' : '&';
-    s_ += std::string(key) + "=" + Escape(value);
+    s_ += std::string(key) + "=" + UrlQueryEscape(value);
     return *this;
   }
   Query& AddInt(std::string_view key, int64_t v) {

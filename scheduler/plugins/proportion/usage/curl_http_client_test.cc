@@ -10,6 +10,7 @@
 #include <string>
 #include <thread>
 
+#include "kube/base/strings.h"
 #include "scheduler/plugins/proportion/usage/http_client.h"
 
 namespace kai::proportion {
@@ -102,12 +103,6 @@ TEST(CurlHttpClient, ConnectionRefusedIsUnavailable) {
       client.Get("http://127.0.0.1:" + std::to_string(port) + "/", std::chrono::seconds(2));
   ASSERT_FALSE(r.ok());
   EXPECT_EQ(r.status().code(), StatusCode::kUnavailable);
-}
-
-TEST(UrlQueryEscape, Rfc3986) {
-  EXPECT_EQ(UrlQueryEscape("a-b_c.d~e"), "a-b_c.d~e");
-  EXPECT_EQ(UrlQueryEscape("a b/c"), "a%20b%2Fc");
-  EXPECT_EQ(UrlQueryEscape("[1w:1m]"), "%5B1w%3A1m%5D");
 }
 
 }  // namespace

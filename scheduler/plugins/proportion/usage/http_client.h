@@ -28,7 +28,4 @@ class CurlHttpClient final : public HttpClient {
   StatusOr<HttpResponse> Get(const std::string& url, Duration timeout) override;
 };
 
-// RFC 3986 percent-encoding of a query parameter value.
-std::string UrlQueryEscape(std::string_view s);
-
 }  // namespace kai::proportion

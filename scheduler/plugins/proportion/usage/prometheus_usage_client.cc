@@ -7,6 +7,7 @@
 #include <cstdlib>
 
 #include "api/rapidjson_util.h"
+#include "kube/base/strings.h"
 #include "scheduler/plugins/proportion/usage/duration.h"
 
 namespace kai::proportion {
