@@ -96,9 +96,8 @@ std::pair<api::Event, std::string> EventCorrelator::Observe(const api::Event& e,
     // The two-way merge patch between the event with count 0, no lastTimestamp and no message
     // and the event: exactly these three fields.
     patch = "{\"count\":" + std::to_string(event.count) + ",\"lastTimestamp\":" +
-            kube::internal::JsonQuote(
-                FormatRfc3339(Seconds(event.last_timestamp.value_or(clock_->Now())))) +
-            ",\"message\":" + kube::internal::JsonQuote(event.message) + "}";
+            api::JsonQuote(FormatRfc3339(Seconds(event.last_timestamp.value_or(clock_->Now())))) +
+            ",\"message\":" + api::JsonQuote(event.message) + "}";
   }
   logs_.Add(key, EventLog{event.count, event.first_timestamp, event.metadata.name,
                           event.metadata.resource_version});

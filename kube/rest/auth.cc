@@ -105,7 +105,7 @@ StatusOr<ProcessResult> RunProcess(const std::vector<std::string>& argv,
 }
 
 std::string ExecInfo(const ExecConfig& exec, const RestConfig& cluster) {
-  using internal::JsonQuote;
+  using api::JsonQuote;
   std::string spec = R"({"interactive":false)";
   if (exec.provide_cluster_info) {
     spec += R"(,"cluster":{"server":)" + JsonQuote(cluster.host);

@@ -7,42 +7,6 @@ namespace kai::kube {
 
 namespace internal {
 
-std::string JsonQuote(std::string_view s) {
-  static constexpr char kHex[] = "0123456789abcdef";
-  std::string out;
-  out.reserve(s.size() + 2);
-  out.push_back('"');
-  for (unsigned char c : s) {
-    switch (c) {
-      case '"':
-        out += "\\\"";
-        break;
-      case '\\':
-        out += "\\\\";
-        break;
-      case '\n':
-        out += "\\n";
-        break;
-      case '\r':
-        out += "\\r";
-        break;
-      case '\t':
-        out += "\\t";
-        break;
-      default:
-        if (c < 0x20) {
-          out += "\\u00";
-          out.push_back(kHex[c >> 4]);
-          out.push_back(kHex[c & 15]);
-        } else {
-          out.push_back(static_cast<char>(c));
-        }
-    }
-  }
-  out.push_back('"');
-  return out;
-}
-
 std::string DeleteOptionsJson(const DeleteOptions& options) {
   std::string out = R"({"kind":"DeleteOptions","apiVersion":"v1")";
   if (options.grace_period_seconds.has_value()) {
@@ -80,7 +44,7 @@ StatusOr<std::string> Client::UpdateStatus(const GroupVersionResource& gvr, std:
 
 Status Client::Bind(std::string_view ns, std::string_view pod, std::string_view node,
                     std::string_view pod_uid) {
-  using internal::JsonQuote;
+  using api::JsonQuote;
   std::string body = R"({"apiVersion":"v1","kind":"Binding","metadata":{"name":)" + JsonQuote(pod) +
                      R"(,"namespace":)" + JsonQuote(ns);
   if (!pod_uid.empty()) body += R"(,"uid":)" + JsonQuote(pod_uid);
@@ -89,7 +53,7 @@ Status Client::Bind(std::string_view ns, std::string_view pod, std::string_view 
 }
 
 Status Client::Evict(std::string_view ns, std::string_view pod, const DeleteOptions& options) {
-  using internal::JsonQuote;
+  using api::JsonQuote;
   std::string body = R"({"apiVersion":"policy/v1","kind":"Eviction","metadata":{"name":)" +
                      JsonQuote(pod) + R"(,"namespace":)" + JsonQuote(ns) + R"(},"deleteOptions":)" +
                      internal::DeleteOptionsJson(options) + "}";

@@ -4,12 +4,12 @@
 #include <string>
 #include <string_view>
 
+#include "api/json_quote.h"  // api::JsonQuote, for the writers of small bodies
 #include "kube/rest/options.h"
 
 namespace kai::kube::internal {
 
-// `s` as a JSON string literal, quotes included.
-std::string JsonQuote(std::string_view s);
+using api::JsonQuote;
 
 // metav1.DeleteOptions JSON ("{}" when nothing is set).
 std::string DeleteOptionsJson(const DeleteOptions& options);
