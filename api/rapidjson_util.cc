@@ -7,11 +7,7 @@
 
 namespace kai::api {
 
-namespace {
-
-// Nesting deeper than Go's encoding/json limit is rejected up front: the parse itself is
-// iterative, but copying and writing values recurse.
-Status CheckDepth(std::string_view text) {
+size_t JsonDepthExceededAt(std::string_view text, int max_depth) {
   int depth = 0;
   bool in_string = false;
   for (size_t i = 0; i < text.size(); ++i) {
@@ -25,21 +21,20 @@ Status CheckDepth(std::string_view text) {
     } else if (c == '"') {
       in_string = true;
     } else if (c == '[' || c == '{') {
-      if (++depth > kMaxJsonDepth) {
-        return InvalidArgumentError("invalid JSON at offset " + std::to_string(i) +
-                                    ": nesting deeper than " + std::to_string(kMaxJsonDepth));
-      }
+      if (++depth > max_depth) return i;
     } else if (c == ']' || c == '}') {
       --depth;
     }
   }
-  return Status::OK();
+  return std::string_view::npos;
 }
 
-}  // namespace
-
 Status ParseJson(std::string_view text, rapidjson::Document* doc) {
-  KAI_RETURN_IF_ERROR(CheckDepth(text));
+  // Nesting deeper than Go's encoding/json limit is rejected up front.
+  if (const size_t at = JsonDepthExceededAt(text, kMaxJsonDepth); at != text.npos) {
+    return InvalidArgumentError("invalid JSON at offset " + std::to_string(at) +
+                                ": nesting deeper than " + std::to_string(kMaxJsonDepth));
+  }
   doc->Parse<rapidjson::kParseFullPrecisionFlag | rapidjson::kParseIterativeFlag>(text.data(),
                                                                                   text.size());
   if (doc->HasParseError()) {

@@ -14,6 +14,10 @@ namespace kai::api {
 // Maximum nesting of arrays/objects accepted (Go's encoding/json limit).
 inline constexpr int kMaxJsonDepth = 10000;
 
+// Offset of the first '[' or '{' that nests deeper than `max_depth` in JSON `text`, or npos. A
+// scan before parsing: parsing is iterative, but copying and writing values recurse.
+size_t JsonDepthExceededAt(std::string_view text, int max_depth);
+
 // Full-precision, iterative parse (RapidJSON's default can be one ULP off and recurses). Errors
 // carry the byte offset; nesting deeper than kMaxJsonDepth is rejected.
 Status ParseJson(std::string_view text, rapidjson::Document* doc);

@@ -117,32 +117,8 @@ JsonDoc Clone(const Json& v) {
   return d;
 }
 
-bool JsonDepthWithin(std::string_view text, int max_depth) {
-  int depth = 0;
-  bool in_string = false;
-  for (size_t i = 0; i < text.size(); ++i) {
-    const char c = text[i];
-    if (in_string) {
-      if (c == '\\') {
-        ++i;
-      } else if (c == '"') {
-        in_string = false;
-      }
-      continue;
-    }
-    if (c == '"') {
-      in_string = true;
-    } else if (c == '[' || c == '{') {
-      if (++depth > max_depth) return false;
-    } else if (c == ']' || c == '}') {
-      --depth;
-    }
-  }
-  return true;
-}
-
 StatusOr<JsonDoc> Parse(std::string_view text) {
-  if (!JsonDepthWithin(text, 1000)) {
+  if (api::JsonDepthExceededAt(text, 1000) != text.npos) {
     return InvalidArgumentError("JSON nests deeper than 1000 levels");
   }
   JsonDoc d;

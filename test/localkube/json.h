@@ -55,10 +55,6 @@ bool RemoveMember(Json& obj, std::string_view name);
 // Deep copy into a new document.
 JsonDoc Clone(const Json& v);
 
-// False when `text` nests arrays/objects deeper than `max_depth` (checked before parsing, so
-// hostile input cannot exhaust the stack of the recursive parser).
-bool JsonDepthWithin(std::string_view text, int max_depth);
-
 // Parses with full precision; the error mentions `what`.
 StatusOr<JsonDoc> Parse(std::string_view text);
 

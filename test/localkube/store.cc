@@ -390,7 +390,7 @@ void Store::NotifyGc(const ObjectPtr& old, const ObjectPtr& now, const GroupReso
 namespace {
 
 Status DecodeObject(const ResourceInfo& r, std::string_view json, JsonDoc* doc) {
-  if (!JsonDepthWithin(json, 1000)) {
+  if (api::JsonDepthExceededAt(json, 1000) != json.npos) {
     return ErrBadRequest("the object provided is unrecognized (must be of type " + r.kind +
                          "): JSON nests deeper than 1000 levels");
   }
@@ -887,7 +887,7 @@ StatusOr<ObjectPtr> Store::Patch(const GroupVersionResource& gvr, std::string_vi
                                  const PatchOptions& opts) {
   KAI_ASSIGN_OR_RETURN(ResourcePtr r, Resolve(gvr));
   JsonDoc p;
-  if (!JsonDepthWithin(patch, 1000)) {
+  if (api::JsonDepthExceededAt(patch, 1000) != patch.npos) {
     return ErrBadRequest("error decoding patch: JSON nests deeper than 1000 levels");
   }
   Status ps = api::ParseJson(patch, &p);
