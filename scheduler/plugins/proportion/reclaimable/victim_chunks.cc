@@ -69,12 +69,4 @@ void AppendVictimChunks(std::span<const VictimTask> tasks,
   if (core_used) out->push_back(core);
 }
 
-std::vector<VictimChunk> SplitVictimChunks(
-    std::span<const VictimTask> tasks,
-    const std::function<int(std::string_view subgroup)>& min_available, bool ignore_moved_tasks) {
-  std::vector<VictimChunk> chunks;
-  AppendVictimChunks(tasks, min_available, ignore_moved_tasks, &chunks);
-  return chunks;
-}
-
 }  // namespace kai::proportion

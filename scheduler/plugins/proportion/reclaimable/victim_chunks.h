@@ -26,16 +26,11 @@ struct VictimTask {
 inline constexpr std::string_view kDefaultSubGroup = "default";
 
 // Per PodSet, in order of `tasks`: the first minAvailable tasks form the job's core, the rest
-// are elastic. Returns one chunk per elastic task (PodSets by name, tasks in order), then one
-// chunk for all core tasks. With `ignore_moved_tasks` (allow-consolidating-reclaim), tasks that
-// are active-allocated are left out; a chunk left empty is dropped. `min_available` returns a
-// PodSet's minAvailable, or -1 when the job has no such PodSet (then all its tasks are core).
-std::vector<VictimChunk> SplitVictimChunks(
-    std::span<const VictimTask> tasks,
-    const std::function<int(std::string_view subgroup)>& min_available, bool ignore_moved_tasks);
-
-// The same chunks, appended to *out: the validator splits every victim job of every placed
-// simulation, and a scenario of a long search holds hundreds of them.
+// are elastic. Appends one chunk per elastic task (PodSets by name, tasks in order), then one
+// chunk for all core tasks, to *out (the validator splits every victim job of every placed
+// simulation into one vector). With `ignore_moved_tasks` (allow-consolidating-reclaim), tasks
+// that are active-allocated are left out; a chunk left empty is dropped. `min_available` returns
+// a PodSet's minAvailable, or -1 when the job has no such PodSet (then all its tasks are core).
 void AppendVictimChunks(std::span<const VictimTask> tasks,
                         const std::function<int(std::string_view subgroup)>& min_available,
                         bool ignore_moved_tasks, std::vector<VictimChunk>* out);

@@ -24,6 +24,14 @@ auto MinAvailable(const std::map<std::string, int>& m) {
   };
 }
 
+std::vector<VictimChunk> SplitVictimChunks(
+    std::span<const VictimTask> tasks,
+    const std::function<int(std::string_view subgroup)>& min_available, bool ignore_moved_tasks) {
+  std::vector<VictimChunk> chunks;
+  AppendVictimChunks(tasks, min_available, ignore_moved_tasks, &chunks);
+  return chunks;
+}
+
 // KAI proportion_test.go getVictimResources cases.
 TEST(SplitVictimChunks, MinAvailableAboveTaskCount) {
   std::vector<VictimTask> tasks = {Task("", 1000)};
