@@ -20,17 +20,8 @@ std::string_view Key(const JsonValue::Member& m) {
   return std::string_view(m.name.GetString(), m.name.GetStringLength());
 }
 
-std::string GoJsonType(const JsonValue& v) {
-  if (v.IsString()) return "string";
-  if (v.IsBool()) return "bool";
-  if (v.IsNumber()) return "number";
-  if (v.IsArray()) return "array";
-  if (v.IsObject()) return "object";
-  return "null";
-}
-
 std::string UnmarshalError(const JsonValue& v, const std::string& field, const char* go_type) {
-  std::string what = GoJsonType(v);
+  std::string what = std::string(GoJsonTypeName(v));
   if (v.IsNumber()) what += " " + GoValueString(v);
   return "json: cannot unmarshal " + what + " into Go struct field " + field + " of type " +
          go_type;
@@ -49,7 +40,8 @@ class MetaNormalizer {
   std::string Run(JsonValue* meta, bool embedded) {
     if (!meta->IsObject()) {
       if (meta->IsNull()) return "";
-      return "json: cannot unmarshal " + GoJsonType(*meta) + " into Go value of type v1.ObjectMeta";
+      return "json: cannot unmarshal " + std::string(GoJsonTypeName(*meta)) +
+             " into Go value of type v1.ObjectMeta";
     }
     for (auto it = meta->MemberBegin(); it != meta->MemberEnd();) {
       std::string_view k = Key(*it);

@@ -16,15 +16,6 @@ namespace {
 constexpr int kMaxSchemaDepth = 256;
 constexpr int kMaxValueDepth = 512;
 
-std::string GoTypeOfJson(const JsonValue& v) {
-  if (v.IsString()) return "string";
-  if (v.IsBool()) return "bool";
-  if (v.IsNumber()) return "number";
-  if (v.IsArray()) return "array";
-  if (v.IsObject()) return "object";
-  return "null";
-}
-
 // Formats supported by CRD schemas at Kubernetes 1.0 compatibility (apiextensions
 // validation/formats.go), normalized without dashes as go-openapi does.
 bool IsSupportedStringFormat(std::string_view format) {
@@ -274,8 +265,8 @@ class Compiler {
   }
   static Status Decode(const std::string& path, const JsonValue& v, const char* go_type,
                        const char* want) {
-    return Bad(path, "json: cannot unmarshal " + GoTypeOfJson(v) + " into Go value of type " +
-                         go_type + " (want " + want + ")");
+    return Bad(path, "json: cannot unmarshal " + std::string(GoJsonTypeName(v)) +
+                         " into Go value of type " + go_type + " (want " + want + ")");
   }
   static Status String(const JsonValue& v, const std::string& path, std::string* out) {
     if (!v.IsString()) return Decode(path, v, "string", "string");
@@ -409,6 +400,15 @@ std::string_view JsonTypeName(const JsonValue& v) {
   if (v.IsNumber()) return "number";
   if (v.IsArray()) return "array";
   return "object";
+}
+
+std::string_view GoJsonTypeName(const JsonValue& v) {
+  if (v.IsString()) return "string";
+  if (v.IsBool()) return "bool";
+  if (v.IsNumber()) return "number";
+  if (v.IsArray()) return "array";
+  if (v.IsObject()) return "object";
+  return "null";
 }
 
 bool JsonDeepEqual(const JsonValue& a, const JsonValue& b) { return DeepEqual(a, b, 0); }

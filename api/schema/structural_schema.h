@@ -37,6 +37,9 @@ std::string GoSharpV(const JsonValue& v);
 // The OpenAPI type name of a decoded value as kube-openapi infers it: "string", "integer",
 // "number", "boolean", "object", "array", "null".
 std::string_view JsonTypeName(const JsonValue& v);
+// The JSON type as encoding/json's UnmarshalTypeError names it ("json: cannot unmarshal <this>
+// into Go value of type ..."): "string", "bool", "number", "array", "object", "null".
+std::string_view GoJsonTypeName(const JsonValue& v);
 // reflect.DeepEqual on decoded values: int64 and float64 never compare equal, object member
 // order does not matter.
 bool JsonDeepEqual(const JsonValue& a, const JsonValue& b);
