@@ -41,6 +41,25 @@ Status StatusFromCauses(const ResourceInfo& r, std::string_view name,
   return ErrInvalid(QualifiedKind(r), name, std::move(errs));
 }
 
+// What admission webhooks see of a create (`old_object` null) or an update by `opts`.
+AdmissionAttributes WriteAttributes(const ResourceInfo* resource, std::string_view ns,
+                                    std::string_view name, const Json* old_object,
+                                    const WriteOptions& opts) {
+  AdmissionAttributes attrs;
+  attrs.resource = resource;
+  attrs.operation = old_object == nullptr ? "CREATE" : "UPDATE";
+  attrs.subresource = opts.subresource;
+  attrs.ns = std::string(ns);
+  attrs.name = std::string(name);
+  attrs.old_object = old_object;
+  attrs.user = &opts.user;
+  attrs.dry_run = opts.dry_run;
+  attrs.options_kind = old_object == nullptr ? "CreateOptions" : "UpdateOptions";
+  attrs.field_manager = opts.field_manager;
+  attrs.warnings = opts.warnings;
+  return attrs;
+}
+
 // Keys of fields clients may not change through the main resource / status subresource.
 void CopyMember(const Json& from, Json& to, std::string_view name, JsonAlloc& a) {
   const Json* v = Member(from, name);
@@ -601,17 +620,8 @@ StatusOr<ObjectPtr> Store::CreateImpl(const ResourcePtr& r, std::string_view ns_
   }
 
   if (admission_ != nullptr && admission_->Enabled()) {
-    AdmissionAttributes attrs;
-    attrs.resource = storage.get();
-    attrs.operation = "CREATE";
-    attrs.ns = ns;
-    attrs.name = obj.name();
-    attrs.user = &opts.user;
-    attrs.dry_run = opts.dry_run;
-    attrs.options_kind = "CreateOptions";
-    attrs.field_manager = opts.field_manager;
-    attrs.warnings = opts.warnings;
-    KAI_RETURN_IF_ERROR(admission_->Mutate(attrs, &obj.doc()));
+    KAI_RETURN_IF_ERROR(admission_->Mutate(
+        WriteAttributes(storage.get(), ns, obj.name(), nullptr, opts), &obj.doc()));
   }
 
   for (int attempt = 0; attempt < 8; ++attempt) {
@@ -631,17 +641,8 @@ StatusOr<ObjectPtr> Store::CreateImpl(const ResourcePtr& r, std::string_view ns_
       storage->hooks->validate(doc, nullptr, "", &errs);
     if (!errs.empty()) return StatusFromCauses(*storage, name.empty() ? generate_name : name, errs);
     if (admission_ != nullptr && admission_->Enabled()) {
-      AdmissionAttributes attrs;
-      attrs.resource = storage.get();
-      attrs.operation = "CREATE";
-      attrs.ns = ns;
-      attrs.name = name;
-      attrs.user = &opts.user;
-      attrs.dry_run = opts.dry_run;
-      attrs.options_kind = "CreateOptions";
-      attrs.field_manager = opts.field_manager;
-      attrs.warnings = opts.warnings;
-      KAI_RETURN_IF_ERROR(admission_->Validate(attrs, &doc));
+      KAI_RETURN_IF_ERROR(
+          admission_->Validate(WriteAttributes(storage.get(), ns, name, nullptr, opts), &doc));
     }
     const std::string manager =
         opts.field_manager.empty() ? ManagerFromUserAgent(opts.user_agent) : opts.field_manager;
@@ -1081,19 +1082,8 @@ StatusOr<ObjectPtr> Store::UpdateImpl(
     }
     if (storage->hooks && storage->hooks->defaults) storage->hooks->defaults(newdoc, na);
     if (admission_ != nullptr && admission_->Enabled()) {
-      AdmissionAttributes attrs;
-      attrs.resource = storage.get();
-      attrs.operation = "UPDATE";
-      attrs.subresource = opts.subresource;
-      attrs.ns = ns;
-      attrs.name = std::string(name);
-      attrs.old_object = &old_doc;
-      attrs.user = &opts.user;
-      attrs.dry_run = opts.dry_run;
-      attrs.options_kind = "UpdateOptions";
-      attrs.field_manager = opts.field_manager;
-      attrs.warnings = opts.warnings;
-      KAI_RETURN_IF_ERROR(admission_->Mutate(attrs, &obj.doc()));
+      KAI_RETURN_IF_ERROR(
+          admission_->Mutate(WriteAttributes(storage.get(), ns, name, &old_doc, opts), &obj.doc()));
     }
     Json& d2 = obj.doc();
     ValidateObjectMeta(*storage, d2, &old_doc, &errs);
@@ -1101,19 +1091,8 @@ StatusOr<ObjectPtr> Store::UpdateImpl(
       storage->hooks->validate(d2, &old_doc, opts.subresource, &errs);
     if (!errs.empty()) return StatusFromCauses(*storage, name, errs);
     if (admission_ != nullptr && admission_->Enabled()) {
-      AdmissionAttributes attrs;
-      attrs.resource = storage.get();
-      attrs.operation = "UPDATE";
-      attrs.subresource = opts.subresource;
-      attrs.ns = ns;
-      attrs.name = std::string(name);
-      attrs.old_object = &old_doc;
-      attrs.user = &opts.user;
-      attrs.dry_run = opts.dry_run;
-      attrs.options_kind = "UpdateOptions";
-      attrs.field_manager = opts.field_manager;
-      attrs.warnings = opts.warnings;
-      KAI_RETURN_IF_ERROR(admission_->Validate(attrs, &d2));
+      KAI_RETURN_IF_ERROR(
+          admission_->Validate(WriteAttributes(storage.get(), ns, name, &old_doc, opts), &d2));
     }
     // Generation.
     Json& m2 = EnsureObject(d2, "metadata", na);
