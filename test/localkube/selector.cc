@@ -5,19 +5,10 @@
 #include "api/codec_impl.h"
 #include "api/validation.h"
 #include "kube/base/strings.h"
+#include "test/localkube/errors.h"
 #include "test/localkube/json.h"
 
 namespace kai::localkube {
-namespace {
-
-Status BadRequest(const std::string& msg) {
-  Status s = InvalidArgumentError(msg);
-  s.SetReason("BadRequest").SetHttpCode(400);
-  return s;
-}
-
-}  // namespace
-
 std::string ValidateLabelValue(std::string_view v) {
   return StrJoin(api::IsValidLabelValue(v), "; ");
 }
@@ -28,21 +19,21 @@ std::string ValidateQualifiedName(std::string_view v) {
 
 StatusOr<LabelSelector> LabelSelector::Parse(std::string_view text) {
   auto m = api::LabelSelectorMatcher::Parse(text);
-  if (!m.ok()) return BadRequest(std::string(m.status().message()));
+  if (!m.ok()) return ErrBadRequest(std::string(m.status().message()));
   return LabelSelector(*std::move(m));
 }
 
 StatusOr<LabelSelector> LabelSelector::FromJson(std::string_view json) {
   KAI_ASSIGN_OR_RETURN(JsonDoc doc, ::kai::localkube::Parse(json));
   if (doc.IsNull()) return LabelSelector();
-  if (!doc.IsObject()) return BadRequest("label selector must be an object");
+  if (!doc.IsObject()) return ErrBadRequest("label selector must be an object");
   api::LabelSelector sel;
   api::codec::DecodeError err;
   if (!api::codec::DecodeAny(doc, &sel, &err)) {
-    return BadRequest("label selector: " + err.ToString());
+    return ErrBadRequest("label selector: " + err.ToString());
   }
   auto m = api::LabelSelectorMatcher::FromLabelSelector(sel);
-  if (!m.ok()) return BadRequest(std::string(m.status().message()));
+  if (!m.ok()) return ErrBadRequest(std::string(m.status().message()));
   return LabelSelector(*std::move(m));
 }
 
@@ -75,11 +66,11 @@ StatusOr<FieldSelector> FieldSelector::Parse(std::string_view text) {
     std::string out;
     for (size_t i = 0; i < s.size(); ++i) {
       if (s[i] == '\\') {
-        if (i + 1 >= s.size()) return BadRequest("invalid field selector: trailing backslash");
+        if (i + 1 >= s.size()) return ErrBadRequest("invalid field selector: trailing backslash");
         const char n = s[++i];
         if (n != '\\' && n != ',' && n != '=') {
-          return BadRequest("invalid field selector: invalid escape sequence: \\" +
-                            std::string(1, n));
+          return ErrBadRequest("invalid field selector: invalid escape sequence: \\" +
+                               std::string(1, n));
         }
         out += n;
       } else {
@@ -112,8 +103,8 @@ StatusOr<FieldSelector> FieldSelector::Parse(std::string_view text) {
       }
     }
     if (op_pos == std::string::npos) {
-      return BadRequest("invalid selector: '" + std::string(text) + "'; can't understand '" + term +
-                        "'");
+      return ErrBadRequest("invalid selector: '" + std::string(text) + "'; can't understand '" +
+                           term + "'");
     }
     FieldRequirement r;
     r.field = std::string(StripWhitespace(std::string_view(term).substr(0, op_pos)));
