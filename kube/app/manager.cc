@@ -51,22 +51,36 @@ uint16_t Manager::metrics_port() const {
 }
 
 uint16_t Manager::health_port() const {
-  return health_server_ != nullptr ? health_server_->port() : 0;
+  if (health_server_ != nullptr) return health_server_->port();
+  return SharedAddress() ? metrics_port() : 0;
+}
+
+bool Manager::SharedAddress() const {
+  const std::string& a = options_.metrics_addr;
+  // "host:0" asks for any free port: two such addresses are two servers.
+  const bool any_port = a.size() >= 2 && a.compare(a.size() - 2, 2, ":0") == 0;
+  return !server::IsDisabledAddress(a) && !any_port && a == options_.health_addr;
 }
 
 Status Manager::StartServers() {
+  auto add_health = [this](server::HttpServer* s) {
+    healthz_.Register(s->router(), "/healthz");
+    readyz_.Register(s->router(), "/readyz");
+    for (auto& [pattern, handler] : health_routes_) s->Handle(pattern, handler);
+  };
   if (!server::IsDisabledAddress(options_.metrics_addr)) {
-    metrics_server_ = std::make_unique<server::HttpServer>(server::HttpServerOptions{
-        .name = options_.name + " metrics", .bind_address = options_.metrics_addr});
+    metrics_server_ = std::make_unique<server::HttpServer>(
+        server::HttpServerOptions{.name = options_.name + (SharedAddress() ? "" : " metrics"),
+                                  .bind_address = options_.metrics_addr});
     metrics_server_->Handle("/metrics", server::MetricsHandler(registry_));
+    // One address for both (KAI's scheduler serves /metrics and the probes on :8080).
+    if (SharedAddress()) add_health(metrics_server_.get());
     KAI_RETURN_IF_ERROR(metrics_server_->Start());
   }
-  if (!server::IsDisabledAddress(options_.health_addr)) {
+  if (!server::IsDisabledAddress(options_.health_addr) && !SharedAddress()) {
     health_server_ = std::make_unique<server::HttpServer>(server::HttpServerOptions{
         .name = options_.name + " health", .bind_address = options_.health_addr});
-    healthz_.Register(health_server_->router(), "/healthz");
-    readyz_.Register(health_server_->router(), "/readyz");
-    for (auto& [pattern, handler] : health_routes_) health_server_->Handle(pattern, handler);
+    add_health(health_server_.get());
     KAI_RETURN_IF_ERROR(health_server_->Start());
   }
   return Status::OK();

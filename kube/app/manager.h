@@ -51,7 +51,8 @@ namespace kai::app {
 struct ManagerOptions {
   std::string name;                    // component name, for logs
   std::string metrics_addr = ":8080";  // "0" disables
-  std::string health_addr = ":8081";   // "0" disables
+  // "0" disables; the same address as metrics_addr (not "host:0"): one server serves both.
+  std::string health_addr = ":8081";
   bool leader_elect = false;
   std::string leader_election_id;         // Lease name (required with leader_elect)
   std::string leader_election_namespace;  // Lease namespace (required with leader_elect)
@@ -95,6 +96,7 @@ class Manager {
   const std::string& identity() const { return identity_; }
 
  private:
+  bool SharedAddress() const;
   Status StartServers();
   Status StartRunnables(bool leader);
   bool StopRunnables(bool leader, MonoTime deadline);

@@ -20,6 +20,7 @@
 #include "kube/rest/errors.h"
 #include "kube/rest/fake_client.h"
 #include "kube/rest/resource.h"
+#include "kube/server/http_server.h"
 
 namespace kai::app {
 namespace {
@@ -199,6 +200,43 @@ TEST(ManagerTest, ShutdownOverrunningItsTimeoutExitsOne) {
   shutdown.Trigger("received SIGTERM");
   run.join();
   EXPECT_EQ(code.load(), 1);
+}
+
+// A port nobody listens on (bound and released), for tests that need to know it up front.
+uint16_t FreePort() {
+  server::HttpServer probe({.name = "probe", .bind_address = "127.0.0.1:0"});
+  if (!probe.Start().ok()) return 0;
+  const uint16_t port = probe.port();
+  probe.Stop();
+  return port;
+}
+
+// KAI's scheduler serves /metrics, /healthz and /readyz on one address (--listen-address).
+TEST(ManagerTest, MetricsAndProbesShareOneAddress) {
+  metrics::Registry registry;
+  const uint16_t port = FreePort();
+  ManagerOptions o = Options(&registry);
+  o.metrics_addr = o.health_addr = "127.0.0.1:" + std::to_string(port);
+  Manager m(o);
+  m.AddHealthRoute("/debug", [](const server::HttpRequest&) {
+    server::HttpResponse r;
+    r.body = "debug";
+    return r;
+  });
+  ShutdownSignal shutdown;
+  std::atomic<int> code{-1};
+  std::thread run([&] { code = m.Run(&shutdown); });
+  ASSERT_TRUE(Eventually([&] { return m.IsLeader() && m.metrics_port() != 0; }));
+  EXPECT_EQ(m.metrics_port(), port);
+  EXPECT_EQ(m.health_port(), port);
+  EXPECT_EQ(Get(port, "/healthz").body, "ok");
+  EXPECT_EQ(Get(port, "/readyz").code, 200);
+  EXPECT_EQ(Get(port, "/metrics").code, 200);
+  EXPECT_EQ(Get(port, "/debug").body, "debug");
+  shutdown.Trigger("received SIGTERM");
+  run.join();
+  EXPECT_EQ(code.load(), 0);
+  EXPECT_EQ(Get(port, "/healthz").code, 0);
 }
 
 TEST(ManagerTest, BadAddressIsAnError) {
