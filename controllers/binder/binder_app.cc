@@ -1,24 +1,17 @@
 #include "controllers/binder/binder_app.h"
 
 #include <glog/logging.h>
-#include <signal.h>
 
-#include <atomic>
-#include <cstdlib>
 #include <iostream>
 #include <set>
-#include <thread>
 
+#include "kube/app/manager.h"
+#include "kube/app/shutdown_signal.h"
 #include "kube/base/command_line.h"
 #include "kube/cache/typed.h"
-#include "kube/leaderelection/leader_elector.h"
-#include "kube/leaderelection/resource_lock.h"
 #include "kube/metrics/registry.h"
 #include "kube/rest/config.h"
 #include "kube/rest/rest_client.h"
-#include "kube/server/healthz.h"
-#include "kube/server/http_server.h"
-#include "kube/server/metrics_handler.h"
 #include "kube/workqueue/rate_limiter.h"
 
 namespace kai::binder {
@@ -174,7 +167,7 @@ BinderApp::BinderApp(kube::Client* client, BinderRunOptions options, Clock* cloc
       std::move(co), [this](const controller::Request& r) { return Reconcile(r); });
 }
 
-BinderApp::~BinderApp() { Stop(); }
+BinderApp::~BinderApp() { Stop(clock_->NowMonotonic() + std::chrono::seconds(30)); }
 
 controller::Result BinderApp::Reconcile(const controller::Request& r) {
   ReconcileResult res = reconciler_.Reconcile(r.namespace_, r.name);
@@ -264,10 +257,11 @@ bool BinderApp::HasSynced() const {
   return !registrations_.empty();
 }
 
-void BinderApp::Stop() {
+bool BinderApp::Stop(MonoTime deadline) {
   factory_.Shutdown();
-  if (controller_) controller_->Stop(clock_->NowMonotonic() + std::chrono::seconds(30));
+  const bool in_time = controller_ == nullptr || controller_->Stop(deadline);
   broadcaster_.Flush();
+  return in_time;
 }
 
 int BinderMain(const std::vector<std::string>& args) {
@@ -297,76 +291,23 @@ int BinderMain(const std::vector<std::string>& args) {
       return 1;
     }
   }
-  sigset_t signals;
-  sigemptyset(&signals);
-  sigaddset(&signals, SIGTERM);
-  sigaddset(&signals, SIGINT);
-  pthread_sigmask(SIG_BLOCK, &signals, nullptr);
-
+  app::ShutdownSignal* shutdown = app::ShutdownSignal::InstallProcessSignals();
   metrics::Registry* registry = metrics::Registry::Default();
-  BinderApp app(client->get(), *opts, RealClock::Get(), registry, event_client->get());
-  server::HealthChecks healthz, readyz;
-  healthz.Add("ping", server::Ping);
-  readyz.Add("informers-synced", [&]() -> Status {
-    return app.HasSynced() ? Status::OK() : UnavailableError("caches not synced");
+  BinderApp binder(client->get(), *opts, RealClock::Get(), registry, event_client->get());
+  app::Manager manager({.name = "kai-binder",
+                        .metrics_addr = opts->metrics_bind_address,
+                        .health_addr = opts->health_probe_bind_address,
+                        .leader_elect = opts->leader_elect,
+                        .leader_election_id = std::string(kBinderLeaderElectionId),
+                        .leader_election_namespace = opts->leader_election_namespace,
+                        .client = client->get(),
+                        .registry = registry});
+  manager.Add(&binder);
+  manager.AddReadyzCheck("informers-synced", [&binder]() -> Status {
+    return binder.HasSynced() ? Status::OK() : UnavailableError("caches not synced");
   });
-  server::HttpServer metrics_server(
-      {.name = "metrics", .bind_address = opts->metrics_bind_address});
-  metrics_server.Handle("/metrics", server::MetricsHandler(registry));
-  server::HttpServer health_server(
-      {.name = "health", .bind_address = opts->health_probe_bind_address});
-  healthz.Register(health_server.router(), "/healthz");
-  readyz.Register(health_server.router(), "/readyz");
-  for (server::HttpServer* s : {&metrics_server, &health_server}) {
-    if (server::IsDisabledAddress(s->options().bind_address)) continue;
-    if (Status st = s->Start(); !st.ok()) {
-      std::cerr << "kai-binder: " << st.message() << "\n";
-      return 1;
-    }
-  }
-
-  std::atomic<bool> shutting_down{false};
-  std::unique_ptr<leaderelection::LeaseLock> lock;
-  std::unique_ptr<leaderelection::LeaderElector> elector;
-  std::thread election;
-  auto start = [&app] {
-    if (Status s = app.Start(); !s.ok()) LOG(ERROR) << "binder: " << s;
-  };
-  if (opts->leader_elect) {
-    lock = std::make_unique<leaderelection::LeaseLock>(
-        client->get(), opts->leader_election_namespace, std::string(kBinderLeaderElectionId),
-        leaderelection::DefaultIdentity(SeededRandom::Default()));
-    leaderelection::LeaderElectionConfig lc;
-    lc.lock = lock.get();
-    lc.registry = registry;
-    lc.callbacks.on_started_leading = start;
-    lc.callbacks.on_stopped_leading = [&shutting_down] {
-      if (shutting_down.load()) return;
-      LOG(ERROR) << "leader election lost";
-      std::exit(1);
-    };
-    auto e = leaderelection::LeaderElector::New(lc);
-    if (!e.ok()) {
-      std::cerr << "kai-binder: leader election: " << e.status().message() << "\n";
-      return 1;
-    }
-    elector = std::move(*e);
-    election = std::thread([&] { elector->Run(); });
-  } else {
-    start();
-  }
   LOG(INFO) << "kai-binder running against " << config->host;
-  int sig = 0;
-  sigwait(&signals, &sig);
-  shutting_down = true;
-  app.Stop();
-  if (elector) {
-    elector->Stop();
-    election.join();
-  }
-  metrics_server.Stop();
-  health_server.Stop();
-  return 0;
+  return manager.Run(shutdown);
 }
 
 }  // namespace kai::binder

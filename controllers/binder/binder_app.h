@@ -16,6 +16,7 @@
 #include "kube/base/command_line.h"
 #include "kube/cache/factory.h"
 #include "kube/controller/controller.h"
+#include "kube/controller/runnable.h"
 #include "kube/record/event_broadcaster.h"
 #include "kube/record/event_sink.h"
 #include "kube/rest/client.h"
@@ -51,16 +52,20 @@ StatusOr<BinderRunOptions> ParseBinderArgs(const std::vector<std::string>& args)
 const std::vector<FlagHelp>& BinderFlags();
 std::string BinderUsage();
 
-class BinderApp {
+// The BindRequest controller and its informers: one Runnable, started by the Manager while this
+// replica leads (every write is the leader's).
+class BinderApp final : public controller::Runnable {
  public:
   // Events go through `event_client` when given: a client of their own, with its own rate limit,
   // as controller-runtime's event recorder has, so that events never take the QPS of binds.
   BinderApp(kube::Client* client, BinderRunOptions options, Clock* clock,
             metrics::Registry* registry, kube::Client* event_client = nullptr);
-  ~BinderApp();
+  ~BinderApp() override;
+  std::string name() const override { return "kai-binder"; }
   // Syncs every GPU group, starts the watches and the controller's workers.
-  Status Start();
-  void Stop();
+  Status Start() override;
+  // Stops the watches, lets reconciles in flight finish until `deadline`, flushes the events.
+  bool Stop(MonoTime deadline) override;
   bool HasSynced() const;
   BindRequestReconciler& reconciler() { return reconciler_; }
 

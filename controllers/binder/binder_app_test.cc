@@ -92,7 +92,7 @@ TEST_F(BinderAppTest, BindsWhatTheSchedulerRequests) {
   // Reconciles read through the API until the stores sync, so binding may come first; the
   // handlers' initial lists are delivered on their own threads.
   EXPECT_TRUE(Eventually([&] { return app.HasSynced(); }));
-  app.Stop();
+  app.Stop(RealClock::Get()->NowMonotonic() + std::chrono::seconds(30));
 }
 
 TEST_F(BinderAppTest, EventsGoThroughTheirOwnClient) {
@@ -109,7 +109,7 @@ TEST_F(BinderAppTest, EventsGoThroughTheirOwnClient) {
     auto list = events.List(kEvents, "ns");
     return list.ok() && !list->items.empty();
   }));
-  app.Stop();
+  app.Stop(RealClock::Get()->NowMonotonic() + std::chrono::seconds(30));
   auto list = events.List(kEvents, "ns");
   ASSERT_TRUE(list.ok());
   EXPECT_NE(list->items.front().find("\"reason\":\"Bound\""), std::string::npos)
@@ -141,7 +141,7 @@ TEST_F(BinderAppTest, FractionalPodWaitsForTheReservationThenBindsAndDeletionRel
                   .ok());
   ASSERT_TRUE(Eventually(
       [&] { return IsNotFound(fake_.Get(kPods, "kai-resource-reservation", rp).status()); }));
-  app.Stop();
+  app.Stop(RealClock::Get()->NowMonotonic() + std::chrono::seconds(30));
 }
 
 // --help lists only flags the parser takes, each with a value it accepts.
