@@ -53,6 +53,9 @@ struct ManagerOptions {
   std::string metrics_addr = ":8080";  // "0" disables
   // "0" disables; the same address as metrics_addr (not "host:0"): one server serves both.
   std::string health_addr = ":8081";
+  // /healthz, /readyz and the health routes on the metrics server, health_addr unused (KAI's
+  // scheduler serves everything on --listen-address, also when that is "host:0").
+  bool probes_on_metrics_server = false;
   bool leader_elect = false;
   std::string leader_election_id;         // Lease name (required with leader_elect)
   std::string leader_election_namespace;  // Lease namespace (required with leader_elect)

@@ -237,6 +237,18 @@ TEST(ManagerTest, MetricsAndProbesShareOneAddress) {
   run.join();
   EXPECT_EQ(code.load(), 0);
   EXPECT_EQ(Get(port, "/healthz").code, 0);
+
+  // Asked for explicitly, also on "any free port".
+  ManagerOptions any = Options(&registry);
+  any.probes_on_metrics_server = true;
+  Manager m2(any);
+  ShutdownSignal shutdown2;
+  std::thread run2([&] { m2.Run(&shutdown2); });
+  ASSERT_TRUE(Eventually([&] { return m2.IsLeader() && m2.metrics_port() != 0; }));
+  EXPECT_EQ(m2.health_port(), m2.metrics_port());
+  EXPECT_EQ(Get(m2.metrics_port(), "/readyz").code, 200);
+  shutdown2.Trigger("received SIGTERM");
+  run2.join();
 }
 
 TEST(ManagerTest, BadAddressIsAnError) {

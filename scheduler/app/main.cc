@@ -7,6 +7,7 @@
 #include <string>
 #include <vector>
 
+#include "kube/app/shutdown_signal.h"
 #include "scheduler/app/run.h"
 #include "scheduler/app/simulate.h"
 
@@ -23,5 +24,7 @@ int main(int argc, char** argv) {
     FLAGS_minloglevel = 2;  // errors only; simulate reports through its output
     return kai::scheduler::SimulateMain(std::vector<std::string>(args.begin() + 1, args.end()));
   }
-  return kai::scheduler::RunMain(args);
+  // Without static destructors: a cycle may still be running after a shutdown that overran its
+  // timeout (kube/app/shutdown_signal.h).
+  kai::app::ExitProcess(kai::scheduler::RunMain(args));
 }

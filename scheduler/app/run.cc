@@ -1,25 +1,22 @@
 #include "scheduler/app/run.h"
 
 #include <glog/logging.h>
-#include <signal.h>
 
-#include <atomic>
-#include <cstdlib>
 #include <iostream>
 #include <set>
 #include <thread>
 
 #include "api/scheduling_shard.h"
+#include "kube/app/manager.h"
+#include "kube/app/shutdown_signal.h"
+#include "kube/base/clock.h"
 #include "kube/base/command_line.h"
 #include "kube/base/file.h"
-#include "kube/leaderelection/leader_elector.h"
-#include "kube/leaderelection/resource_lock.h"
+#include "kube/controller/runnable.h"
 #include "kube/metrics/registry.h"
 #include "kube/rest/config.h"
 #include "kube/rest/rest_client.h"
-#include "kube/server/healthz.h"
 #include "kube/server/http_server.h"
-#include "kube/server/metrics_handler.h"
 #include "scheduler/app/live_scheduler.h"
 
 namespace kai::scheduler {
@@ -183,6 +180,54 @@ StatusOr<RunOptions> ParseRunArgs(const std::vector<std::string>& args) {
   return o;
 }
 
+namespace {
+
+// The informers feed the cluster model on every replica, so a new leader starts from a warm
+// cache (KAI's scheduler: its cache runs before the election).
+class SchedulerInformers final : public controller::Runnable {
+ public:
+  explicit SchedulerInformers(LiveScheduler* scheduler) : scheduler_(scheduler) {}
+  std::string name() const override { return "informers"; }
+  Status Start() override {
+    scheduler_->Start();
+    return Status::OK();
+  }
+  bool Stop(MonoTime) override { return true; }  // the loop's Stop stops them
+  bool NeedLeaderElection() const override { return false; }
+
+ private:
+  LiveScheduler* scheduler_;
+};
+
+// The scheduling cycles, while this replica leads. Stopping ends the cycles and the informers
+// and, when there is time left, writes the status updates still queued.
+class SchedulingLoop final : public controller::Runnable {
+ public:
+  explicit SchedulingLoop(LiveScheduler* scheduler) : scheduler_(scheduler) {}
+  ~SchedulingLoop() override {
+    if (thread_.joinable()) thread_.join();
+  }
+  std::string name() const override { return "scheduling loop"; }
+  Status Start() override {
+    LOG(INFO) << "scheduling";
+    thread_ = std::thread([this] { scheduler_->Run(); });
+    return Status::OK();
+  }
+  bool Stop(MonoTime deadline) override {
+    scheduler_->Stop();
+    if (thread_.joinable()) thread_.join();
+    // Lost leadership gives no time: another replica now writes the statuses.
+    if (RealClock::Get()->NowMonotonic() < deadline) scheduler_->FlushStatusUpdates();
+    return true;
+  }
+
+ private:
+  LiveScheduler* scheduler_;
+  std::thread thread_;
+};
+
+}  // namespace
+
 std::string LeaseName(const RunOptions& o) {
   return o.params.partition_label_value.empty()
              ? o.params.scheduler_name
@@ -251,27 +296,24 @@ int RunMain(const std::vector<std::string>& args) {
     }
   }
 
-  // SIGTERM / SIGINT are taken by sigwait below, never by other threads.
-  sigset_t signals;
-  sigemptyset(&signals);
-  sigaddset(&signals, SIGTERM);
-  sigaddset(&signals, SIGINT);
-  pthread_sigmask(SIG_BLOCK, &signals, nullptr);
-
+  app::ShutdownSignal* shutdown = app::ShutdownSignal::InstallProcessSignals();
   LiveScheduler scheduler(client->get(), lo);
-  server::HealthChecks healthz, readyz;
-  healthz.Add("ping", server::Ping);
-  readyz.Add("informers-synced", [&]() -> Status {
+  SchedulerInformers informers(&scheduler);
+  SchedulingLoop loop(&scheduler);
+  app::Manager manager({.name = "kai-scheduler",
+                        .metrics_addr = opts->listen_address,
+                        .probes_on_metrics_server = true,
+                        .leader_elect = opts->leader_elect,
+                        .leader_election_id = LeaseName(*opts),
+                        .leader_election_namespace = opts->namespace_,
+                        .retry_period = std::chrono::seconds(5),  // KAI's: 15 s / 10 s / 5 s
+                        .client = client->get(),
+                        .registry = lo.registry});
+  manager.Add(&informers);
+  manager.Add(&loop);
+  manager.AddReadyzCheck("informers-synced", [&scheduler]() -> Status {
     return scheduler.HasSynced() ? Status::OK() : UnavailableError("caches not synced");
   });
-  server::HttpServer http({.name = "kai-scheduler", .bind_address = opts->listen_address});
-  http.Handle("/metrics", server::MetricsHandler(lo.registry));
-  healthz.Register(http.router(), "/healthz");
-  readyz.Register(http.router(), "/readyz");
-  if (Status s = http.Start(); !s.ok()) {
-    std::cerr << "kai-scheduler: --listen-address: " << s.message() << "\n";
-    return 1;
-  }
   // KAI's plugin server: debug endpoints on loopback only (the snapshot holds every pod spec).
   server::HttpServer plugin_server(
       {.name = "plugin-server",
@@ -296,56 +338,10 @@ int RunMain(const std::vector<std::string>& args) {
     return 1;
   }
   LOG(INFO) << "plugin server: /get-snapshot on 127.0.0.1:" << plugin_server.port();
-  scheduler.Start();
-
-  std::thread runner;
-  std::unique_ptr<leaderelection::LeaseLock> lock;
-  std::unique_ptr<leaderelection::LeaderElector> elector;
-  std::thread election;
-  std::atomic<bool> shutting_down{false};
-  if (opts->leader_elect) {
-    lock = std::make_unique<leaderelection::LeaseLock>(
-        client->get(), opts->namespace_, LeaseName(*opts),
-        leaderelection::DefaultIdentity(SeededRandom::Default()));
-    leaderelection::LeaderElectionConfig lc;
-    lc.lock = lock.get();
-    lc.retry_period = std::chrono::seconds(5);  // KAI's scheduler: 15 s / 10 s / 5 s
-    lc.registry = lo.registry;
-    lc.callbacks.on_started_leading = [&scheduler] {
-      LOG(INFO) << "became leader; scheduling";
-      scheduler.Run();
-    };
-    lc.callbacks.on_stopped_leading = [&shutting_down] {
-      if (shutting_down.load()) return;
-      LOG(ERROR) << "leader election lost";
-      std::exit(1);  // as KAI: another replica takes over with a fresh cache
-    };
-    auto e = leaderelection::LeaderElector::New(lc);
-    if (!e.ok()) {
-      std::cerr << "kai-scheduler: leader election: " << e.status().message() << "\n";
-      return 1;
-    }
-    elector = std::move(*e);
-    readyz.Add("leader-election", [&]() { return elector->Check(); });
-    election = std::thread([&] { elector->Run(); });
-  } else {
-    runner = std::thread([&] { scheduler.Run(); });
-  }
   LOG(INFO) << "kai-scheduler " << LeaseName(*opts) << " running against " << config->host;
-  int sig = 0;
-  sigwait(&signals, &sig);
-  LOG(INFO) << "signal " << sig << ": stopping";
-  shutting_down = true;
-  scheduler.Stop();
-  if (elector) {
-    elector->Stop();
-    election.join();
-  }
-  if (runner.joinable()) runner.join();
-  scheduler.FlushStatusUpdates();
+  const int code = manager.Run(shutdown);
   plugin_server.Stop();
-  http.Stop();
-  return 0;
+  return code;
 }
 
 }  // namespace kai::scheduler
