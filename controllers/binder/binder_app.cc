@@ -134,8 +134,7 @@ StatusOr<BinderRunOptions> ParseBinderArgs(const std::vector<std::string>& args)
 
 BinderApp::BinderApp(kube::Client* client, BinderRunOptions options, Clock* clock,
                      metrics::Registry* registry, kube::Client* event_client)
-    : client_(client),
-      options_(std::move(options)),
+    : options_(std::move(options)),
       clock_(clock != nullptr ? clock : RealClock::Get()),
       event_sink_(event_client != nullptr ? event_client : client),
       // Several event writers: one POST at a time caps the Bound events below the bind rate

@@ -73,7 +73,6 @@ class BinderApp final : public controller::Runnable {
   controller::Result Reconcile(const controller::Request& r);
   void Enqueue(const kube::ObjectPtr& obj);
 
-  kube::Client* client_;
   BinderRunOptions options_;
   Clock* clock_;
   record::ClientEventSink event_sink_;
