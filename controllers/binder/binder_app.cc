@@ -12,6 +12,7 @@
 #include "kube/metrics/registry.h"
 #include "kube/rest/config.h"
 #include "kube/rest/rest_client.h"
+#include "kube/server/http_server.h"
 #include "kube/workqueue/rate_limiter.h"
 
 namespace kai::binder {
@@ -118,8 +119,10 @@ StatusOr<BinderRunOptions> ParseBinderArgs(const std::vector<std::string>& args)
     } else if (name == "leader-election-namespace") {
       o.leader_election_namespace = v;
     } else if (name == "metrics-bind-address") {
+      KAI_RETURN_IF_ERROR(server::ValidateBindAddressFlag(name, v));
       o.metrics_bind_address = v;
     } else if (name == "health-probe-bind-address") {
+      KAI_RETURN_IF_ERROR(server::ValidateBindAddressFlag(name, v));
       o.health_probe_bind_address = v;
     } else if (name == "volume-binding-timeout-seconds") {
       // Volume binding is not implemented (docs/binder.md); accepted for compatibility.

@@ -52,6 +52,9 @@ TEST(ParseBinderArgs, KaisFlags) {
   EXPECT_EQ(o->metrics_bind_address, ":9090");
 
   EXPECT_EQ(ParseBinderArgs({"--nope=1"}).status().message(), "unknown flag --nope");
+  EXPECT_EQ(ParseBinderArgs({"--health-probe-bind-address=:http"}).status().message(),
+            "--health-probe-bind-address: bind address \":http\": invalid port \"http\"");
+  EXPECT_EQ(ParseBinderArgs({"--metrics-bind-address=0"})->metrics_bind_address, "0");
   EXPECT_EQ(ParseBinderArgs({"--qps=x"}).status().message(), "--qps: expected a number, got \"x\"");
   EXPECT_FALSE(ParseBinderArgs({"--resource-reservation-pod-resources={"}).ok());
   EXPECT_FALSE(ParseBinderArgs({"--max-concurrent-reconciles=0"}).ok());

@@ -57,6 +57,11 @@ StatusOr<std::pair<std::string, uint16_t>> ParseBindAddress(std::string_view add
 
 bool IsDisabledAddress(std::string_view address) { return address.empty() || address == "0"; }
 
+Status ValidateBindAddressFlag(std::string_view flag, std::string_view value) {
+  if (IsDisabledAddress(value)) return Status::OK();
+  return ParseBindAddress(value).status().WithPrefix(StrCat("--", flag));
+}
+
 namespace {
 
 // A TLS certificate from memory or from files that may be replaced at runtime.

@@ -75,5 +75,7 @@ class HttpServer {
 StatusOr<std::pair<std::string, uint16_t>> ParseBindAddress(std::string_view address);
 // "0" (or empty) disables a server, as controller-runtime's --metrics-bind-address=0.
 bool IsDisabledAddress(std::string_view address);
+// A bind-address flag's value: host:port or disabled; the error names the flag ("--<flag>: ...").
+Status ValidateBindAddressFlag(std::string_view flag, std::string_view value);
 
 }  // namespace kai::server

@@ -136,6 +136,7 @@ StatusOr<RunOptions> ParseRunArgs(const std::vector<std::string>& args) {
         } else if (name == "namespace") {
           o.namespace_ = value;
         } else if (name == "listen-address") {
+          KAI_RETURN_IF_ERROR(server::ValidateBindAddressFlag(name, value));
           o.listen_address = value;
         } else if (name == "plugin-server-port") {
           KAI_ASSIGN_OR_RETURN(double p, FlagNumber(name, value));
@@ -192,7 +193,10 @@ class SchedulerInformers final : public controller::Runnable {
     scheduler_->Start();
     return Status::OK();
   }
-  bool Stop(MonoTime) override { return true; }  // the loop's Stop stops them
+  bool Stop(MonoTime) override {
+    scheduler_->Stop();  // a replica that never led; the leader's loop stopped them already
+    return true;
+  }
   bool NeedLeaderElection() const override { return false; }
 
  private:

@@ -51,6 +51,9 @@ TEST(ParseRunArgs, DefaultsAndErrors) {
             "--plugin-server-port: expected a port number 0-65535, got \"70000\"");
 
   EXPECT_EQ(ParseRunArgs({"--nope=1"}).status().message(), "unknown flag --nope");
+  EXPECT_EQ(ParseRunArgs({"--listen-address=nonsense"}).status().message(),
+            "--listen-address: bind address \"nonsense\": want host:port, e.g. \":8080\"");
+  EXPECT_EQ(ParseRunArgs({"--listen-address=127.0.0.1:0"})->listen_address, "127.0.0.1:0");
   EXPECT_EQ(ParseRunArgs({"--qps"}).status().message(), "--qps: missing value");
   EXPECT_EQ(ParseRunArgs({"--leader-elect=maybe"}).status().message(),
             "--leader-elect: expected true or false, got \"maybe\"");
