@@ -29,11 +29,10 @@ size_t JsonDepthExceededAt(std::string_view text, int max_depth) {
   return std::string_view::npos;
 }
 
-Status ParseJson(std::string_view text, rapidjson::Document* doc) {
-  // Nesting deeper than Go's encoding/json limit is rejected up front.
-  if (const size_t at = JsonDepthExceededAt(text, kMaxJsonDepth); at != text.npos) {
+Status ParseJson(std::string_view text, rapidjson::Document* doc, int max_depth) {
+  if (const size_t at = JsonDepthExceededAt(text, max_depth); at != text.npos) {
     return InvalidArgumentError("invalid JSON at offset " + std::to_string(at) +
-                                ": nesting deeper than " + std::to_string(kMaxJsonDepth));
+                                ": nesting deeper than " + std::to_string(max_depth));
   }
   doc->Parse<rapidjson::kParseFullPrecisionFlag | rapidjson::kParseIterativeFlag>(text.data(),
                                                                                   text.size());

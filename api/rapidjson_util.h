@@ -19,8 +19,8 @@ inline constexpr int kMaxJsonDepth = 10000;
 size_t JsonDepthExceededAt(std::string_view text, int max_depth);
 
 // Full-precision, iterative parse (RapidJSON's default can be one ULP off and recurses). Errors
-// carry the byte offset; nesting deeper than kMaxJsonDepth is rejected.
-Status ParseJson(std::string_view text, rapidjson::Document* doc);
+// carry the byte offset; nesting deeper than `max_depth` is rejected (one scan before parsing).
+Status ParseJson(std::string_view text, rapidjson::Document* doc, int max_depth = kMaxJsonDepth);
 StatusOr<rapidjson::Document> ParseJsonDocument(std::string_view text);
 
 std::string ToJsonString(const rapidjson::Value& v);

@@ -118,11 +118,8 @@ JsonDoc Clone(const Json& v) {
 }
 
 StatusOr<JsonDoc> Parse(std::string_view text) {
-  if (api::JsonDepthExceededAt(text, 1000) != text.npos) {
-    return InvalidArgumentError("JSON nests deeper than 1000 levels");
-  }
   JsonDoc d;
-  KAI_RETURN_IF_ERROR(api::ParseJson(text, &d));
+  KAI_RETURN_IF_ERROR(api::ParseJson(text, &d, kMaxRequestJsonDepth));
   return d;
 }
 

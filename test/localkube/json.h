@@ -19,6 +19,10 @@ using Json = rapidjson::Value;
 using JsonDoc = rapidjson::Document;
 using JsonAlloc = rapidjson::Document::AllocatorType;
 
+// Deepest nesting localkube accepts in a request body or stored object (the scan runs once, in
+// api::ParseJson).
+inline constexpr int kMaxRequestJsonDepth = 1000;
+
 inline rapidjson::GenericStringRef<char> Ref(std::string_view s) {
   return rapidjson::StringRef(s.data(), static_cast<rapidjson::SizeType>(s.size()));
 }

@@ -409,11 +409,7 @@ void Store::NotifyGc(const ObjectPtr& old, const ObjectPtr& now, const GroupReso
 namespace {
 
 Status DecodeObject(const ResourceInfo& r, std::string_view json, JsonDoc* doc) {
-  if (api::JsonDepthExceededAt(json, 1000) != json.npos) {
-    return ErrBadRequest("the object provided is unrecognized (must be of type " + r.kind +
-                         "): JSON nests deeper than 1000 levels");
-  }
-  Status s = api::ParseJson(json, doc);
+  Status s = api::ParseJson(json, doc, kMaxRequestJsonDepth);
   if (!s.ok()) {
     return ErrBadRequest("the object provided is unrecognized (must be of type " + r.kind +
                          "): " + std::string(s.message()));
@@ -888,10 +884,7 @@ StatusOr<ObjectPtr> Store::Patch(const GroupVersionResource& gvr, std::string_vi
                                  const PatchOptions& opts) {
   KAI_ASSIGN_OR_RETURN(ResourcePtr r, Resolve(gvr));
   JsonDoc p;
-  if (api::JsonDepthExceededAt(patch, 1000) != patch.npos) {
-    return ErrBadRequest("error decoding patch: JSON nests deeper than 1000 levels");
-  }
-  Status ps = api::ParseJson(patch, &p);
+  Status ps = api::ParseJson(patch, &p, kMaxRequestJsonDepth);
   if (!ps.ok()) return ErrBadRequest("error decoding patch: " + std::string(ps.message()));
   if (type == PatchType::kStrategic && (!r->hooks || r->hooks->smp_type.empty())) {
     return ErrUnsupportedMediaType(

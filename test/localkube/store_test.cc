@@ -80,6 +80,18 @@ TEST_F(StoreTest, CreateAssignsMetadataAndDefaults) {
   EXPECT_EQ(bad.status().causes()[0].field, "spec.containers");
   auto nons = store_->Create(kCms, "nope", R"({"metadata":{"name":"x"}})");
   EXPECT_EQ(nons.status().reason(), "NotFound");
+  // Bodies nesting deeper than 1,000 levels are refused before parsing, writes and patches.
+  const std::string deep = R"({"metadata":{"name":"d"},"data":{"a":)" + std::string(999, '[') +
+                           std::string(999, ']') + "}}";
+  auto too_deep = store_->Create(kCms, "default", deep);
+  EXPECT_EQ(too_deep.status().http_code(), 400);
+  EXPECT_NE(too_deep.status().message().find("nesting deeper than 1000"), std::string::npos)
+      << too_deep.status();
+  auto deep_patch = store_->Patch(kCms, "default", "x", PatchType::kMerge, deep);
+  EXPECT_EQ(deep_patch.status().http_code(), 400);
+  EXPECT_NE(deep_patch.status().message().find("error decoding patch: invalid JSON at offset"),
+            std::string::npos)
+      << deep_patch.status();
 }
 
 TEST_F(StoreTest, UpdateConflictsAndNoOpWrites) {
