@@ -70,7 +70,9 @@ Status AddTyped(const Value& doc, const std::string& doc_where,
   return Status::OK();
 }
 
-Status AddObject(const Value& doc, const std::string& doc_where, LoadedObjects* out) {
+}  // namespace
+
+Status AddObjectValue(const Value& doc, const std::string& doc_where, LoadedObjects* out) {
   if (!doc.IsObject()) return InvalidArgumentError(doc_where + ": expected an object");
   const Value* kind_v = api::FindMember(doc, "kind");
   if (kind_v == nullptr || !kind_v->IsString()) {
@@ -83,7 +85,7 @@ Status AddObject(const Value& doc, const std::string& doc_where, LoadedObjects* 
     if (!items->IsArray()) return InvalidArgumentError(doc_where + ": items: expected a list");
     for (rapidjson::SizeType i = 0; i < items->Size(); ++i) {
       KAI_RETURN_IF_ERROR(
-          AddObject((*items)[i], doc_where + " items[" + std::to_string(i) + "]", out));
+          AddObjectValue((*items)[i], doc_where + " items[" + std::to_string(i) + "]", out));
     }
     return Status::OK();
   }
@@ -134,12 +136,6 @@ Status AddObject(const Value& doc, const std::string& doc_where, LoadedObjects* 
   return Status::OK();
 }
 
-}  // namespace
-
-Status AddObjectValue(const Value& object, const std::string& where, LoadedObjects* out) {
-  return AddObject(object, where, out);
-}
-
 StatusOr<LoadedObjects> LoadObjectJson(std::string_view json) {
   return LoadObjectJson(json, "object");
 }
@@ -148,7 +144,7 @@ StatusOr<LoadedObjects> LoadObjectJson(std::string_view json, const std::string&
   LoadedObjects out;
   auto doc = api::ParseJsonDocument(json);
   if (!doc.ok()) return doc.status().WithPrefix(where);
-  KAI_RETURN_IF_ERROR(AddObject(*doc, where, &out));
+  KAI_RETURN_IF_ERROR(AddObjectValue(*doc, where, &out));
   return out;
 }
 
@@ -158,7 +154,7 @@ StatusOr<LoadedObjects> LoadObjects(std::string_view text) {
   if (std::string_view t = StripWhitespace(text); !t.empty() && t.front() == '{') {
     if (auto doc = api::ParseJsonDocument(t); doc.ok()) {
       LoadedObjects out;
-      KAI_RETURN_IF_ERROR(AddObject(*doc, "document 1", &out));
+      KAI_RETURN_IF_ERROR(AddObjectValue(*doc, "document 1", &out));
       return out;
     }
   }
@@ -171,7 +167,7 @@ StatusOr<LoadedObjects> LoadObjects(std::string_view text) {
       return InvalidArgumentError(where + ": " + std::string(parsed.status().message()));
     }
     if (parsed->IsNull()) continue;
-    KAI_RETURN_IF_ERROR(AddObject(*parsed, where, &out));
+    KAI_RETURN_IF_ERROR(AddObjectValue(*parsed, where, &out));
   }
   return out;
 }
