@@ -87,10 +87,10 @@ StatusOr<std::map<std::string, std::string>> ParseNodeLabels(std::string_view te
     }
     const std::string k = kv.substr(0, eq);
     const std::string v = kv.substr(eq + 1);
-    if (std::string e = ValidateQualifiedName(k); !e.empty()) {
+    if (std::string e = StrJoin(api::IsQualifiedName(k), "; "); !e.empty()) {
       return InvalidArgumentError(StrCat("--node-labels: invalid label key \"", k, "\": ", e));
     }
-    if (std::string e = ValidateLabelValue(v); !e.empty()) {
+    if (std::string e = StrJoin(api::IsValidLabelValue(v), "; "); !e.empty()) {
       return InvalidArgumentError(StrCat("--node-labels: invalid label value \"", v, "\": ", e));
     }
     out[k] = v;
@@ -129,24 +129,24 @@ Status ValidateNodePool(const NodePool& p, std::string_view what) {
   KAI_RETURN_IF_ERROR(CheckQuantity(p.cpu, w, "cpu"));
   KAI_RETURN_IF_ERROR(CheckQuantity(p.memory, w, "memory"));
   if (p.gpus > 0) {
-    if (std::string e = ValidateLabelValue(p.gpu_product); !e.empty()) {
+    if (std::string e = StrJoin(api::IsValidLabelValue(p.gpu_product), "; "); !e.empty()) {
       return InvalidArgumentError(w + ": gpuProduct \"" + p.gpu_product + "\": " + e);
     }
   }
   for (const auto& [k, v] : p.labels) {
-    if (std::string e = ValidateQualifiedName(k); !e.empty()) {
+    if (std::string e = StrJoin(api::IsQualifiedName(k), "; "); !e.empty()) {
       return InvalidArgumentError(StrCat(w, ": labels: invalid key \"", k, "\": ", e));
     }
-    if (std::string e = ValidateLabelValue(v); !e.empty()) {
+    if (std::string e = StrJoin(api::IsValidLabelValue(v), "; "); !e.empty()) {
       return InvalidArgumentError(StrCat(w, ": labels[", k, "]: invalid value \"", v, "\": ", e));
     }
   }
   for (const NodeTaint& t : p.taints) {
-    if (std::string e = ValidateQualifiedName(t.key); !e.empty()) {
+    if (std::string e = StrJoin(api::IsQualifiedName(t.key), "; "); !e.empty()) {
       return InvalidArgumentError(StrCat(w, ": taints: invalid key \"", t.key, "\": ", e));
     }
     if (!t.value.empty()) {
-      if (std::string e = ValidateLabelValue(t.value); !e.empty()) {
+      if (std::string e = StrJoin(api::IsValidLabelValue(t.value), "; "); !e.empty()) {
         return InvalidArgumentError(
             StrCat(w, ": taints[", t.key, "]: invalid value \"", t.value, "\": ", e));
       }

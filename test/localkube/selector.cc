@@ -3,20 +3,11 @@
 #include <algorithm>
 
 #include "api/codec_impl.h"
-#include "api/validation.h"
 #include "kube/base/strings.h"
 #include "test/localkube/errors.h"
 #include "test/localkube/json.h"
 
 namespace kai::localkube {
-std::string ValidateLabelValue(std::string_view v) {
-  return StrJoin(api::IsValidLabelValue(v), "; ");
-}
-
-std::string ValidateQualifiedName(std::string_view v) {
-  return StrJoin(api::IsQualifiedName(v), "; ");
-}
-
 StatusOr<LabelSelector> LabelSelector::Parse(std::string_view text) {
   auto m = api::LabelSelectorMatcher::Parse(text);
   if (!m.ok()) return ErrBadRequest(std::string(m.status().message()));

@@ -66,9 +66,4 @@ class FieldSelector {
   std::vector<FieldRequirement> reqs_;
 };
 
-// api/validation.h's problems joined with "; " ("" when valid), as apimachinery's labels
-// parser reports them.
-std::string ValidateLabelValue(std::string_view v);
-std::string ValidateQualifiedName(std::string_view v);
-
 }  // namespace kai::localkube
