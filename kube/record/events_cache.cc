@@ -3,8 +3,8 @@
 #include <algorithm>
 #include <cstdio>
 
+#include "api/json_quote.h"
 #include "kube/base/time.h"
-#include "kube/rest/json_writer.h"
 
 namespace kai::record {
 

@@ -11,12 +11,12 @@
 #include <cstring>
 #include <vector>
 
+#include "api/json_quote.h"
 #include "api/rapidjson_util.h"
 #include "kube/base/base64.h"
 #include "kube/base/file.h"
 #include "kube/base/strings.h"
 #include "kube/base/time.h"
-#include "kube/rest/json_writer.h"
 
 extern char** environ;
 

@@ -1,5 +1,6 @@
 #include "kube/rest/client.h"
 
+#include "api/json_quote.h"
 #include "kube/rest/errors.h"
 #include "kube/rest/json_writer.h"
 
@@ -13,18 +14,18 @@ std::string DeleteOptionsJson(const DeleteOptions& options) {
     out += R"(,"gracePeriodSeconds":)" + std::to_string(*options.grace_period_seconds);
   }
   if (!options.propagation_policy.empty()) {
-    out += R"(,"propagationPolicy":)" + JsonQuote(options.propagation_policy);
+    out += R"(,"propagationPolicy":)" + api::JsonQuote(options.propagation_policy);
   }
   if (!options.precondition_uid.empty() || !options.precondition_resource_version.empty()) {
     out += R"(,"preconditions":{)";
     bool first = true;
     if (!options.precondition_uid.empty()) {
-      out += R"("uid":)" + JsonQuote(options.precondition_uid);
+      out += R"("uid":)" + api::JsonQuote(options.precondition_uid);
       first = false;
     }
     if (!options.precondition_resource_version.empty()) {
       if (!first) out += ",";
-      out += R"("resourceVersion":)" + JsonQuote(options.precondition_resource_version);
+      out += R"("resourceVersion":)" + api::JsonQuote(options.precondition_resource_version);
     }
     out += "}";
   }

@@ -5,10 +5,10 @@
 #include <charconv>
 #include <vector>
 
+#include "api/json_quote.h"
 #include "kube/base/strings.h"
 #include "kube/rest/errors.h"
 #include "kube/rest/json_scan.h"
-#include "kube/rest/json_writer.h"
 
 namespace kai::kube::internal {
 namespace {
@@ -101,11 +101,11 @@ Status DecodeList(std::string_view body, ObjectList* out) {
     item += '{';
     bool sep = false;
     if (!it.has_kind) {
-      item += "\"kind\":" + JsonQuote(item_kind);
+      item += "\"kind\":" + api::JsonQuote(item_kind);
       sep = true;
     }
     if (!it.has_api_version) {
-      item += std::string(sep ? "," : "") + "\"apiVersion\":" + JsonQuote(out->api_version);
+      item += std::string(sep ? "," : "") + "\"apiVersion\":" + api::JsonQuote(out->api_version);
     }
     std::string_view rest = text.substr(1);
     if (!StripWhitespace(rest).starts_with("}")) item += ',';
