@@ -110,10 +110,14 @@ Status Manager::StartRunnables(bool leader) {
 bool Manager::StopRunnables(bool leader, MonoTime deadline) {
   std::vector<controller::Runnable*> todo;
   {
+    // Taken out of started_: a lost lease and a signal at the same moment both stop the leader
+    // runnables, and each must be stopped once.
     std::lock_guard<std::mutex> l(mu_);
     for (auto it = started_.rbegin(); it != started_.rend(); ++it) {
       if ((*it)->NeedLeaderElection() == leader) todo.push_back(*it);
     }
+    std::erase_if(started_,
+                  [leader](controller::Runnable* r) { return r->NeedLeaderElection() == leader; });
   }
   bool in_time = true;
   for (auto* r : todo) {

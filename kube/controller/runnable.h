@@ -18,6 +18,9 @@ class Runnable {
   virtual Status Start() = 0;
   // Stops taking new work and waits for work in flight until `deadline` (monotonic, on the
   // runnable's clock); returns false when something was still running at the deadline.
+  // The Manager calls it at most once, possibly on another thread while Start() still runs (a
+  // shutdown interrupts a Start() waiting for caches): an implementation makes that pair safe,
+  // and a Start() that begins after Stop() starts nothing.
   virtual bool Stop(MonoTime deadline) = 0;
   // Runnables that write to the cluster run only while this process is the elected leader;
   // others (informers, webhook servers) run on every replica.
