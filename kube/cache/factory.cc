@@ -22,12 +22,14 @@ SharedInformer* SharedInformerFactory::InformerFor(const GroupVersionResource& g
   opts.reflector.page_size = options_.page_size;
   auto informer = std::make_unique<SharedInformer>(client_, gvr, std::move(opts));
   SharedInformer* raw = informer.get();
+  if (shutting_down_) raw->Stop();  // never runs; its waits return at once
   informers_.emplace(gvr, std::move(informer));
   return raw;
 }
 
 void SharedInformerFactory::Start() {
   std::lock_guard<std::mutex> l(mu_);
+  if (shutting_down_) return;
   for (auto& [gvr, informer] : informers_) {
     if (started_[gvr]) continue;
     started_[gvr] = true;
@@ -48,6 +50,7 @@ bool SharedInformerFactory::WaitForCacheSync(Duration timeout) {
 
 void SharedInformerFactory::Shutdown() {
   std::lock_guard<std::mutex> l(mu_);
+  shutting_down_ = true;
   for (auto& [gvr, informer] : informers_) informer->Stop();
 }
 

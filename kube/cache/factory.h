@@ -41,7 +41,8 @@ class SharedInformerFactory {
     return InformerFor(GvrOf<T>(), TypedDecoder<T>(keep_json));
   }
 
-  // Starts every informer not started yet (call again after adding informers).
+  // Starts every informer not started yet (call again after adding informers); nothing once
+  // Shutdown() was called (informers created after it are stopped ones).
   void Start();
   // Every started informer synced within `timeout`.
   bool WaitForCacheSync(Duration timeout);
@@ -56,6 +57,7 @@ class SharedInformerFactory {
   mutable std::mutex mu_;
   std::map<GroupVersionResource, std::unique_ptr<SharedInformer>> informers_;
   std::map<GroupVersionResource, bool> started_;
+  bool shutting_down_ = false;
 };
 
 }  // namespace kai::kube

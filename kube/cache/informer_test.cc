@@ -507,5 +507,20 @@ TEST(SharedInformerFactoryTest, OneWatchPerResourceForEveryConsumer) {
   EXPECT_EQ(fake.open_watches(), 0);
 }
 
+// client-go's factory: Start() after Shutdown() starts nothing (a process stopping while its
+// runnable still starts must not leave informers running).
+TEST(SharedInformerFactoryTest, StartAfterShutdownStartsNothing) {
+  FakeClock clock;
+  FakeClient fake;
+  ASSERT_TRUE(fake.Seed(kPods, Pod("a")).ok());
+  SharedInformerFactory factory(&fake, {.clock = &clock});
+  factory.Shutdown();
+  SharedInformer* pods = factory.InformerFor<api::Pod>();
+  factory.Start();
+  EXPECT_FALSE(pods->WaitForCacheSync(std::chrono::hours(1))) << "it ran and listed";
+  EXPECT_FALSE(pods->HasSynced());
+  EXPECT_TRUE(fake.actions().empty()) << fake.actions().front().verb;
+}
+
 }  // namespace
 }  // namespace kai::kube
