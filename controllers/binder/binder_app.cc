@@ -205,7 +205,7 @@ Status BinderApp::Start() {
   auto spec_changed = [](const kube::ObjectPtr& old_obj, const kube::ObjectPtr& o) {
     return old_obj->field(kBindRequestCacheGeneration) != o->field(kBindRequestCacheGeneration);
   };
-  registrations_.push_back(brs->AddEventHandler(
+  registrations_.Add(brs->AddEventHandler(
       {.on_add = [this](const kube::ObjectPtr& o, bool) { Enqueue(o); },
        .on_update =
            [this, spec_changed](const kube::ObjectPtr& old_obj, const kube::ObjectPtr& o) {
@@ -227,7 +227,7 @@ Status BinderApp::Start() {
     const std::string_view phase = o->field(kPodCachePhase);
     return old_obj->field(kPodCachePhase) != phase && (phase == "Succeeded" || phase == "Failed");
   };
-  registrations_.push_back(pods->AddEventHandler(
+  registrations_.Add(pods->AddEventHandler(
       {.on_update =
            [this, completed](const kube::ObjectPtr& old_obj, const kube::ObjectPtr& o) {
              if (!completed(old_obj, o)) return;
@@ -243,7 +243,7 @@ Status BinderApp::Start() {
        .wants_update = completed}));
   kube::SharedInformer* nodes = factory_.InformerFor<api::Node>(/*keep_json=*/false);
   // Registered for HasSynced only (the reconciler reads the store).
-  registrations_.push_back(nodes->AddEventHandler(
+  registrations_.Add(nodes->AddEventHandler(
       {.wants_update = [](const kube::ObjectPtr&, const kube::ObjectPtr&) { return false; }}));
   // Reads come from these stores once synced (KAI's binder reads its controller-runtime cache):
   // no GET per BindRequest, pod and node, so the client's QPS goes to writes.
@@ -252,12 +252,7 @@ Status BinderApp::Start() {
   return controller_->Start();
 }
 
-bool BinderApp::HasSynced() const {
-  for (const auto& r : registrations_) {
-    if (!r->HasSynced()) return false;
-  }
-  return !registrations_.empty();
-}
+bool BinderApp::HasSynced() const { return registrations_.AllSynced(); }
 
 bool BinderApp::Stop(MonoTime deadline) {
   factory_.Shutdown();

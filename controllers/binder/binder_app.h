@@ -15,6 +15,7 @@
 #include "controllers/binder/rest_binder_client.h"
 #include "kube/base/command_line.h"
 #include "kube/cache/factory.h"
+#include "kube/cache/registrations.h"
 #include "kube/controller/controller.h"
 #include "kube/controller/runnable.h"
 #include "kube/record/event_broadcaster.h"
@@ -82,7 +83,7 @@ class BinderApp final : public controller::Runnable {
   BindRequestReconciler reconciler_;
   std::unique_ptr<controller::Controller> controller_;
   kube::SharedInformerFactory factory_;
-  std::vector<std::shared_ptr<kube::HandlerRegistration>> registrations_;
+  kube::Registrations registrations_;
 };
 
 // Runs until SIGTERM/SIGINT; returns the process exit code.

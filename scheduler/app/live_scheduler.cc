@@ -224,7 +224,7 @@ void LiveScheduler::Start() {
   for (const Resource& r : Resources()) {
     std::string resource = r.name;
     kube::SharedInformer* informer = factory_.InformerFor(r.gvr);  // keeps the JSON
-    registrations_.push_back(informer->AddEventHandler(
+    registrations_.Add(informer->AddEventHandler(
         {[this, resource](const kube::ObjectPtr& o, bool) { Upsert(resource, o); },
          [this, resource](const kube::ObjectPtr&, const kube::ObjectPtr& o) {
            Upsert(resource, o);
@@ -237,12 +237,7 @@ void LiveScheduler::Start() {
   }
 }
 
-bool LiveScheduler::HasSynced() const {
-  for (const auto& r : registrations_) {
-    if (!r->HasSynced()) return false;
-  }
-  return !registrations_.empty();
-}
+bool LiveScheduler::HasSynced() const { return registrations_.AllSynced(); }
 
 void LiveScheduler::StatusWorker() {
   while (true) {

@@ -18,6 +18,7 @@
 #include "kube/base/clock.h"
 #include "kube/base/random.h"
 #include "kube/cache/factory.h"
+#include "kube/cache/registrations.h"
 #include "kube/record/event_broadcaster.h"
 #include "kube/record/event_sink.h"
 #include "kube/rest/client.h"
@@ -98,7 +99,7 @@ class LiveScheduler {
   std::map<std::string, std::map<std::string, std::shared_ptr<const std::string>>> raw_;
 
   kube::SharedInformerFactory factory_;
-  std::vector<std::shared_ptr<kube::HandlerRegistration>> registrations_;
+  kube::Registrations registrations_;
   std::vector<std::thread> workers_;
   std::mutex run_mu_;
   std::condition_variable run_cv_;
