@@ -4,7 +4,6 @@
 
 #include <iostream>
 #include <set>
-#include <thread>
 
 #include "api/scheduling_shard.h"
 #include "kube/app/manager.h"
@@ -12,12 +11,12 @@
 #include "kube/base/clock.h"
 #include "kube/base/command_line.h"
 #include "kube/base/file.h"
-#include "kube/controller/runnable.h"
 #include "kube/metrics/registry.h"
 #include "kube/rest/config.h"
 #include "kube/rest/rest_client.h"
 #include "kube/server/http_server.h"
 #include "scheduler/app/live_scheduler.h"
+#include "scheduler/app/scheduler_runnables.h"
 
 namespace kai::scheduler {
 
@@ -180,57 +179,6 @@ StatusOr<RunOptions> ParseRunArgs(const std::vector<std::string>& args) {
   }
   return o;
 }
-
-namespace {
-
-// The informers feed the cluster model on every replica, so a new leader starts from a warm
-// cache (KAI's scheduler: its cache runs before the election).
-class SchedulerInformers final : public controller::Runnable {
- public:
-  explicit SchedulerInformers(LiveScheduler* scheduler) : scheduler_(scheduler) {}
-  std::string name() const override { return "informers"; }
-  Status Start() override {
-    scheduler_->Start();
-    return Status::OK();
-  }
-  bool Stop(MonoTime) override {
-    scheduler_->Stop();  // a replica that never led; the leader's loop stopped them already
-    return true;
-  }
-  bool NeedLeaderElection() const override { return false; }
-
- private:
-  LiveScheduler* scheduler_;
-};
-
-// The scheduling cycles, while this replica leads. Stopping ends the cycles and the informers
-// and, when there is time left, writes the status updates still queued.
-class SchedulingLoop final : public controller::Runnable {
- public:
-  explicit SchedulingLoop(LiveScheduler* scheduler) : scheduler_(scheduler) {}
-  ~SchedulingLoop() override {
-    if (thread_.joinable()) thread_.join();
-  }
-  std::string name() const override { return "scheduling loop"; }
-  Status Start() override {
-    LOG(INFO) << "scheduling";
-    thread_ = std::thread([this] { scheduler_->Run(); });
-    return Status::OK();
-  }
-  bool Stop(MonoTime deadline) override {
-    scheduler_->Stop();
-    if (thread_.joinable()) thread_.join();
-    // Lost leadership gives no time: another replica now writes the statuses.
-    if (RealClock::Get()->NowMonotonic() < deadline) scheduler_->FlushStatusUpdates();
-    return true;
-  }
-
- private:
-  LiveScheduler* scheduler_;
-  std::thread thread_;
-};
-
-}  // namespace
 
 std::string LeaseName(const RunOptions& o) {
   return o.params.partition_label_value.empty()

@@ -60,6 +60,8 @@ class Ticker final : public kai::controller::Runnable {
   std::string name() const override { return "ticker"; }
   kai::Status Start() override {
     Say("LEADING " + identity_);
+    std::lock_guard<std::mutex> l(mu_);  // Stop() may overlap (runnable.h)
+    if (stop_) return kai::CancelledError("stopped before it started");
     thread_ = std::thread([this] {
       std::unique_lock<std::mutex> l(mu_);
       while (!stop_) {
@@ -77,12 +79,14 @@ class Ticker final : public kai::controller::Runnable {
 
  private:
   void Join() {
+    std::thread t;
     {
       std::lock_guard<std::mutex> l(mu_);
       stop_ = true;
       cv_.notify_all();
+      t = std::move(thread_);
     }
-    if (thread_.joinable()) thread_.join();
+    if (t.joinable()) t.join();
   }
   kai::controller::Controller* c_;
   std::string identity_;
