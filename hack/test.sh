@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Installs dependencies, builds, and runs every test with ctest: all tests in the release build,
-# then the unit tests again under AddressSanitizer + UndefinedBehaviorSanitizer. Prints ctest's
-# summary and exits non-zero on any failure.
+# then the unit tests again under AddressSanitizer + UndefinedBehaviorSanitizer and under
+# ThreadSanitizer. Prints ctest's summary and exits non-zero on any failure.
 set -uo pipefail
 cd "$(dirname "$0")/.."
 
@@ -39,15 +39,26 @@ if [ "${KAI_SKIP_ASAN:-0}" != "1" ]; then
   [ "${PIPESTATUS[0]}" -eq 0 ] || status=1
 fi
 
+if [ "${KAI_SKIP_TSAN:-0}" != "1" ]; then
+  echo "== build (tsan)"
+  hack/build.sh tsan || exit 1
+  echo "== ctest (tsan: unit)"
+  TSAN_OPTIONS="halt_on_error=1 second_deadlock_stack=1 suppressions=$PWD/hack/tsan.supp" \
+    ctest --test-dir build-tsan -L unit -j"$jobs" --output-on-failure --timeout 600 2>&1 |
+    tee build-tsan/ctest.log
+  [ "${PIPESTATUS[0]}" -eq 0 ] || status=1
+fi
+
 # Repeat the failures last: CI logs are read from the tail, past thousands of passing lines.
 dirs=()
 [ $status -ne 0 ] && dirs+=(build)
 [ $status -ne 0 ] && [ "${KAI_SKIP_ASAN:-0}" != "1" ] && dirs+=(build-asan)
+[ $status -ne 0 ] && [ "${KAI_SKIP_TSAN:-0}" != "1" ] && dirs+=(build-tsan)
 for dir in "${dirs[@]}"; do
   [ -f "$dir/ctest.log" ] && grep -q "tests failed out of" "$dir/ctest.log" || continue
   grep -q " 0 tests failed out of" "$dir/ctest.log" && continue
   echo "== failures in $dir (first lines of their output; whole output above)"
-  grep -E -A4 "(: Failure$|\*\*\*|ERROR: AddressSanitizer|runtime error:)" \
+  grep -E -A4 "(: Failure$|\*\*\*|ERROR: AddressSanitizer|WARNING: ThreadSanitizer|runtime error:)" \
     "$dir/ctest.log" | head -60
   grep "tests failed out of" "$dir/ctest.log"
   sed -n '/The following tests FAILED/,$p' "$dir/ctest.log" | head -40
