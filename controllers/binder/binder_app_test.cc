@@ -10,6 +10,7 @@
 
 #include "controllers/binder/binder_test_util.h"
 #include "kube/rest/fake_client.h"
+#include "kube/testing/eventually.h"
 
 namespace kai::binder {
 namespace {
@@ -21,14 +22,7 @@ using testing::Pod;
 const kube::GroupVersionResource kPods{"", "v1", "pods"};
 const kube::GroupVersionResource kBindRequests{"scheduling.run.ai", "v1alpha2", "bindrequests"};
 
-template <class F>
-bool Eventually(F f) {
-  for (int i = 0; i < 1000; ++i) {
-    if (f()) return true;
-    std::this_thread::sleep_for(std::chrono::milliseconds(10));
-  }
-  return false;
-}
+using ::kai::testing::Eventually;
 
 TEST(ParseBinderArgs, KaisFlags) {
   auto o =

@@ -21,6 +21,7 @@
 #include "kube/rest/fake_client.h"
 #include "kube/rest/resource.h"
 #include "kube/server/http_server.h"
+#include "kube/testing/eventually.h"
 
 namespace kai::app {
 namespace {
@@ -30,15 +31,7 @@ using std::chrono::seconds;
 using ::testing::ElementsAre;
 using ::testing::HasSubstr;
 
-template <class F>
-bool Eventually(F f) {
-  const auto give_up = std::chrono::steady_clock::now() + seconds(60);
-  while (!f()) {
-    if (std::chrono::steady_clock::now() > give_up) return false;
-    std::this_thread::yield();
-  }
-  return true;
-}
+using ::kai::testing::Eventually;
 
 // An ordered log shared by runnables and fake API reactors.
 class EventLog {

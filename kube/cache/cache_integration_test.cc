@@ -14,6 +14,7 @@
 #include "kube/cache/typed.h"
 #include "kube/rest/errors.h"
 #include "kube/rest/rest_client.h"
+#include "kube/testing/eventually.h"
 #include "test/localkube/testing/localkube_process.h"
 
 namespace kai::kube {
@@ -28,14 +29,7 @@ std::string PodJson(std::string_view name) {
          R"("},"spec":{"containers":[{"name":"c","image":"busybox"}]}})";
 }
 
-template <class Pred>
-bool Eventually(Pred pred, int seconds = 60) {
-  for (int i = 0; i < seconds * 1000; ++i) {
-    if (pred()) return true;
-    std::this_thread::sleep_for(std::chrono::milliseconds(1));
-  }
-  return pred();
-}
+using ::kai::testing::Eventually;
 
 std::unique_ptr<RestClient> NewTestClient(const LocalKubeProcess& kube, int max_retries = 0) {
   auto cfg = LoadKubeconfig({.path = kube.kubeconfig_path()});

@@ -13,6 +13,7 @@
 #include "kube/rest/errors.h"
 #include "kube/rest/fake_client.h"
 #include "kube/rest/rest_client.h"
+#include "kube/testing/eventually.h"
 
 namespace kai::kube {
 namespace {
@@ -66,15 +67,7 @@ class Recorder {
   std::vector<std::string> events_;
 };
 
-// Waits (real time, generous) until `pred` holds.
-template <class Pred>
-bool Eventually(Pred pred) {
-  for (int i = 0; i < 30000; ++i) {
-    if (pred()) return true;
-    std::this_thread::sleep_for(std::chrono::milliseconds(1));
-  }
-  return pred();
-}
+using ::kai::testing::Eventually;
 
 // Advances a FakeClock whenever a thread waits on it (backoffs, resyncs), in the background.
 class ClockDriver {

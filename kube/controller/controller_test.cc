@@ -10,6 +10,7 @@
 
 #include "kube/base/fake_clock.h"
 #include "kube/metrics/registry.h"
+#include "kube/testing/eventually.h"
 
 namespace kai::controller {
 namespace {
@@ -18,17 +19,7 @@ using std::chrono::milliseconds;
 using std::chrono::seconds;
 using ::testing::HasSubstr;
 
-// Spins (yielding) until `f` holds; the real-time bound only turns a bug into a failure instead
-// of a hang, it is not a timing assertion.
-template <class F>
-bool Eventually(F f) {
-  const auto give_up = std::chrono::steady_clock::now() + seconds(60);
-  while (!f()) {
-    if (std::chrono::steady_clock::now() > give_up) return false;
-    std::this_thread::yield();
-  }
-  return true;
-}
+using ::kai::testing::Eventually;
 
 // A reconciler whose answers the test scripts per call, recording every call.
 class ScriptedReconciler {

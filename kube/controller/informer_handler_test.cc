@@ -12,21 +12,14 @@
 #include "kube/cache/typed.h"
 #include "kube/controller/controller.h"
 #include "kube/rest/fake_client.h"
+#include "kube/testing/eventually.h"
 
 namespace kai::controller {
 namespace {
 
 using std::chrono::seconds;
 
-template <class F>
-bool Eventually(F f) {
-  const auto give_up = std::chrono::steady_clock::now() + seconds(60);
-  while (!f()) {
-    if (std::chrono::steady_clock::now() > give_up) return false;
-    std::this_thread::yield();
-  }
-  return true;
-}
+using ::kai::testing::Eventually;
 
 std::string PodJson(const std::string& name, const std::string& owner_job) {
   api::Pod p;

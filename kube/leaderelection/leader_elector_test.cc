@@ -13,6 +13,7 @@
 #include "kube/metrics/registry.h"
 #include "kube/rest/errors.h"
 #include "kube/rest/fake_client.h"
+#include "kube/testing/eventually.h"
 
 namespace kai::leaderelection {
 namespace {
@@ -28,15 +29,7 @@ class ZeroRandom final : public Random {
   double UniformDouble() override { return 0; }
 };
 
-template <class F>
-bool Eventually(F f) {
-  const auto give_up = std::chrono::steady_clock::now() + seconds(60);
-  while (!f()) {
-    if (std::chrono::steady_clock::now() > give_up) return false;
-    std::this_thread::yield();
-  }
-  return true;
-}
+using ::kai::testing::Eventually;
 
 // A FakeClock that also knows when every waiting thread has seen the current time: Step()
 // advances only once `n` threads are blocked in WaitUntil on a deadline still ahead, having

@@ -12,6 +12,7 @@
 #include "kube/base/fake_clock.h"
 #include "kube/rest/errors.h"
 #include "kube/rest/fake_client.h"
+#include "kube/testing/eventually.h"
 
 namespace kai::record {
 namespace {
@@ -26,15 +27,7 @@ class ZeroRandom final : public Random {
   double UniformDouble() override { return 0; }
 };
 
-template <class F>
-bool Eventually(F f) {
-  const auto give_up = std::chrono::steady_clock::now() + seconds(60);
-  while (!f()) {
-    if (std::chrono::steady_clock::now() > give_up) return false;
-    std::this_thread::yield();
-  }
-  return true;
-}
+using ::kai::testing::Eventually;
 
 api::Pod Pod() {
   api::Pod p;

@@ -14,7 +14,9 @@
 #include "kube/metrics/registry.h"
 #include "kube/metrics/text_format.h"
 #include "kube/rest/fake_client.h"
+#include "kube/testing/eventually.h"
 #include "scheduler/app/debug_snapshot_load.h"
+#include "scheduler/app/live_testing.h"
 #include "scheduler/app/simulate.h"
 #include "scheduler/outputs/test_cluster.h"
 
@@ -26,43 +28,11 @@ using outputs_testing::PodGroupYaml;
 using outputs_testing::PodYaml;
 using outputs_testing::QueueYaml;
 
-const kube::GroupVersionResource kPods{"", "v1", "pods"};
-const kube::GroupVersionResource kBindRequests{"scheduling.run.ai", "v1alpha2", "bindrequests"};
-
-kube::GroupVersionResource GvrOfKind(const std::string& kind) {
-  if (kind == "Pod") return kPods;
-  if (kind == "Node") return {"", "v1", "nodes"};
-  if (kind == "PodGroup") return {"scheduling.run.ai", "v2alpha2", "podgroups"};
-  if (kind == "Queue") return {"scheduling.run.ai", "v2", "queues"};
-  return {};
-}
-
-void Seed(kube::FakeClient* fake, const std::string& yaml, bool create = false) {
-  auto docs = api::YamlToJsonDocuments(yaml);
-  ASSERT_TRUE(docs.ok()) << docs.status();
-  for (const auto& d : *docs) {
-    auto doc = api::ParseJsonDocument(d);
-    auto gvr = GvrOfKind((*doc)["kind"].GetString());
-    if (create) {
-      const char* ns = (*doc)["metadata"].HasMember("namespace")
-                           ? (*doc)["metadata"]["namespace"].GetString()
-                           : "";
-      ASSERT_TRUE(fake->Create(gvr, ns, d).ok());
-    } else {
-      ASSERT_TRUE(fake->Seed(gvr, d).ok());
-    }
-  }
-}
-
-// Polls `f` for up to 10 s (the scheduler's threads deliver asynchronously).
-template <class F>
-bool Eventually(F f) {
-  for (int i = 0; i < 1000; ++i) {
-    if (f()) return true;
-    std::this_thread::sleep_for(std::chrono::milliseconds(10));
-  }
-  return false;
-}
+using ::kai::testing::Eventually;
+using live_testing::GvrOfKind;
+using live_testing::kBindRequests;
+using live_testing::kPods;
+using live_testing::Seed;
 
 LiveSchedulerOptions Options() {
   LiveSchedulerOptions o;

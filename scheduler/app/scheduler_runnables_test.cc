@@ -9,9 +9,9 @@
 #include <chrono>
 #include <thread>
 
-#include "api/rapidjson_util.h"
-#include "api/yaml_json.h"
 #include "kube/rest/fake_client.h"
+#include "kube/testing/eventually.h"
+#include "scheduler/app/live_testing.h"
 #include "scheduler/outputs/test_cluster.h"
 
 namespace kai::scheduler {
@@ -22,24 +22,11 @@ using outputs_testing::PodGroupYaml;
 using outputs_testing::PodYaml;
 using outputs_testing::QueueYaml;
 
-const kube::GroupVersionResource kBindRequests{"scheduling.run.ai", "v1alpha2", "bindrequests"};
-
-kube::GroupVersionResource GvrOfKind(const std::string& kind) {
-  if (kind == "Pod") return {"", "v1", "pods"};
-  if (kind == "Node") return {"", "v1", "nodes"};
-  if (kind == "PodGroup") return {"scheduling.run.ai", "v2alpha2", "podgroups"};
-  return {"scheduling.run.ai", "v2", "queues"};
-}
+using live_testing::kBindRequests;
 
 void Seed(kube::FakeClient* fake) {
-  auto docs =
-      api::YamlToJsonDocuments(NodeYaml("n1", 2) + QueueYaml("q") +
-                               PodGroupYaml("ns", "pg", "q", 1) + PodYaml("ns", "p1", "pg", 1));
-  ASSERT_TRUE(docs.ok()) << docs.status();
-  for (const auto& d : *docs) {
-    auto doc = api::ParseJsonDocument(d);
-    ASSERT_TRUE(fake->Seed(GvrOfKind((*doc)["kind"].GetString()), d).ok());
-  }
+  live_testing::Seed(fake, NodeYaml("n1", 2) + QueueYaml("q") + PodGroupYaml("ns", "pg", "q", 1) +
+                               PodYaml("ns", "p1", "pg", 1));
 }
 
 LiveSchedulerOptions Options() {
@@ -49,15 +36,7 @@ LiveSchedulerOptions Options() {
   return o;
 }
 
-// Polls `f` for up to 10 s (the loop runs on its own thread).
-template <class F>
-bool Eventually(F f) {
-  for (int i = 0; i < 1000; ++i) {
-    if (f()) return true;
-    std::this_thread::sleep_for(std::chrono::milliseconds(10));
-  }
-  return false;
-}
+using ::kai::testing::Eventually;
 
 MonoTime Later() { return RealClock::Get()->NowMonotonic() + std::chrono::seconds(30); }
 
