@@ -25,6 +25,7 @@
 #include <vector>
 
 #include "kube/base/strings.h"
+#include "kube/testing/binaries.h"
 #include "test/localkube/testing/localkube_process.h"
 #include "test/manifests/rbac_grants.h"
 
@@ -200,7 +201,7 @@ metadata: {name: kai-resource-reservation}
   // A kai-scheduler process (schedule period 200 ms); its log is <dir>/<name>.log.
   Child* StartScheduler(std::vector<std::string> extra = {},
                         const std::string& name = "scheduler") {
-    std::vector<std::string> argv{"build/bin/kai-scheduler",
+    std::vector<std::string> argv{kai::testing::KaiBinary("kai-scheduler"),
                                   "run",
                                   "--kubeconfig=" + kube_->kubeconfig_path(),
                                   "--listen-address=127.0.0.1:0",
@@ -213,7 +214,8 @@ metadata: {name: kai-resource-reservation}
   }
   Child* StartBinder(const std::string& name = "binder") {
     children_[name] = std::make_unique<Child>(
-        std::vector<std::string>{"build/bin/kai-binder", "--kubeconfig=" + kube_->kubeconfig_path(),
+        std::vector<std::string>{kai::testing::KaiBinary("kai-binder"),
+                                 "--kubeconfig=" + kube_->kubeconfig_path(),
                                  "--metrics-bind-address=0", "--health-probe-bind-address=0"},
         kube_->dir() + "/" + name + ".log");
     EXPECT_TRUE(children_[name]->ok());

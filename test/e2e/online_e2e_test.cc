@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "kube/base/strings.h"
+#include "kube/testing/binaries.h"
 #include "test/localkube/testing/localkube_process.h"
 
 extern char** environ;
@@ -88,12 +89,14 @@ spec:
 )");
     const std::string dir = kube_->dir();
     scheduler_ = std::make_unique<Child>(
-        std::vector<std::string>{
-            "build/bin/kai-scheduler", "run", "--kubeconfig=" + kube_->kubeconfig_path(),
-            "--listen-address=127.0.0.1:0", "--plugin-server-port=0", "--schedule-period=200ms"},
+        std::vector<std::string>{kai::testing::KaiBinary("kai-scheduler"), "run",
+                                 "--kubeconfig=" + kube_->kubeconfig_path(),
+                                 "--listen-address=127.0.0.1:0", "--plugin-server-port=0",
+                                 "--schedule-period=200ms"},
         dir + "/scheduler.log");
     binder_ = std::make_unique<Child>(
-        std::vector<std::string>{"build/bin/kai-binder", "--kubeconfig=" + kube_->kubeconfig_path(),
+        std::vector<std::string>{kai::testing::KaiBinary("kai-binder"),
+                                 "--kubeconfig=" + kube_->kubeconfig_path(),
                                  "--metrics-bind-address=0", "--health-probe-bind-address=0"},
         dir + "/binder.log");
     ASSERT_TRUE(scheduler_->ok() && binder_->ok());

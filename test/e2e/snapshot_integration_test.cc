@@ -10,6 +10,7 @@
 #include <string>
 
 #include "api/rapidjson_util.h"
+#include "kube/testing/binaries.h"
 #include "test/e2e/e2e_cluster.h"
 
 namespace kai::e2e {
@@ -73,8 +74,9 @@ TEST_F(SnapshotIntegrationTest, LiveSnapshotReplaysToTheLiveDecisions) {
                          {}, "", 30);
   EXPECT_EQ(post.out, "405");
 
-  auto sim = RunCommand({"build/bin/kai-scheduler", "simulate", "--snapshot", zip, "-o", "json"},
-                        {}, "", 60);
+  auto sim = RunCommand(
+      {kai::testing::KaiBinary("kai-scheduler"), "simulate", "--snapshot", zip, "-o", "json"}, {},
+      "", 60);
   ASSERT_TRUE(sim.ok()) << sim.err;
   auto doc = api::ParseJsonDocument(sim.out);
   ASSERT_TRUE(doc.ok()) << sim.out;
@@ -109,8 +111,9 @@ TEST_F(SnapshotIntegrationTest, KubectlExportIsASnapshot) {
   const std::string path = kube_->dir() + "/export.yaml";
   std::ofstream(path) << exported.out;
 
-  auto sim = RunCommand({"build/bin/kai-scheduler", "simulate", "--snapshot", path, "-o", "json"},
-                        {}, "", 60);
+  auto sim = RunCommand(
+      {kai::testing::KaiBinary("kai-scheduler"), "simulate", "--snapshot", path, "-o", "json"}, {},
+      "", 60);
   ASSERT_TRUE(sim.ok()) << sim.err;
   auto doc = api::ParseJsonDocument(sim.out);
   ASSERT_TRUE(doc.ok()) << sim.out;
@@ -132,10 +135,10 @@ TEST_F(SnapshotIntegrationTest, PortInUseIsAClearStartupError) {
   Child* first = StartScheduler({}, "first");
   const int port = PluginPort(first);
   ASSERT_GT(port, 0);
-  auto second =
-      RunCommand({"build/bin/kai-scheduler", "run", "--kubeconfig=" + kube_->kubeconfig_path(),
-                  "--listen-address=127.0.0.1:0", "--plugin-server-port=" + std::to_string(port)},
-                 {}, "", 60);
+  auto second = RunCommand(
+      {kai::testing::KaiBinary("kai-scheduler"), "run", "--kubeconfig=" + kube_->kubeconfig_path(),
+       "--listen-address=127.0.0.1:0", "--plugin-server-port=" + std::to_string(port)},
+      {}, "", 60);
   EXPECT_EQ(second.exit_code, 1);
   EXPECT_NE(second.err.find("--plugin-server-port=" + std::to_string(port)), std::string::npos)
       << second.err;

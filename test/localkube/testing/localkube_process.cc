@@ -16,6 +16,7 @@
 #include "kube/base/base64.h"
 #include "kube/base/file.h"
 #include "kube/base/strings.h"
+#include "kube/testing/binaries.h"
 
 extern char** environ;
 
@@ -30,6 +31,7 @@ bool Exists(const std::string& p) {
 std::string FindBinary(const std::string& configured) {
   if (!configured.empty()) return configured;
   if (const char* env = std::getenv("LOCALKUBE_BIN"); env != nullptr && *env) return env;
+  if (const std::string own = kai::testing::KaiBinary("localkube"); Exists(own)) return own;
   for (const char* p : {"build/bin/localkube", "build-asan/bin/localkube", "../build/bin/localkube",
                         "../../build/bin/localkube", "bin/localkube"}) {
     if (Exists(p)) return p;
