@@ -5,6 +5,7 @@ namespace kai::app {
 Status InformersRunnable::Start() {
   factory_->Start();
   if (!factory_->WaitForCacheSync(sync_timeout_)) {
+    if (factory_->IsShutDown()) return CancelledError("stopped before the informer caches synced");
     return DeadlineExceededError("timed out waiting for informer caches to sync");
   }
   return Status::OK();

@@ -400,6 +400,25 @@ TEST(InformersRunnableTest, StartsInformersWaitsForSyncAndStops) {
   EXPECT_TRUE(informers.Stop(RealClock::Get()->NowMonotonic()));
 }
 
+// A shutdown during the wait for the first lists ends Start() as cancelled, not as a timeout.
+TEST(InformersRunnableTest, StopDuringTheWaitForCachesCancelsStart) {
+  FakeClock clock;
+  kube::FakeClient fake({.clock = &clock});
+  fake.PrependReactor("list", "pods",
+                      [](const kube::FakeAction&) -> std::optional<StatusOr<std::string>> {
+                        return StatusOr<std::string>(kube::NewServiceUnavailable("etcd down"));
+                      });
+  kube::SharedInformerFactory factory(&fake, {.clock = &clock});
+  factory.InformerFor<api::Pod>();
+  InformersRunnable informers(&factory, std::chrono::hours(1));
+  Status started;
+  std::thread start([&] { started = informers.Start(); });
+  ASSERT_TRUE(Eventually([&] { return clock.NumWaiters() > 0; }));  // listing, backing off
+  EXPECT_TRUE(informers.Stop(clock.NowMonotonic()));
+  start.join();
+  EXPECT_EQ(started.code(), StatusCode::kCancelled) << started;
+}
+
 TEST_F(ManagerLeaderTest, LeaderElectionNeedsIdAndNamespace) {
   ManagerOptions o = LeaderOptions();
   o.leader_election_namespace = "";

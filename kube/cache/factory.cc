@@ -54,6 +54,11 @@ void SharedInformerFactory::Shutdown() {
   for (auto& [gvr, informer] : informers_) informer->Stop();
 }
 
+bool SharedInformerFactory::IsShutDown() const {
+  std::lock_guard<std::mutex> l(mu_);
+  return shutting_down_;
+}
+
 std::vector<GroupVersionResource> SharedInformerFactory::Resources() const {
   std::lock_guard<std::mutex> l(mu_);
   std::vector<GroupVersionResource> out;

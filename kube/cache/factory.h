@@ -48,6 +48,7 @@ class SharedInformerFactory {
   bool WaitForCacheSync(Duration timeout);
   // Stops every informer.
   void Shutdown();
+  bool IsShutDown() const;
 
   std::vector<GroupVersionResource> Resources() const;
 
