@@ -16,7 +16,7 @@ inline std::string KaiBinary(const std::string& name) {
   const ssize_t n = ::readlink("/proc/self/exe", self, sizeof(self) - 1);
   const std::string exe(self, n > 0 ? static_cast<size_t>(n) : 0);
   if (const size_t slash = exe.rfind('/'); slash != std::string::npos) {
-    const std::string own = exe.substr(0, slash) + "/../bin/" + name;
+    std::string own = exe.substr(0, slash) + "/../bin/" + name;
     struct stat st;
     if (::stat(own.c_str(), &st) == 0 && (st.st_mode & S_IXUSR)) return own;
   }

@@ -31,7 +31,7 @@ bool Exists(const std::string& p) {
 std::string FindBinary(const std::string& configured) {
   if (!configured.empty()) return configured;
   if (const char* env = std::getenv("LOCALKUBE_BIN"); env != nullptr && *env) return env;
-  if (const std::string own = kai::testing::KaiBinary("localkube"); Exists(own)) return own;
+  if (std::string own = kai::testing::KaiBinary("localkube"); Exists(own)) return own;
   for (const char* p : {"build/bin/localkube", "build-asan/bin/localkube", "../build/bin/localkube",
                         "../../build/bin/localkube", "bin/localkube"}) {
     if (Exists(p)) return p;
