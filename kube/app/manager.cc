@@ -58,7 +58,7 @@ uint16_t Manager::health_port() const {
 bool Manager::SharedAddress() const {
   const std::string& a = options_.metrics_addr;
   // "host:0" asks for any free port: two such addresses are two servers.
-  const bool any_port = a.size() >= 2 && a.compare(a.size() - 2, 2, ":0") == 0;
+  const bool any_port = a.ends_with(":0");
   if (server::IsDisabledAddress(a)) return false;
   return options_.probes_on_metrics_server || (!any_port && a == options_.health_addr);
 }

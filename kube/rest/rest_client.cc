@@ -31,7 +31,7 @@ void GlobalInit() {
   (void)done;
 }
 
-// Percent-encodes a query value.
+// A URL query string: "?k=v&..." from the non-empty values, each percent-encoded.
 class Query {
  public:
   Query& Add(std::string_view key, std::string_view value) {
