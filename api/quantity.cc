@@ -5,6 +5,8 @@
 #include <limits>
 #include <string>
 
+#include "kube/base/strings.h"
+
 namespace kai::api {
 namespace {
 
@@ -29,8 +31,6 @@ constexpr std::string_view kSuffixError = "unable to parse quantity's suffix";
 Status QuantityError(std::string_view s, std::string_view why) {
   return InvalidArgumentError("invalid quantity \"" + std::string(s) + "\": " + std::string(why));
 }
-
-bool IsDigit(char c) { return c >= '0' && c <= '9'; }
 
 int NumDigits(u128 v) {
   int n = 1;
@@ -107,7 +107,7 @@ bool InterpretSuffix(std::string_view s, Suffix* out) {
     if (num.empty()) return false;
     uint64_t v = 0;
     for (char c : num) {
-      if (!IsDigit(c)) return false;
+      if (!IsAsciiDigit(c)) return false;
       if (v > (static_cast<uint64_t>(std::numeric_limits<int64_t>::max()) + 1 - (c - '0')) / 10) {
         return false;  // out of int64 range: Go's ParseInt fails too
       }
@@ -199,7 +199,7 @@ StatusOr<Quantity> Quantity::Parse(std::string_view str) {
   }
   if (!done) {
     const size_t num_start = pos;
-    while (pos < end && IsDigit(str[pos])) ++pos;
+    while (pos < end && IsAsciiDigit(str[pos])) ++pos;
     num = str.substr(num_start, pos - num_start);
     if (pos >= end) done = true;
   }
@@ -208,7 +208,7 @@ StatusOr<Quantity> Quantity::Parse(std::string_view str) {
     if (str[pos] == '.') {
       ++pos;
       const size_t denom_start = pos;
-      while (pos < end && IsDigit(str[pos])) ++pos;
+      while (pos < end && IsAsciiDigit(str[pos])) ++pos;
       denom = str.substr(denom_start, pos - denom_start);
       if (pos >= end) done = true;
     }
@@ -219,7 +219,7 @@ StatusOr<Quantity> Quantity::Parse(std::string_view str) {
     while (pos < end && kSuffixChars.find(str[pos]) != std::string_view::npos) ++pos;
     if (pos < end) {
       if (str[pos] == '-' || str[pos] == '+') ++pos;
-      while (pos < end && IsDigit(str[pos])) ++pos;
+      while (pos < end && IsAsciiDigit(str[pos])) ++pos;
       if (pos < end) return QuantityError(str, kFormatError);
     }
     suffix = str.substr(suffix_start);

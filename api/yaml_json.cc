@@ -9,6 +9,8 @@
 #include <cstdlib>
 #include <set>
 
+#include "kube/base/strings.h"
+
 namespace kai::api {
 namespace {
 
@@ -37,7 +39,6 @@ std::string_view SkipSign(std::string_view s) {
   if (!s.empty() && (s[0] == '-' || s[0] == '+')) s.remove_prefix(1);
   return s;
 }
-bool IsDigit(char c) { return c >= '0' && c <= '9'; }
 
 // [-+]?(0|[1-9][0-9_]*)
 bool IsDecimalInt(std::string_view s) {
@@ -45,7 +46,7 @@ bool IsDecimalInt(std::string_view s) {
   if (s == "0") return true;
   if (s.empty() || s[0] < '1' || s[0] > '9') return false;
   for (char c : s.substr(1)) {
-    if (!IsDigit(c) && c != '_') return false;
+    if (!IsAsciiDigit(c) && c != '_') return false;
   }
   return true;
 }
@@ -55,9 +56,9 @@ bool IsPrefixedInt(std::string_view s, char kind) {
   s = SkipSign(s);
   if (s.size() < 3 || s[0] != '0' || s[1] != kind) return false;
   for (char c : s.substr(2)) {
-    const bool ok =
-        kind == 'x' ? (IsDigit(c) || (c >= 'a' && c <= 'f') || (c >= 'A' && c <= 'F') || c == '_')
-                    : (c == '0' || c == '1' || c == '_');
+    const bool ok = kind == 'x' ? (IsAsciiDigit(c) || (c >= 'a' && c <= 'f') ||
+                                   (c >= 'A' && c <= 'F') || c == '_')
+                                : (c == '0' || c == '1' || c == '_');
     if (!ok) return false;
   }
   return true;
@@ -80,22 +81,22 @@ bool IsFloat(std::string_view s) {
   if (i < s.size() && s[i] == '.') {
     ++i;
     const size_t start = i;
-    while (i < s.size() && IsDigit(s[i])) ++i;
+    while (i < s.size() && IsAsciiDigit(s[i])) ++i;
     if (i == start) return false;
   } else {
-    if (i >= s.size() || !IsDigit(s[i])) return false;
+    if (i >= s.size() || !IsAsciiDigit(s[i])) return false;
     ++i;
-    while (i < s.size() && (IsDigit(s[i]) || s[i] == '_')) ++i;
+    while (i < s.size() && (IsAsciiDigit(s[i]) || s[i] == '_')) ++i;
     if (i < s.size() && s[i] == '.') {
       ++i;
-      while (i < s.size() && (IsDigit(s[i]) || s[i] == '_')) ++i;
+      while (i < s.size() && (IsAsciiDigit(s[i]) || s[i] == '_')) ++i;
     }
   }
   if (i < s.size() && (s[i] == 'e' || s[i] == 'E')) {
     ++i;
     if (i < s.size() && (s[i] == '-' || s[i] == '+')) ++i;
     const size_t start = i;
-    while (i < s.size() && IsDigit(s[i])) ++i;
+    while (i < s.size() && IsAsciiDigit(s[i])) ++i;
     if (i == start) return false;
   }
   return i == s.size();

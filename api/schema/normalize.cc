@@ -14,12 +14,6 @@
 namespace kai::api::schema {
 namespace {
 
-constexpr int kMaxDepth = 512;
-
-std::string_view Key(const JsonValue::Member& m) {
-  return std::string_view(m.name.GetString(), m.name.GetStringLength());
-}
-
 std::string UnmarshalError(const JsonValue& v, const std::string& field, const char* go_type) {
   std::string what = std::string(GoJsonTypeName(v));
   if (v.IsNumber()) what += " " + GoValueString(v);
@@ -44,7 +38,7 @@ class MetaNormalizer {
              " into Go value of type v1.ObjectMeta";
     }
     for (auto it = meta->MemberBegin(); it != meta->MemberEnd();) {
-      std::string_view k = Key(*it);
+      std::string_view k = MemberKey(*it);
       std::string err;
       bool remove = false;
       JsonValue& v = it->value;
@@ -146,7 +140,7 @@ class MetaNormalizer {
       return UnmarshalError(*ref, "ObjectMeta.ownerReferences", "v1.OwnerReference");
     }
     for (auto it = ref->MemberBegin(); it != ref->MemberEnd();) {
-      std::string_view k = Key(*it);
+      std::string_view k = MemberKey(*it);
       JsonValue& v = it->value;
       bool remove = false;
       if (k == "apiVersion" || k == "kind" || k == "name" || k == "uid") {
@@ -177,10 +171,10 @@ class MetaNormalizer {
 // objectmeta.Coerce below the root: embedded resources get the same treatment.
 Status CoerceEmbedded(const Node* s, JsonValue* x, JsonAllocator& alloc, bool drop,
                       const std::string& path, std::vector<std::string>* unknown, int depth) {
-  if (s == nullptr || depth > kMaxDepth) return Status::OK();
+  if (s == nullptr || depth > kMaxJsonDepth) return Status::OK();
   if (x->IsObject()) {
     for (auto it = x->MemberBegin(); it != x->MemberEnd();) {
-      std::string k(Key(*it));
+      std::string k(MemberKey(*it));
       std::string child = path.empty() ? k : StrCat(path, ".", k);
       if (s->embedded_resource) {
         if (k == "apiVersion" || k == "kind") {
@@ -220,7 +214,7 @@ class Pruner {
   explicit Pruner(std::vector<std::string>* unknown) : unknown_(unknown) {}
 
   void Prune(JsonValue* x, const Node* s, bool embedded, std::string* path, int depth) {
-    if (depth > kMaxDepth) return;
+    if (depth > kMaxJsonDepth) return;
     if (s != nullptr && s->preserve_unknown_fields) {
       SkipPrune(x, s, embedded, path, depth);
       return;
@@ -228,12 +222,12 @@ class Pruner {
     size_t len = path->size();
     if (x->IsObject()) {
       if (s == nullptr) {
-        for (auto it = x->MemberBegin(); it != x->MemberEnd(); ++it) Record(path, Key(*it));
+        for (auto it = x->MemberBegin(); it != x->MemberEnd(); ++it) Record(path, MemberKey(*it));
         x->RemoveAllMembers();
         return;
       }
       for (auto it = x->MemberBegin(); it != x->MemberEnd();) {
-        std::string_view k = Key(*it);
+        std::string_view k = MemberKey(*it);
         bool meta = k == "apiVersion" || k == "kind" || k == "metadata";
         if ((embedded || s->embedded_resource) && meta) {
           ++it;
@@ -265,11 +259,11 @@ class Pruner {
 
  private:
   void SkipPrune(JsonValue* x, const Node* s, bool embedded, std::string* path, int depth) {
-    if (s == nullptr || depth > kMaxDepth) return;
+    if (s == nullptr || depth > kMaxJsonDepth) return;
     size_t len = path->size();
     if (x->IsObject()) {
       for (auto it = x->MemberBegin(); it != x->MemberEnd(); ++it) {
-        std::string_view k = Key(*it);
+        std::string_view k = MemberKey(*it);
         if ((embedded || s->embedded_resource) &&
             (k == "apiVersion" || k == "kind" || k == "metadata")) {
           continue;
@@ -311,13 +305,13 @@ bool NonNullableNull(const JsonValue& v, const Node* s) {
 }
 
 void DropNullsRec(JsonValue* x, const Node* s, int depth) {
-  if (depth > kMaxDepth) return;
+  if (depth > kMaxJsonDepth) return;
   if (x->IsObject()) {
     for (auto it = x->MemberBegin(); it != x->MemberEnd();) {
       const Node* sub = nullptr;
       if (s != nullptr) {
         bool known = false;
-        sub = s->SchemaForMember(Key(*it), &known);
+        sub = s->SchemaForMember(MemberKey(*it), &known);
       }
       if (NonNullableNull(it->value, sub) &&
           (sub->default_value == nullptr || sub->default_value->IsNull())) {
@@ -338,7 +332,7 @@ bool HasDefault(const Node* s) {
 }
 
 void DefaultRec(JsonValue* x, const Node* s, JsonAllocator& alloc, int depth) {
-  if (s == nullptr || depth > kMaxDepth) return;
+  if (s == nullptr || depth > kMaxJsonDepth) return;
   if (x->IsObject()) {
     for (const Property& prop : s->properties) {
       if (!HasDefault(prop.node.get())) continue;
@@ -353,7 +347,7 @@ void DefaultRec(JsonValue* x, const Node* s, JsonAllocator& alloc, int depth) {
       }
     }
     for (auto it = x->MemberBegin(); it != x->MemberEnd(); ++it) {
-      if (const Node* prop = s->FindProperty(Key(*it))) {
+      if (const Node* prop = s->FindProperty(MemberKey(*it))) {
         DefaultRec(&it->value, prop, alloc, depth + 1);
       } else if (s->has_additional_properties && s->additional_properties) {
         const Node* ap = s->additional_properties.get();
@@ -379,7 +373,7 @@ Status StructuralSchema::CoerceMetadata(JsonValue* obj, JsonAllocator& alloc,
                                         std::vector<std::string>* unknown_fields) const {
   if (!obj->IsObject()) return MakeBadRequestStatus("the object must be a JSON object");
   for (auto it = obj->MemberBegin(); it != obj->MemberEnd();) {
-    std::string_view k = Key(*it);
+    std::string_view k = MemberKey(*it);
     if ((k == "apiVersion" || k == "kind") && !it->value.IsString()) {
       if (drop_invalid_fields) {
         it = obj->EraseMember(it);
@@ -401,7 +395,7 @@ Status StructuralSchema::CoerceMetadata(JsonValue* obj, JsonAllocator& alloc,
   }
   // Embedded resources below the root (the root itself is not treated as embedded here).
   for (auto it = obj->MemberBegin(); it != obj->MemberEnd(); ++it) {
-    std::string k(Key(*it));
+    std::string k(MemberKey(*it));
     if (k == "apiVersion" || k == "kind" || k == "metadata") continue;
     bool known = false;
     const Node* sub = root_->SchemaForMember(k, &known);

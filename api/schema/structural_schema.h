@@ -28,6 +28,13 @@ namespace kai::api::schema {
 using JsonValue = rapidjson::Value;
 using JsonAllocator = rapidjson::Document::AllocatorType;
 
+// Nesting deeper than this is reported as an error instead of recursed into.
+inline constexpr int kMaxJsonDepth = 512;
+
+inline std::string_view MemberKey(const JsonValue::Member& m) {
+  return std::string_view(m.name.GetString(), m.name.GetStringLength());
+}
+
 // How Go renders a JSON value decoded by the API server (integers are int64, other numbers
 // float64) in field.Error bodies: strings quoted, numbers and booleans bare, null as "null",
 // objects and arrays in %#v form (`map[string]interface {}{"a":1}`).

@@ -22,11 +22,6 @@
 namespace kai::api::schema {
 namespace {
 
-constexpr int kMaxDepth = 512;
-
-std::string_view Key(const JsonValue::Member& m) {
-  return std::string_view(m.name.GetString(), m.name.GetStringLength());
-}
 std::string_view Str(const JsonValue& v) {
   return std::string_view(v.GetString(), v.GetStringLength());
 }
@@ -51,10 +46,11 @@ int64_t GoInt64(double f) {
 std::string JsonMarshal(const JsonValue& v);
 
 void AppendCanonicalJson(const JsonValue& v, std::string* out, int depth) {
-  if (depth > kMaxDepth) return;
+  if (depth > kMaxJsonDepth) return;
   if (v.IsObject()) {
     std::vector<std::pair<std::string_view, const JsonValue*>> m;
-    for (auto it = v.MemberBegin(); it != v.MemberEnd(); ++it) m.emplace_back(Key(*it), &it->value);
+    for (auto it = v.MemberBegin(); it != v.MemberEnd(); ++it)
+      m.emplace_back(MemberKey(*it), &it->value);
     std::sort(m.begin(), m.end(), [](const auto& a, const auto& b) { return a.first < b.first; });
     out->push_back('{');
     for (size_t i = 0; i < m.size(); ++i) {
@@ -144,7 +140,7 @@ class ValueValidator {
 
   // `name` is kube-openapi's Path: "" at the root, "spec.x", "spec.list[0]".
   void Validate(const Node& s, const JsonValue& v, std::string* name, int depth) {
-    if (depth > kMaxDepth) return;
+    if (depth > kMaxJsonDepth) return;
     if (v.IsNull()) {
       TypeCheck(s, v, *name);
       Enum(s, v, *name);
@@ -453,17 +449,17 @@ class ValueValidator {
     size_t len = name->size();
     if (s.has_additional_properties && !s.additional_properties_allows) {
       for (auto it = v.MemberBegin(); it != v.MemberEnd(); ++it) {
-        if (s.FindProperty(Key(*it)) == nullptr) {
+        if (s.FindProperty(MemberKey(*it)) == nullptr) {
           errs_->push_back(InvalidError(
-              Field(*name), GoQuote(Key(*it)),
-              *name + "." + std::string(Key(*it)) + " in body is a forbidden property"));
+              Field(*name), GoQuote(MemberKey(*it)),
+              *name + "." + std::string(MemberKey(*it)) + " in body is a forbidden property"));
         }
       }
     } else if (s.additional_properties) {
       for (auto it = v.MemberBegin(); it != v.MemberEnd(); ++it) {
-        if (s.FindProperty(Key(*it)) != nullptr) continue;
+        if (s.FindProperty(MemberKey(*it)) != nullptr) continue;
         *name += ".";
-        name->append(Key(*it));
+        name->append(MemberKey(*it));
         Validate(*s.additional_properties, it->value, name, depth + 1);
         name->resize(len);
       }
@@ -521,8 +517,8 @@ void ValidateEmbeddedMeta(const JsonValue& meta, const std::string& path, FieldE
   auto labels = meta.FindMember("labels");
   if (labels != meta.MemberEnd() && labels->value.IsObject()) {
     for (auto it = labels->value.MemberBegin(); it != labels->value.MemberEnd(); ++it) {
-      for (const std::string& e : IsQualifiedName(Key(*it))) {
-        errs->push_back(InvalidError(path + ".labels", GoQuote(Key(*it)), e));
+      for (const std::string& e : IsQualifiedName(MemberKey(*it))) {
+        errs->push_back(InvalidError(path + ".labels", GoQuote(MemberKey(*it)), e));
       }
       if (it->value.IsString()) {
         for (const std::string& e : IsValidLabelValue(Str(it->value))) {
@@ -535,8 +531,8 @@ void ValidateEmbeddedMeta(const JsonValue& meta, const std::string& path, FieldE
   if (annotations != meta.MemberEnd() && annotations->value.IsObject()) {
     size_t total = 0;
     for (auto it = annotations->value.MemberBegin(); it != annotations->value.MemberEnd(); ++it) {
-      for (const std::string& e : IsQualifiedName(AsciiToLower(Key(*it)))) {
-        errs->push_back(InvalidError(path + ".annotations", GoQuote(Key(*it)), e));
+      for (const std::string& e : IsQualifiedName(AsciiToLower(MemberKey(*it)))) {
+        errs->push_back(InvalidError(path + ".annotations", GoQuote(MemberKey(*it)), e));
       }
       total += it->name.GetStringLength();
       if (it->value.IsString()) total += it->value.GetStringLength();
@@ -549,13 +545,13 @@ void ValidateEmbeddedMeta(const JsonValue& meta, const std::string& path, FieldE
 
 void ValidateEmbedded(const Node* s, const JsonValue& x, const std::string& path,
                       FieldErrorList* errs, int depth) {
-  if (s == nullptr || depth > kMaxDepth) return;
+  if (s == nullptr || depth > kMaxJsonDepth) return;
   if (x.IsObject()) {
     if (s->embedded_resource) {
       if (!x.HasMember("apiVersion")) errs->push_back(RequiredError(path + ".apiVersion"));
       if (!x.HasMember("kind")) errs->push_back(RequiredError(path + ".kind"));
       for (auto it = x.MemberBegin(); it != x.MemberEnd(); ++it) {
-        std::string_view k = Key(*it);
+        std::string_view k = MemberKey(*it);
         const JsonValue& v = it->value;
         if (k == "apiVersion") {
           if (!v.IsString()) {
@@ -596,7 +592,7 @@ void ValidateEmbedded(const Node* s, const JsonValue& x, const std::string& path
       }
     }
     for (auto it = x.MemberBegin(); it != x.MemberEnd(); ++it) {
-      std::string_view k = Key(*it);
+      std::string_view k = MemberKey(*it);
       if (const Node* p = s->FindProperty(k)) {
         ValidateEmbedded(p, it->value, path.empty() ? std::string(k) : path + "." + std::string(k),
                          errs, depth + 1);
@@ -696,12 +692,12 @@ void ListTypesArray(const Node* s, const JsonValue& x, const std::string& path,
 
 void ListTypes(const Node* s, const JsonValue& x, const std::string& path, FieldErrorList* errs,
                int depth) {
-  if (s == nullptr || depth > kMaxDepth) return;
+  if (s == nullptr || depth > kMaxJsonDepth) return;
   if (x.IsArray()) {
     ListTypesArray(s, x, path, errs, depth);
   } else if (x.IsObject()) {
     for (auto it = x.MemberBegin(); it != x.MemberEnd(); ++it) {
-      std::string_view k = Key(*it);
+      std::string_view k = MemberKey(*it);
       if (const Node* p = s->FindProperty(k)) {
         ListTypes(p, it->value, path.empty() ? std::string(k) : path + "." + std::string(k), errs,
                   depth + 1);
@@ -729,7 +725,7 @@ FieldErrorList StructuralSchema::Validate(const JsonValue& obj) const {
   // Embedded resources below the root, then list types.
   if (obj.IsObject()) {
     for (auto it = obj.MemberBegin(); it != obj.MemberEnd(); ++it) {
-      std::string_view k = Key(*it);
+      std::string_view k = MemberKey(*it);
       if (const Node* p = root_->FindProperty(k)) {
         ValidateEmbedded(p, it->value, std::string(k), &errs, 1);
       }

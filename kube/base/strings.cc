@@ -59,4 +59,6 @@ std::string UrlQueryEscape(std::string_view s) {
   return out;
 }
 
+std::string Quote(std::string_view s) { return StrCat("\"", s, "\""); }
+
 }  // namespace kai

@@ -12,6 +12,10 @@ std::vector<std::string> StrSplit(std::string_view s, char sep);
 std::string StrJoin(const std::vector<std::string>& parts, std::string_view sep);
 std::string_view StripWhitespace(std::string_view s);
 std::string AsciiToLower(std::string_view s);
+// `s` between double quotes, nothing escaped: names in error messages.
+std::string Quote(std::string_view s);
+// '0'-'9' only: std::isdigit depends on the C locale.
+constexpr bool IsAsciiDigit(char c) { return c >= '0' && c <= '9'; }
 // RFC 3986 percent-encoding of a URL query value: everything but ALPHA / DIGIT / "-._~".
 std::string UrlQueryEscape(std::string_view s);
 

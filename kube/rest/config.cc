@@ -18,8 +18,6 @@ namespace {
 
 using rapidjson::Value;
 
-std::string Quote(std::string_view s) { return "\"" + std::string(s) + "\""; }
-
 bool FileExists(const std::string& path) {
   struct stat st;
   return ::stat(path.c_str(), &st) == 0;

@@ -17,8 +17,6 @@ Status Make(StatusCode code, int http, std::string_view reason, std::string_view
   return s;
 }
 
-std::string Quote(std::string_view s) { return "\"" + std::string(s) + "\""; }
-
 bool HasReasonOrCode(const Status& s, std::string_view reason, int code) {
   if (s.ok()) return false;
   if (s.reason() == reason) return true;

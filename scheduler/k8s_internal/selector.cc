@@ -9,13 +9,6 @@
 namespace kai::k8s_internal {
 namespace {
 
-std::string Quote(std::string_view s) {
-  std::string out = "\"";
-  out.append(s);
-  out.push_back('"');
-  return out;
-}
-
 Status Invalid(std::string_view path, std::string_view value, std::string_view detail) {
   std::string msg;
   if (!path.empty()) {

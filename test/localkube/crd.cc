@@ -14,9 +14,6 @@
 namespace kai::localkube {
 namespace {
 
-const GroupResource kCrds{"apiextensions.k8s.io", "customresourcedefinitions"};
-const GroupVersionResource kCrdGvr{"apiextensions.k8s.io", "v1", "customresourcedefinitions"};
-
 StatusCause ToCause(const api::schema::FieldError& e) {
   return StatusCause{std::string(api::schema::FieldErrorCauseType(e.type)), e.field, e.ErrorBody()};
 }

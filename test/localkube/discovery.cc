@@ -9,15 +9,9 @@
 namespace kai::localkube {
 namespace {
 
-std::string Q(std::string_view s) {
-  std::string out;
-  AppendQuoted(&out, s);
-  return out;
-}
-
 std::string StrList(const std::vector<std::string>& v) {
   std::string out = "[";
-  for (size_t i = 0; i < v.size(); ++i) out += (i ? "," : "") + Q(v[i]);
+  for (size_t i = 0; i < v.size(); ++i) out += (i ? "," : "") + Quoted(v[i]);
   return out + "]";
 }
 
@@ -51,28 +45,27 @@ bool SubresourceInfo(const ResourceInfo& r, const std::string& sub, SubInfo* out
 
 std::string ResourceListJson(const std::string& group_version,
                              const std::vector<ResourcePtr>& resources) {
-  std::string out =
-      "{\"kind\":\"APIResourceList\",\"apiVersion\":\"v1\",\"groupVersion\":" + Q(group_version) +
-      ",\"resources\":[";
+  std::string out = "{\"kind\":\"APIResourceList\",\"apiVersion\":\"v1\",\"groupVersion\":" +
+                    Quoted(group_version) + ",\"resources\":[";
   bool first = true;
   for (const ResourcePtr& r : resources) {
     if (!first) out += ",";
     first = false;
-    out += "{\"name\":" + Q(r->resource) + ",\"singularName\":" + Q(r->singular) +
-           ",\"namespaced\":" + (r->namespaced ? "true" : "false") + ",\"kind\":" + Q(r->kind) +
-           ",\"verbs\":" + StrList(r->verbs);
+    out += "{\"name\":" + Quoted(r->resource) + ",\"singularName\":" + Quoted(r->singular) +
+           ",\"namespaced\":" + (r->namespaced ? "true" : "false") +
+           ",\"kind\":" + Quoted(r->kind) + ",\"verbs\":" + StrList(r->verbs);
     if (!r->short_names.empty()) out += ",\"shortNames\":" + StrList(r->short_names);
     if (!r->categories.empty()) out += ",\"categories\":" + StrList(r->categories);
     out += "}";
     for (const std::string& sub : r->subresources) {
       SubInfo si;
       if (!SubresourceInfo(*r, sub, &si)) continue;
-      out += ",{\"name\":" + Q(r->resource + "/" + sub) +
+      out += ",{\"name\":" + Quoted(r->resource + "/" + sub) +
              ",\"singularName\":\"\",\"namespaced\":" + (r->namespaced ? "true" : "false");
       if (si.group != r->group || si.version != r->version) {
-        out += ",\"group\":" + Q(si.group) + ",\"version\":" + Q(si.version);
+        out += ",\"group\":" + Quoted(si.group) + ",\"version\":" + Quoted(si.version);
       }
-      out += ",\"kind\":" + Q(si.kind) + ",\"verbs\":" + StrList(si.verbs) + "}";
+      out += ",\"kind\":" + Quoted(si.kind) + ",\"verbs\":" + StrList(si.verbs) + "}";
     }
   }
   return out + "]}";
@@ -80,11 +73,11 @@ std::string ResourceListJson(const std::string& group_version,
 
 std::string GroupVersionJson(const std::string& group, const std::string& version) {
   const std::string gv = group.empty() ? version : group + "/" + version;
-  return "{\"groupVersion\":" + Q(gv) + ",\"version\":" + Q(version) + "}";
+  return "{\"groupVersion\":" + Quoted(gv) + ",\"version\":" + Quoted(version) + "}";
 }
 
 std::string GroupJson(const std::string& group, const std::vector<std::string>& versions) {
-  std::string out = "{\"name\":" + Q(group) + ",\"versions\":[";
+  std::string out = "{\"name\":" + Quoted(group) + ",\"versions\":[";
   for (size_t i = 0; i < versions.size(); ++i) {
     out += (i ? "," : "") + GroupVersionJson(group, versions[i]);
   }
@@ -95,21 +88,22 @@ std::string GroupJson(const std::string& group, const std::vector<std::string>& 
 std::string AggregatedGroup(const std::string& group, const std::vector<std::string>& versions,
                             const std::vector<ResourcePtr>& all) {
   std::string out =
-      "{\"metadata\":{\"name\":" + Q(group) + ",\"creationTimestamp\":null},\"versions\":[";
+      "{\"metadata\":{\"name\":" + Quoted(group) + ",\"creationTimestamp\":null},\"versions\":[";
   bool first_v = true;
   for (const std::string& v : versions) {
     if (!first_v) out += ",";
     first_v = false;
-    out += "{\"version\":" + Q(v) + ",\"resources\":[";
+    out += "{\"version\":" + Quoted(v) + ",\"resources\":[";
     bool first = true;
     for (const ResourcePtr& r : all) {
       if (r->group != group || r->version != v) continue;
       if (!first) out += ",";
       first = false;
-      out += "{\"resource\":" + Q(r->resource) + ",\"responseKind\":{\"group\":" + Q(r->group) +
-             ",\"version\":" + Q(r->version) + ",\"kind\":" + Q(r->kind) +
-             "},\"scope\":" + Q(r->namespaced ? "Namespaced" : "Cluster") +
-             ",\"singularResource\":" + Q(r->singular) + ",\"verbs\":" + StrList(r->verbs);
+      out += "{\"resource\":" + Quoted(r->resource) +
+             ",\"responseKind\":{\"group\":" + Quoted(r->group) +
+             ",\"version\":" + Quoted(r->version) + ",\"kind\":" + Quoted(r->kind) +
+             "},\"scope\":" + Quoted(r->namespaced ? "Namespaced" : "Cluster") +
+             ",\"singularResource\":" + Quoted(r->singular) + ",\"verbs\":" + StrList(r->verbs);
       if (!r->short_names.empty()) out += ",\"shortNames\":" + StrList(r->short_names);
       if (!r->categories.empty()) out += ",\"categories\":" + StrList(r->categories);
       std::string subs;
@@ -117,8 +111,9 @@ std::string AggregatedGroup(const std::string& group, const std::vector<std::str
         SubInfo si;
         if (!SubresourceInfo(*r, sub, &si)) continue;
         if (!subs.empty()) subs += ",";
-        subs += "{\"subresource\":" + Q(sub) + ",\"responseKind\":{\"group\":" + Q(si.group) +
-                ",\"version\":" + Q(si.version) + ",\"kind\":" + Q(si.kind) +
+        subs += "{\"subresource\":" + Quoted(sub) +
+                ",\"responseKind\":{\"group\":" + Quoted(si.group) +
+                ",\"version\":" + Quoted(si.version) + ",\"kind\":" + Quoted(si.kind) +
                 "},\"verbs\":" + StrList(si.verbs) + "}";
       }
       if (!subs.empty()) out += ",\"subresources\":[" + subs + "]";
@@ -163,10 +158,11 @@ HttpResponse ApiHandler::Discovery(const HttpRequest& req, bool* handled) {
   const std::string& p = req.path;
   ResourceRegistry* reg = store_->registry();
   if (p == "/version" || p == "/version/") {
-    return Json200("{\"major\":\"1\",\"minor\":\"32\",\"gitVersion\":" + Q(options_.version_git) +
-                   ",\"gitCommit\":\"localkube\",\"gitTreeState\":\"clean\",\"buildDate\":"
-                   "\"2024-12-11T00:00:00Z\",\"goVersion\":\"go1.23.4\",\"compiler\":\"gc\","
-                   "\"platform\":\"linux/amd64\"}");
+    return Json200(
+        "{\"major\":\"1\",\"minor\":\"32\",\"gitVersion\":" + Quoted(options_.version_git) +
+        ",\"gitCommit\":\"localkube\",\"gitTreeState\":\"clean\",\"buildDate\":"
+        "\"2024-12-11T00:00:00Z\",\"goVersion\":\"go1.23.4\",\"compiler\":\"gc\","
+        "\"platform\":\"linux/amd64\"}");
   }
   if (p == "/api" || p == "/api/") {
     if (WantsAggregated(req)) {
@@ -180,7 +176,7 @@ HttpResponse ApiHandler::Discovery(const HttpRequest& req, bool* handled) {
     return Json200(
         "{\"kind\":\"APIVersions\",\"versions\":[\"v1\"],\"serverAddressByClientCIDRs\":"
         "[{\"clientCIDR\":\"0.0.0.0/0\",\"serverAddress\":" +
-        Q([&] {
+        Quoted([&] {
           std::lock_guard l(address_mu_);
           return server_address_;
         }()) +

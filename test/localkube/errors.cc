@@ -1,5 +1,7 @@
 #include "test/localkube/errors.h"
 
+#include "kube/base/strings.h"
+
 namespace kai::localkube {
 namespace {
 
@@ -8,8 +10,6 @@ Status Make(StatusCode code, int http, std::string_view reason, std::string_view
   s.SetHttpCode(http).SetReason(reason);
   return s;
 }
-
-std::string Quote(std::string_view s) { return "\"" + std::string(s) + "\""; }
 
 }  // namespace
 

@@ -11,9 +11,7 @@
 namespace kai::localkube {
 namespace {
 
-const GroupResource kNamespaces{"", "namespaces"};
 const GroupResource kPods{"", "pods"};
-const GroupResource kCrds{"apiextensions.k8s.io", "customresourcedefinitions"};
 
 std::pair<std::string, std::string> SplitKey(const std::string& key) {
   const size_t slash = key.find('/');

@@ -55,11 +55,6 @@ std::string Hex64(std::string_view seed) {
   return out;
 }
 
-std::string Ipv4(uint32_t v) {
-  return std::to_string((v >> 24) & 255) + "." + std::to_string((v >> 16) & 255) + "." +
-         std::to_string((v >> 8) & 255) + "." + std::to_string(v & 255);
-}
-
 uint32_t ParseIpv4(std::string_view s) {
   uint32_t out = 0;
   int parts = 0;
@@ -741,7 +736,7 @@ Status SimulatedKubelet::ReconcilePod(const std::string& key) {
         uint32_t candidate = base + 2;
         while (used.ips.count(candidate)) ++candidate;
         ip = candidate;
-        pod_ip = Ipv4(ip);
+        pod_ip = FormatIpv4(ip);
       }
     }
     // Devices per container, in order of their nvidia.com/gpu limits.

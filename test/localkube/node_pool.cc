@@ -69,12 +69,12 @@ StatusOr<int64_t> IntField(const Json& v, std::string_view what, std::string_vie
                               " must be an integer");
 }
 
-std::string Ipv4(uint32_t v) {
+}  // namespace
+
+std::string FormatIpv4(uint32_t v) {
   return std::to_string((v >> 24) & 255) + "." + std::to_string((v >> 16) & 255) + "." +
          std::to_string((v >> 8) & 255) + "." + std::to_string(v & 255);
 }
-
-}  // namespace
 
 StatusOr<std::map<std::string, std::string>> ParseNodeLabels(std::string_view text) {
   std::map<std::string, std::string> out;
@@ -328,8 +328,8 @@ std::string NodeJson(const NodePool& pool, int index, int ordinal, WallTime now)
 
   // Addresses: node k gets 172.16.0.0/12 + k + 2 and the pod range 10.<k/256>.<k%256>.0/24.
   const uint32_t k = static_cast<uint32_t>(ordinal);
-  const std::string host_ip = Ipv4((172u << 24) | (16u << 16) | ((k + 2) & 0xFFFFF));
-  const std::string cidr = Ipv4((10u << 24) | ((k & 0xFFFF) << 8)) + "/24";
+  const std::string host_ip = FormatIpv4((172u << 24) | (16u << 16) | ((k + 2) & 0xFFFFF));
+  const std::string cidr = FormatIpv4((10u << 24) | ((k & 0xFFFF) << 8)) + "/24";
   Json spec(rapidjson::kObjectType);
   spec.AddMember("podCIDR", Str(cidr, a), a);
   Json cidrs(rapidjson::kArrayType);

@@ -55,5 +55,7 @@ std::string NodeJson(const NodePool& pool, int index, int ordinal, WallTime now)
 std::string NodeName(const NodePool& pool, int index);
 // Deterministic UUID of GPU `index` of `node` (what the device plugin and NVML report).
 std::string GpuUuid(std::string_view node, int index);
+// Dotted-quad form of an IPv4 address held in host byte order.
+std::string FormatIpv4(uint32_t v);
 
 }  // namespace kai::localkube

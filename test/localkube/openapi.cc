@@ -17,12 +17,6 @@
 namespace kai::localkube {
 namespace {
 
-std::string Q(std::string_view s) {
-  std::string out;
-  AppendQuoted(&out, s);
-  return out;
-}
-
 std::string GvPath(const std::string& group, const std::string& version) {
   return group.empty() ? "api/" + version : "apis/" + group + "/" + version;
 }
@@ -44,18 +38,19 @@ std::string Hex(uint64_t v) {
 }
 
 std::string Param(const char* name, const char* desc) {
-  return std::string("{\"name\":\"") + name + "\",\"in\":\"query\",\"description\":" + Q(desc) +
+  return std::string("{\"name\":\"") + name +
+         "\",\"in\":\"query\",\"description\":" + Quoted(desc) +
          ",\"schema\":{\"type\":\"string\",\"uniqueItems\":true}}";
 }
 
 std::string Gvk(const ResourceInfo& r) {
-  return "{\"group\":" + Q(r.group) + ",\"version\":" + Q(r.version) + ",\"kind\":" + Q(r.kind) +
-         "}";
+  return "{\"group\":" + Quoted(r.group) + ",\"version\":" + Quoted(r.version) +
+         ",\"kind\":" + Quoted(r.kind) + "}";
 }
 
 std::string Operation(const ResourceInfo& r, const std::string& action, bool patch) {
-  std::string op = "{\"operationId\":" + Q(action + r.kind) +
-                   ",\"x-kubernetes-action\":" + Q(action) +
+  std::string op = "{\"operationId\":" + Quoted(action + r.kind) +
+                   ",\"x-kubernetes-action\":" + Quoted(action) +
                    ",\"x-kubernetes-group-version-kind\":" + Gvk(r) +
                    ",\"responses\":{\"200\":{\"description\":\"OK\"}}";
   if (patch || action == "put" || action == "post") {
@@ -90,14 +85,14 @@ std::string GroupVersionDoc(const ResourceRegistry& reg, const std::string& grou
     const std::string base = "/" + GvPath(group, version) +
                              (r->namespaced ? "/namespaces/{namespace}/" : "/") + r->resource;
     if (!paths.empty()) paths += ",";
-    paths += Q(base) + ":{\"get\":" + Operation(*r, "list", false) +
+    paths += Quoted(base) + ":{\"get\":" + Operation(*r, "list", false) +
              ",\"post\":" + Operation(*r, "post", false) + "}";
-    paths += "," + Q(base + "/{name}") + ":{\"get\":" + Operation(*r, "get", false) +
+    paths += "," + Quoted(base + "/{name}") + ":{\"get\":" + Operation(*r, "get", false) +
              ",\"put\":" + Operation(*r, "put", false) +
              ",\"patch\":" + Operation(*r, "patch", true) +
              ",\"delete\":" + Operation(*r, "delete", false) + "}";
     if (r->has_status()) {
-      paths += "," + Q(base + "/{name}/status") + ":{\"get\":" + Operation(*r, "get", false) +
+      paths += "," + Quoted(base + "/{name}/status") + ":{\"get\":" + Operation(*r, "get", false) +
                ",\"put\":" + Operation(*r, "put", false) +
                ",\"patch\":" + Operation(*r, "patch", true) + "}";
     }
@@ -125,8 +120,8 @@ StatusOr<std::string> OpenApiDocument(const ResourceRegistry& registry, const st
         const std::string hash = Hex(Fnv(GroupVersionDoc(registry, group, v)));
         if (!first) out += ",";
         first = false;
-        out += StrCat(
-            Q(gv), ":{\"serverRelativeURL\":", Q(StrCat("/openapi/v3/", gv, "?hash=", hash)), "}");
+        out += StrCat(Quoted(gv), ":{\"serverRelativeURL\":",
+                      Quoted(StrCat("/openapi/v3/", gv, "?hash=", hash)), "}");
       }
     }
     return out + "}}";

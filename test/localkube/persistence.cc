@@ -22,7 +22,6 @@ namespace {
 //   wal:       "P <rv> <resource.group> <key>\t<json>\n" (stored) or
 //              "D <rv> <resource.group> <key>\n" (removed), in commit order.
 constexpr char kSnapshotMagic[] = "LOCALKUBE-SNAPSHOT 1 ";
-const GroupResource kCrds{"apiextensions.k8s.io", "customresourcedefinitions"};
 
 Status Errno(const std::string& what) { return InternalError(what + ": " + std::strerror(errno)); }
 

@@ -34,6 +34,12 @@ struct GroupVersionResource {
   }
 };
 
+// Resources several parts of localkube (storage, garbage collector, CRD handling) refer to.
+inline const GroupResource kNamespaces{"", "namespaces"};
+inline const GroupResource kCrds{"apiextensions.k8s.io", "customresourcedefinitions"};
+inline const GroupVersionResource kCrdGvr{"apiextensions.k8s.io", "v1",
+                                          "customresourcedefinitions"};
+
 struct PrinterColumn {
   std::string name;
   std::string type;  // integer, number, string, boolean, date

@@ -23,7 +23,6 @@ namespace kai::localkube {
 namespace {
 
 constexpr int kMaxRetries = 64;
-const GroupResource kNamespaces{"", "namespaces"};
 
 bool ParseUint(std::string_view s, uint64_t* out) {
   if (s.empty() || s.size() > 19) return false;
