@@ -9,27 +9,12 @@
 #include "kube/base/fake_clock.h"
 #include "kube/base/file.h"
 #include "kube/base/time.h"
+#include "kube/testing/temp_dir.h"
 
 namespace kai::kube {
 namespace {
 
-class TempDir {
- public:
-  TempDir() {
-    char tmpl[] = "/tmp/kai_auth_test.XXXXXX";
-    path_ = ::mkdtemp(tmpl);
-  }
-  ~TempDir() { std::filesystem::remove_all(path_); }
-  std::string Write(const std::string& name, std::string_view content, int mode = 0644) {
-    std::string p = path_ + "/" + name;
-    EXPECT_TRUE(WriteFileAtomic(p, content, mode).ok());
-    return p;
-  }
-  const std::string& path() const { return path_; }
-
- private:
-  std::string path_;
-};
+using kai::testing::TempDir;
 
 TEST(TokenFileSourceTest, RereadsAfterAMinute) {
   TempDir dir;

@@ -8,6 +8,7 @@
 
 #include "kube/base/base64.h"
 #include "kube/base/file.h"
+#include "kube/testing/temp_dir.h"
 
 namespace kai::kube {
 namespace {
@@ -15,24 +16,7 @@ namespace {
 constexpr char kCaPem[] = "-----BEGIN CERTIFICATE-----\nMIIB\n-----END CERTIFICATE-----\n";
 constexpr char kKeyPem[] = "-----BEGIN EC PRIVATE KEY-----\nMHc\n-----END EC PRIVATE KEY-----\n";
 
-class TempDir {
- public:
-  TempDir() {
-    char tmpl[] = "/tmp/kai_config_test.XXXXXX";
-    path_ = ::mkdtemp(tmpl);
-  }
-  ~TempDir() { std::filesystem::remove_all(path_); }
-  std::string Write(const std::string& name, std::string_view content) {
-    std::string p = path_ + "/" + name;
-    std::filesystem::create_directories(std::filesystem::path(p).parent_path());
-    EXPECT_TRUE(WriteFileAtomic(p, content).ok());
-    return p;
-  }
-  const std::string& path() const { return path_; }
-
- private:
-  std::string path_;
-};
+using kai::testing::TempDir;
 
 std::string Kubeconfig(std::string_view clusters, std::string_view users, std::string_view contexts,
                        std::string_view current = "ctx") {

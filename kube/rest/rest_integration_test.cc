@@ -18,6 +18,7 @@
 #include "kube/rest/errors.h"
 #include "kube/rest/rest_client.h"
 #include "kube/rest/retry.h"
+#include "kube/testing/temp_dir.h"
 #include "test/localkube/testing/localkube_process.h"
 
 namespace kai::kube {
@@ -39,23 +40,7 @@ std::string ConfigMapJson(std::string_view name) {
          R"("},"data":{"k":"v"}})";
 }
 
-class TempDir {
- public:
-  const std::string& path() const { return path_; }
-  TempDir() {
-    char tmpl[] = "/tmp/kai_rest_it.XXXXXX";
-    path_ = ::mkdtemp(tmpl);
-  }
-  ~TempDir() { std::filesystem::remove_all(path_); }
-  std::string Write(const std::string& name, std::string_view content, int mode = 0644) {
-    std::string p = path_ + "/" + name;
-    EXPECT_TRUE(WriteFileAtomic(p, content, mode).ok());
-    return p;
-  }
-
- private:
-  std::string path_;
-};
+using kai::testing::TempDir;
 
 // Advances `clock` whenever a thread waits on it, until `done`.
 void DriveClock(FakeClock& clock, const std::atomic<bool>& done, Duration step) {

@@ -8,23 +8,14 @@
 namespace kai::scheduler {
 namespace {
 
+using outputs_testing::DrainQueue;
 using outputs_testing::Harness;
 using outputs_testing::NodeYaml;
 using outputs_testing::PodGroupYaml;
 using outputs_testing::PodOptions;
 using outputs_testing::PodYaml;
+using outputs_testing::PriorityClassYaml;
 using outputs_testing::QueueYaml;
-
-std::string PriorityClassYaml(const std::string& name, int value) {
-  return "apiVersion: scheduling.k8s.io/v1\nkind: PriorityClass\nmetadata:\n  name: " + name +
-         "\nvalue: " + std::to_string(value) + "\n---\n";
-}
-
-std::vector<StatusUpdate> DrainQueue(StatusUpdateQueue* q) {
-  std::vector<StatusUpdate> out;
-  while (auto u = q->Pop()) out.push_back(*u);
-  return out;
-}
 
 std::unique_ptr<ClusterInfo> Snap(Harness& h, std::vector<std::string>* warnings = nullptr,
                                   const SchedulerParams& params = {}) {

@@ -9,28 +9,19 @@
 namespace kai::scheduler {
 namespace {
 
+using outputs_testing::DrainQueue;
 using outputs_testing::Harness;
 using outputs_testing::NodeYaml;
 using outputs_testing::PodGroupYaml;
 using outputs_testing::PodOptions;
 using outputs_testing::PodYaml;
+using outputs_testing::PriorityClassYaml;
 using outputs_testing::QueueYaml;
 
 api::BindRequest DecodeBindRequest(const std::string& json) {
   auto br = api::Decode<api::BindRequest>(json);
   EXPECT_TRUE(br.ok()) << br.status();
   return br.ok() ? *br : api::BindRequest{};
-}
-
-std::vector<StatusUpdate> DrainQueue(StatusUpdateQueue* q) {
-  std::vector<StatusUpdate> out;
-  while (auto u = q->Pop()) out.push_back(*u);
-  return out;
-}
-
-std::string PriorityClassYaml(const std::string& name, int value) {
-  return "apiVersion: scheduling.k8s.io/v1\nkind: PriorityClass\nmetadata:\n  name: " + name +
-         "\nvalue: " + std::to_string(value) + "\n---\n";
 }
 
 TEST(OutputSink, WholeGpuPodGetsOneBindRequestAsKaiWritesIt) {

@@ -88,6 +88,18 @@ inline std::string PodYaml(const std::string& ns, const std::string& name, const
   return y;
 }
 
+inline std::string PriorityClassYaml(const std::string& name, int value) {
+  return "apiVersion: scheduling.k8s.io/v1\nkind: PriorityClass\nmetadata:\n  name: " + name +
+         "\nvalue: " + std::to_string(value) + "\n---\n";
+}
+
+// Everything queued so far, in order.
+inline std::vector<StatusUpdate> DrainQueue(StatusUpdateQueue* q) {
+  std::vector<StatusUpdate> out;
+  while (auto u = q->Pop()) out.push_back(*u);
+  return out;
+}
+
 // The live scheduler's pieces with fakes at the I/O seams.
 class Harness {
  public:

@@ -12,15 +12,15 @@
 #include "kube/base/file.h"
 #include "test/localkube/crd.h"
 #include "test/localkube/json.h"
+#include "test/localkube/testing/resources.h"
 #include "test/localkube/types.h"
 
 namespace kai::localkube {
 namespace {
 
-const GroupVersionResource kNs{"", "v1", "namespaces"};
-const GroupVersionResource kCms{"", "v1", "configmaps"};
-const GroupVersionResource kPods{"", "v1", "pods"};
-const GroupVersionResource kCrdGvr{"apiextensions.k8s.io", "v1", "customresourcedefinitions"};
+using testing::kCms;
+using testing::kNs;
+using testing::kPods;
 const GroupVersionResource kWidgets{"example.com", "v1", "widgets"};
 
 constexpr char kCrd[] =

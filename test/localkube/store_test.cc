@@ -13,15 +13,16 @@
 #include "test/localkube/mutable_object.h"
 #include "test/localkube/patch.h"
 #include "test/localkube/selector.h"
+#include "test/localkube/testing/resources.h"
 #include "test/localkube/types.h"
 
 namespace kai::localkube {
 namespace {
 
-const GroupVersionResource kPods{"", "v1", "pods"};
-const GroupVersionResource kCms{"", "v1", "configmaps"};
-const GroupVersionResource kDeploys{"apps", "v1", "deployments"};
-const GroupVersionResource kNs{"", "v1", "namespaces"};
+using testing::kCms;
+using testing::kDeploys;
+using testing::kNs;
+using testing::kPods;
 
 class StoreTest : public ::testing::Test {
  protected:

@@ -11,7 +11,7 @@ namespace {
 
 using testing::QueueBuilder;
 
-constexpr ResourceName kGpu = ResourceName::kGpu;
+using enum ResourceName;
 
 // GPU-only queue: deserved, fair share, allocated, request; limit unlimited, weight 1.
 QueueAttributes GpuQueue(const std::string& uid, int priority, double deserved, double fair_share,

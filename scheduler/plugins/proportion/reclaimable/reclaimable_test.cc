@@ -17,8 +17,7 @@ namespace {
 using testing::MakeTable;
 using testing::QueueBuilder;
 
-constexpr ResourceName kGpu = ResourceName::kGpu;
-constexpr ResourceName kCpu = ResourceName::kCpu;
+using enum ResourceName;
 
 // ---- CanReclaimResources (KAI reclaimable_test.go "Can Reclaim Resources") ----
 

@@ -14,9 +14,7 @@ using testing::GpuFairShare;
 using testing::MakeTable;
 using testing::QueueBuilder;
 
-constexpr ResourceName kGpu = ResourceName::kGpu;
-constexpr ResourceName kCpu = ResourceName::kCpu;
-constexpr ResourceName kMemory = ResourceName::kMemory;
+using enum ResourceName;
 
 DivisionOptions NoUsage() {
   DivisionOptions o;
