@@ -24,12 +24,12 @@ using outputs_testing::QueueYaml;
 
 using live_testing::kBindRequests;
 
-void Seed(kube::FakeClient* fake) {
+void SeedOnePendingPod(kube::FakeClient* fake) {
   live_testing::Seed(fake, NodeYaml("n1", 2) + QueueYaml("q") + PodGroupYaml("ns", "pg", "q", 1) +
                                PodYaml("ns", "p1", "pg", 1));
 }
 
-LiveSchedulerOptions Options() {
+LiveSchedulerOptions LoopOptions() {
   LiveSchedulerOptions o;
   o.status_workers = 1;
   o.params.schedule_period = std::chrono::milliseconds(10);
@@ -42,8 +42,8 @@ MonoTime Later() { return RealClock::Get()->NowMonotonic() + std::chrono::second
 
 TEST(SchedulingLoopTest, RunsCyclesUntilStopped) {
   kube::FakeClient fake;
-  Seed(&fake);
-  LiveScheduler scheduler(&fake, Options());
+  SeedOnePendingPod(&fake);
+  LiveScheduler scheduler(&fake, LoopOptions());
   SchedulerInformers informers(&scheduler);
   SchedulingLoop loop(&scheduler);
   ASSERT_TRUE(informers.Start().ok());
@@ -55,8 +55,8 @@ TEST(SchedulingLoopTest, RunsCyclesUntilStopped) {
 
 TEST(SchedulingLoopTest, StartAfterStopStartsNoLoop) {
   kube::FakeClient fake;
-  Seed(&fake);
-  LiveScheduler scheduler(&fake, Options());
+  SeedOnePendingPod(&fake);
+  LiveScheduler scheduler(&fake, LoopOptions());
   SchedulingLoop loop(&scheduler);
   EXPECT_TRUE(loop.Stop(Later()));
   const Status s = loop.Start();
@@ -66,8 +66,8 @@ TEST(SchedulingLoopTest, StartAfterStopStartsNoLoop) {
 TEST(SchedulingLoopTest, StopWhileStartRunsIsSafe) {
   for (int i = 0; i < 20; ++i) {
     kube::FakeClient fake;
-    Seed(&fake);
-    LiveScheduler scheduler(&fake, Options());
+    SeedOnePendingPod(&fake);
+    LiveScheduler scheduler(&fake, LoopOptions());
     SchedulingLoop loop(&scheduler);
     Status started;
     std::thread starter([&] { started = loop.Start(); });
@@ -79,8 +79,8 @@ TEST(SchedulingLoopTest, StopWhileStartRunsIsSafe) {
 
 TEST(LiveSchedulerTest, ReadinessAskedWhileStartingIsSafe) {
   kube::FakeClient fake;
-  Seed(&fake);
-  LiveScheduler scheduler(&fake, Options());
+  SeedOnePendingPod(&fake);
+  LiveScheduler scheduler(&fake, LoopOptions());
   std::atomic<bool> done{false};
   std::thread probe([&] {
     while (!done.load()) (void)scheduler.HasSynced();

@@ -41,7 +41,7 @@ api::Pod P(const Labels& labels, std::string node = "", std::optional<api::Affin
   return p;
 }
 
-struct ScoreCase {
+struct AffinityScoreCase {
   std::string name;
   api::Pod pod;
   std::vector<api::Pod> pods;
@@ -93,7 +93,7 @@ TEST(InterPodAffinityScorer, PreferredAffinity) {
   const api::Affinity invalid_anti_affinity =
       PodAff({}, {Weighted(5, Term(Sel({Req("security", "In", {"{{.bad-value.}}"})}), "az"))});
 
-  std::vector<ScoreCase> cases = {
+  std::vector<AffinityScoreCase> cases = {
       {"all nodes are same priority as Affinity is nil",
        P(s1),
        {},
@@ -247,7 +247,7 @@ TEST(InterPodAffinityScorer, PreferredAffinity) {
        {0, 100}},
       {"no nodes to score", P(s2), {}, {}, {}, Code::kSkip},
   };
-  for (const ScoreCase& c : cases) {
+  for (const AffinityScoreCase& c : cases) {
     SCOPED_TRACE(c.name);
     PodAffinityOptions options;
     options.hard_pod_affinity_weight = 1;

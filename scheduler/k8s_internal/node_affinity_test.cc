@@ -15,7 +15,7 @@ using testing::MakePod;
 using testing::NReq;
 using testing::NTerm;
 
-struct FilterCase {
+struct NodeAffinityFilterCase {
   std::string name;
   api::Pod pod;
   Labels labels;
@@ -30,7 +30,7 @@ api::Pod Required(std::vector<api::NodeSelectorTerm> terms) {
 }
 
 TEST(NodeAffinity, FilterTable) {
-  const std::vector<FilterCase> cases = {
+  const std::vector<NodeAffinityFilterCase> cases = {
       {"missing labels", MakePod().NodeSelector({{"foo", "bar"}}).Obj(), {}, "", false},
       {"same labels", MakePod().NodeSelector({{"foo", "bar"}}).Obj(), {{"foo", "bar"}}, "", true},
       {"node labels are superset",
@@ -234,7 +234,7 @@ TEST(NodeAffinity, FilterTable) {
        "",
        true},
   };
-  for (const FilterCase& c : cases) {
+  for (const NodeAffinityFilterCase& c : cases) {
     SCOPED_TRACE(c.name);
     api::Node node = MakeNode(c.node_name, c.labels).Obj();
     NodeAffinityFilter f = NodeAffinityFilter::PreFilter(c.pod);
@@ -262,7 +262,7 @@ TEST(NodeAffinity, HasRequiredNodeAffinity) {
       MakePod().NodeAffinityPreferred(1, NTerm({NReq("a", "Exists")})).Obj().spec));
 }
 
-struct ScoreCase {
+struct NodeAffinityScoreCase {
   std::string name;
   api::Pod pod;
   std::vector<api::Node> nodes;
@@ -285,7 +285,7 @@ TEST(NodeAffinity, PriorityTable) {
           .NodeAffinityPreferred(5, NTerm({NReq("foo", "In", {"bar"}), NReq("key", "In", {"value"}),
                                            NReq("az", "In", {"az1"})}))
           .Obj();
-  const std::vector<ScoreCase> cases = {
+  const std::vector<NodeAffinityScoreCase> cases = {
       {"all nodes are same priority as NodeAffinity is nil",
        MakePod().Obj(),
        {MakeNode("node1", label1).Obj(), MakeNode("node2", label2).Obj(),
@@ -321,7 +321,7 @@ TEST(NodeAffinity, PriorityTable) {
        {0},
        Code::kError},
   };
-  for (const ScoreCase& c : cases) {
+  for (const NodeAffinityScoreCase& c : cases) {
     SCOPED_TRACE(c.name);
     NodeAffinityScorer s = NodeAffinityScorer::PreScore(c.pod);
     EXPECT_EQ(s.status().code(), c.want_status);

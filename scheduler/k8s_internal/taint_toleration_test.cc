@@ -29,7 +29,7 @@ api::Taint Taint(std::string key, std::string value, std::string effect) {
   return t;
 }
 
-struct FilterCase {
+struct TaintFilterCase {
   std::string name;
   std::vector<api::Toleration> tolerations;
   std::vector<api::Taint> taints;
@@ -38,7 +38,7 @@ struct FilterCase {
 };
 
 TEST(TaintToleration, FilterTable) {
-  const std::vector<FilterCase> cases = {
+  const std::vector<TaintFilterCase> cases = {
       {"no tolerations, nonempty taints",
        {},
        {Taint("dedicated", "user1", "NoSchedule")},
@@ -145,7 +145,7 @@ TEST(TaintToleration, FilterTable) {
         Taint("node.kubernetes.io/sla", "950", "NoSchedule")},
        "node(s) had untolerated taint {node.kubernetes.io/sla: 950}"},
   };
-  for (const FilterCase& c : cases) {
+  for (const TaintFilterCase& c : cases) {
     SCOPED_TRACE(c.name);
     api::Pod pod = MakePod().Obj();
     pod.spec.tolerations = c.tolerations;
@@ -163,7 +163,7 @@ TEST(TaintToleration, FilterTable) {
   }
 }
 
-struct ScoreCase {
+struct TaintScoreCase {
   std::string name;
   std::vector<api::Toleration> tolerations;
   std::vector<std::vector<api::Taint>> node_taints;
@@ -172,7 +172,7 @@ struct ScoreCase {
 };
 
 TEST(TaintToleration, ScoreTable) {
-  const std::vector<ScoreCase> cases = {
+  const std::vector<TaintScoreCase> cases = {
       {"tolerated taints score higher",
        {Tol("foo", "Equal", "bar", "PreferNoSchedule")},
        {{Taint("foo", "bar", "PreferNoSchedule")}, {Taint("foo", "blah", "PreferNoSchedule")}},
@@ -223,7 +223,7 @@ TEST(TaintToleration, ScoreTable) {
        true},
       {"no node has intolerable taints: all get the max", {}, {{}, {}}, {100, 100}},
   };
-  for (const ScoreCase& c : cases) {
+  for (const TaintScoreCase& c : cases) {
     SCOPED_TRACE(c.name);
     api::Pod pod = MakePod().Obj();
     pod.spec.tolerations = c.tolerations;
