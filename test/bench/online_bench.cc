@@ -38,6 +38,7 @@
 #include <unordered_map>
 #include <vector>
 
+#include "api/json_quote.h"
 #include "kube/base/strings.h"
 #include "kube/rest/config.h"
 #include "kube/rest/rest_client.h"
@@ -95,8 +96,6 @@ std::string Num(double v) {
   std::snprintf(buf, sizeof(buf), "%.6g", v);
   return buf;
 }
-
-std::string Q(std::string_view s) { return "\"" + std::string(s) + "\""; }
 
 std::vector<std::string> SplitFlags(const std::string& s) {
   std::vector<std::string> out;
@@ -472,7 +471,8 @@ class Run {
   Status StartComponents();
   void BuildJobs();
   std::string Fail(const std::string& what) {
-    return "{\"scenario\":" + Q(scenario_) + ",\"error\":" + Q(what) + "}";
+    return "{\"scenario\":" + api::JsonQuote(scenario_) + ",\"error\":" + api::JsonQuote(what) +
+           "}";
   }
 
   std::string scenario_;
@@ -743,13 +743,13 @@ RunResult Run::Execute() {
     return a.ok() && b.ok() ? b->cpu_seconds - a->cpu_seconds : -1;
   };
   auto rss = [](const StatusOr<ProcessUsage>& a) { return a.ok() ? a->peak_rss_mb : -1; };
-  std::string j = "{\"scenario\":" + Q(scenario_) + ",\"qps\":" + Num(limits_.qps) +
+  std::string j = "{\"scenario\":" + api::JsonQuote(scenario_) + ",\"qps\":" + Num(limits_.qps) +
                   ",\"burst\":" + std::to_string(limits_.burst) +
                   ",\"jobs\":" + std::to_string(jobs_.size()) +
                   ",\"gang_size\":" + std::to_string(gang_) +
                   ",\"pods\":" + std::to_string(FLAGS_pods) + ",\"bound\":" + std::to_string(bound);
   j += ",\"create_errors\":" + std::to_string(create_errors.load());
-  if (!first_error.empty()) j += ",\"first_create_error\":" + Q(first_error);
+  if (!first_error.empty()) j += ",\"first_create_error\":" + api::JsonQuote(first_error);
   j += ",\"create_seconds\":" + Num(Seconds(create_end - create_start));
   j += ",\"wall_seconds\":" + Num(Seconds(end - create_start));
   j += ",\"settle_seconds\":" + Num(settle_s);
@@ -773,7 +773,7 @@ RunResult Run::Execute() {
     std::string s = "{";
     for (const auto& [k, n] : m) {
       if (s.size() > 1) s += ",";
-      s += Q(k) + ":" + Num(bound > 0 ? static_cast<double>(n) / bound : 0);
+      s += api::JsonQuote(k) + ":" + Num(bound > 0 ? static_cast<double>(n) / bound : 0);
     }
     return s + "}";
   };
@@ -789,7 +789,7 @@ RunResult Run::Execute() {
   j += ",\"watch_relists\":" + std::to_string(watcher.relists());
   const int over_n = over.ok() ? *over : -1;
   j += ",\"overcommitted_nodes\":" + std::to_string(over_n);
-  if (!overcommit_detail.empty()) j += ",\"overcommit\":" + Q(overcommit_detail);
+  if (!overcommit_detail.empty()) j += ",\"overcommit\":" + api::JsonQuote(overcommit_detail);
   j += ",\"rebound_pods\":" + std::to_string(rebinds);
   j += ",\"all_bound\":" + std::string(all_bound ? "true" : "false");
   if (!scheduler_alive) j += ",\"scheduler_died\":true";
@@ -860,9 +860,10 @@ int Main() {
   }
   std::cout << "{\"benchmark\":\"online\",\"scale\":" << Num(FLAGS_scale)
             << ",\"nodes\":" << FLAGS_nodes << ",\"gpus_per_node\":" << FLAGS_gpus_per_node
-            << ",\"queues\":" << FLAGS_queues << ",\"schedule_period\":" << Q(FLAGS_schedule_period)
+            << ",\"queues\":" << FLAGS_queues
+            << ",\"schedule_period\":" << api::JsonQuote(FLAGS_schedule_period)
             << ",\"binder_workers\":" << FLAGS_binder_workers << ",\"creators\":" << FLAGS_creators;
-  if (!temp_logs || !ok) std::cout << ",\"log_dir\":" << Q(log_dir);
+  if (!temp_logs || !ok) std::cout << ",\"log_dir\":" << api::JsonQuote(log_dir);
   std::cout << ",\"runs\":[" << runs << "]}" << std::endl;
   if (temp_logs && ok) {
     for (const auto& s : scenarios) {
