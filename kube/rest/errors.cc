@@ -285,6 +285,18 @@ Status NewServiceUnavailable(std::string_view message) {
 Status NewTimeout(std::string_view message) {
   return Make(StatusCode::kDeadlineExceeded, 504, kReasonTimeout, message);
 }
+Status NewMethodNotAllowed(std::string_view message) {
+  return Make(StatusCode::kUnimplemented, 405, kReasonMethodNotAllowed, message);
+}
+Status NewNotAcceptable(std::string_view message) {
+  return Make(StatusCode::kInvalidArgument, 406, kReasonNotAcceptable, message);
+}
+Status NewRequestEntityTooLarge(std::string_view message) {
+  return Make(StatusCode::kResourceExhausted, 413, kReasonRequestEntityTooLarge, message);
+}
+Status NewUnsupportedMediaType(std::string_view message) {
+  return Make(StatusCode::kInvalidArgument, 415, kReasonUnsupportedMediaType, message);
+}
 Status NewApiError(int http_code, std::string_view reason, std::string_view message) {
   return Make(CodeForReason(reason, http_code), http_code, reason, message);
 }

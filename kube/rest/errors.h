@@ -66,8 +66,8 @@ Status StatusFromResponse(int http_code, std::string_view body, std::string_view
 // Decodes a metav1.Status JSON object (watch ERROR events). Unparsable input gives kInternal.
 Status StatusFromStatusJson(std::string_view json);
 
-// Constructors as the API server words them (for fakes and tests). `what` is the resource as the
-// server names it ("pods", "podgroups.scheduling.run.ai").
+// Constructors as the API server words them (for localkube, fakes and tests). `what` is the
+// resource as the server names it ("pods", "podgroups.scheduling.run.ai").
 Status NewNotFound(std::string_view what, std::string_view name);
 Status NewAlreadyExists(std::string_view what, std::string_view name);
 Status NewConflict(std::string_view what, std::string_view name, std::string_view detail);
@@ -81,6 +81,10 @@ Status NewTooManyRequests(std::string_view message, int retry_after_seconds);
 Status NewInternalError(std::string_view message);
 Status NewServiceUnavailable(std::string_view message);
 Status NewTimeout(std::string_view message);
+Status NewMethodNotAllowed(std::string_view message);       // 405
+Status NewNotAcceptable(std::string_view message);          // 406
+Status NewRequestEntityTooLarge(std::string_view message);  // 413
+Status NewUnsupportedMediaType(std::string_view message);   // 415
 
 // An API error from its parts (code derived from `http_code`).
 Status NewApiError(int http_code, std::string_view reason, std::string_view message);

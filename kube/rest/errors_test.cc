@@ -86,6 +86,40 @@ TEST(ErrorsTest, StatusJsonRoundTrip) {
   EXPECT_FALSE(IsTransportError(NewServiceUnavailable("x")));
 }
 
+// What the server builds, the client decodes to the same reason, code and message.
+TEST(ErrorsTest, ServerErrorsDecodeAsTheyWereBuilt) {
+  const Status built[] = {
+      NewNotFound("pods", "p"),
+      NewAlreadyExists("pods", "p"),
+      NewConflict("pods", "p", "why"),
+      NewExpired("too old"),
+      NewGone("gone"),
+      NewBadRequest("bad"),
+      NewForbidden("no"),
+      NewUnauthorized("who"),
+      NewInternalError("oops"),
+      NewServiceUnavailable("down"),
+      NewTimeout("slow"),
+      NewMethodNotAllowed("verb"),
+      NewNotAcceptable("accept"),
+      NewRequestEntityTooLarge("big"),
+      NewUnsupportedMediaType("type"),
+  };
+  for (const Status& s : built) {
+    SCOPED_TRACE(s.ToString());
+    Status back = StatusFromResponse(s.http_code(), StatusToJson(s), "");
+    EXPECT_EQ(back.reason(), s.reason());
+    EXPECT_EQ(back.code(), s.code());
+    EXPECT_EQ(back.http_code(), s.http_code());
+    EXPECT_EQ(back.message(), s.message());
+  }
+  EXPECT_EQ(NewConflict("pods", "p", "why").message(),
+            "Operation cannot be fulfilled on pods \"p\": why");
+  EXPECT_EQ(NewUnsupportedMediaType("x").http_code(), 415);
+  EXPECT_EQ(NewUnsupportedMediaType("x").reason(), "UnsupportedMediaType");
+  EXPECT_TRUE(IsMethodNotAllowed(NewMethodNotAllowed("x")));
+}
+
 TEST(ResourceTest, Paths) {
   EXPECT_EQ(ResourcePath({"", "v1", "pods"}, "ns", "p", "status"),
             "/api/v1/namespaces/ns/pods/p/status");

@@ -94,13 +94,14 @@ StatusOr<std::string> BodyJson(const HttpRequest& req, bool allow_yaml) {
       (type == "application/yaml" || type == "application/x-yaml" || type == "text/yaml")) {
     auto json = api::YamlToJson(req.body);
     if (!json.ok()) {
-      return ErrBadRequest("the object provided is unrecognized: error converting YAML to JSON: " +
-                           std::string(json.status().message()));
+      return kube::NewBadRequest(
+          "the object provided is unrecognized: error converting YAML to JSON: " +
+          std::string(json.status().message()));
     }
     return *json;
   }
   if (type == "application/vnd.kubernetes.protobuf") return KubeProtobufToJson(req.body);
-  return ErrUnsupportedMediaType(
+  return kube::NewUnsupportedMediaType(
       "the body of the request was in an unknown format - accepted "
       "media types include: application/json, application/yaml");
 }
@@ -162,7 +163,7 @@ Status ParseInt64Param(const HttpRequest& req, const char* name, std::optional<i
     if (pos != v->size()) throw std::invalid_argument(*v);
     *out = n;
   } catch (...) {
-    return ErrBadRequest(std::string(name) + ": invalid value " + Quoted(*v));
+    return kube::NewBadRequest(std::string(name) + ": invalid value " + Quoted(*v));
   }
   return Status::OK();
 }
@@ -325,10 +326,10 @@ HttpResponse ApiHandler::Handle(const HttpRequest& req) {
       user = it->second;
     } else if (issued) {
     } else if (!options_.tokens.empty()) {
-      return ErrorResponse(ErrUnauthorized("Unauthorized"));
+      return ErrorResponse(kube::NewUnauthorized("Unauthorized"));
     }
   } else if (!options_.tokens.empty() && !options_.allow_anonymous) {
-    return ErrorResponse(ErrUnauthorized("Unauthorized"));
+    return ErrorResponse(kube::NewUnauthorized("Unauthorized"));
   } else if (!options_.tokens.empty()) {
     user.username = "system:anonymous";
     user.groups = {"system:unauthenticated"};
@@ -362,7 +363,7 @@ HttpResponse ApiHandler::Handle(const HttpRequest& req) {
     return JsonResponse(200, body);
   }
   return ErrorResponse(
-      ErrNotFound("the server could not find the requested resource", "").WithPrefix(""));
+      kube::NewNotFound("the server could not find the requested resource", "").WithPrefix(""));
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -417,8 +418,8 @@ HttpResponse ApiHandler::HandleResource(const HttpRequest& req, const UserInfo& 
   const std::string verb = Verb(req.method, !name.empty(), watch);
   if (verb.empty()) {
     return ErrorResponse(
-        ErrMethodNotAllowed("the server does not allow this method on the "
-                            "requested resource"));
+        kube::NewMethodNotAllowed("the server does not allow this method on the "
+                                  "requested resource"));
   }
   *key = {verb, resource, sub};
   const GroupVersionResource gvr = r->gvr();
@@ -435,22 +436,23 @@ HttpResponse ApiHandler::HandleResource(const HttpRequest& req, const UserInfo& 
     const std::string* dry = req.Query("dryRun");
     if (dry != nullptr) {
       if (*dry != "All") {
-        return ErrBadRequest("Invalid dry run value: " + *dry + ". Valid values are: All");
+        return kube::NewBadRequest("Invalid dry run value: " + *dry + ". Valid values are: All");
       }
       wo->dry_run = true;
     }
     if (const std::string* fm = req.Query("fieldManager"); fm != nullptr) {
       wo->field_manager = *fm;
       if (fm->size() > 128) {
-        return ErrInvalid("PatchOptions.meta.k8s.io", "", {FieldTooLong("fieldManager", "", 128)});
+        return kube::NewInvalid("PatchOptions.meta.k8s.io", "",
+                                {FieldTooLong("fieldManager", "", 128)});
       }
     }
     if (const std::string* ua = req.Header("user-agent"); ua != nullptr) wo->user_agent = *ua;
     wo->field_validation = "Warn";
     if (const std::string* fv = req.Query("fieldValidation"); fv != nullptr && !fv->empty()) {
       if (*fv != "Strict" && *fv != "Warn" && *fv != "Ignore") {
-        return ErrBadRequest("fieldValidation invalid value: " + *fv +
-                             ". Valid values are: Ignore, Warn, Strict");
+        return kube::NewBadRequest("fieldValidation invalid value: " + *fv +
+                                   ". Valid values are: Ignore, Warn, Strict");
       }
       wo->field_validation = *fv;
     }
@@ -469,13 +471,14 @@ HttpResponse ApiHandler::HandleResource(const HttpRequest& req, const UserInfo& 
 
   // ---- subresources with their own shapes
   if (sub == "binding" || (resource == "bindings" && verb == "create")) {
-    if (req.method != "POST") return ErrorResponse(ErrMethodNotAllowed("only POST is allowed"));
+    if (req.method != "POST")
+      return ErrorResponse(kube::NewMethodNotAllowed("only POST is allowed"));
     auto body = BodyJson(req, true);
     if (!body.ok()) return ErrorResponse(body.status());
     auto doc = Parse(*body);
     if (!doc.ok() || !doc->IsObject()) {
       return ErrorResponse(
-          ErrBadRequest("the object provided is unrecognized (must be of type Binding)"));
+          kube::NewBadRequest("the object provided is unrecognized (must be of type Binding)"));
     }
     const std::string pod = sub == "binding" ? name : GetStr(*doc, {"metadata", "name"});
     const std::string target = GetStr(*doc, {"target", "name"});
@@ -487,22 +490,23 @@ HttpResponse ApiHandler::HandleResource(const HttpRequest& req, const UserInfo& 
     return JsonResponse(201, SuccessStatus(201, "", "", "", ""));
   }
   if (sub == "token" && resource == "serviceaccounts") {
-    if (req.method != "POST") return ErrorResponse(ErrMethodNotAllowed("only POST is allowed"));
+    if (req.method != "POST")
+      return ErrorResponse(kube::NewMethodNotAllowed("only POST is allowed"));
     auto sa = store_->Get(gvr, ns, name);
     if (!sa.ok()) return ErrorResponse(sa.status());
     auto body = BodyJson(req, true);
     if (!body.ok()) return ErrorResponse(body.status());
     auto doc = Parse(body->empty() ? "{}" : *body);
     if (!doc.ok() || !doc->IsObject()) {
-      return ErrorResponse(
-          ErrBadRequest("the object provided is unrecognized (must be of type TokenRequest)"));
+      return ErrorResponse(kube::NewBadRequest(
+          "the object provided is unrecognized (must be of type TokenRequest)"));
     }
     const int64_t expiration = GetInt(*doc, {"spec", "expirationSeconds"}).value_or(3600);
     if (expiration < 600) {
       return ErrorResponse(
-          ErrInvalid("TokenRequest.authentication.k8s.io", name,
-                     {FieldInvalid("spec.expirationSeconds", std::to_string(expiration),
-                                   "may not specify a duration less than 10 minutes")}));
+          kube::NewInvalid("TokenRequest.authentication.k8s.io", name,
+                           {FieldInvalid("spec.expirationSeconds", std::to_string(expiration),
+                                         "may not specify a duration less than 10 minutes")}));
     }
     const std::string token = "localkube-sa-" + SeededRandom::Default()->AlphaNumeric(40);
     UserInfo sa_user;
@@ -536,8 +540,8 @@ HttpResponse ApiHandler::HandleResource(const HttpRequest& req, const UserInfo& 
     if (!body.ok()) return ErrorResponse(body.status());
     auto doc = Parse(*body);
     if (!doc.ok() || !doc->IsObject()) {
-      return ErrorResponse(
-          ErrBadRequest("the object provided is unrecognized (must be of type " + r->kind + ")"));
+      return ErrorResponse(kube::NewBadRequest(
+          "the object provided is unrecognized (must be of type " + r->kind + ")"));
     }
     JsonAlloc& a = doc->GetAllocator();
     SetString(*doc, "apiVersion", r->api_version(), a);
@@ -585,13 +589,14 @@ HttpResponse ApiHandler::HandleResource(const HttpRequest& req, const UserInfo& 
     return JsonResponse(201, Serialize(*doc));
   }
   if (sub == "eviction") {
-    if (req.method != "POST") return ErrorResponse(ErrMethodNotAllowed("only POST is allowed"));
+    if (req.method != "POST")
+      return ErrorResponse(kube::NewMethodNotAllowed("only POST is allowed"));
     auto body = BodyJson(req, true);
     if (!body.ok()) return ErrorResponse(body.status());
     auto doc = Parse(*body);
     if (!doc.ok() || !doc->IsObject()) {
       return ErrorResponse(
-          ErrBadRequest("the object provided is unrecognized (must be of type Eviction)"));
+          kube::NewBadRequest("the object provided is unrecognized (must be of type Eviction)"));
     }
     auto pod = store_->Get(gvr, ns, name);
     if (!pod.ok()) return ErrorResponse(pod.status());
@@ -637,7 +642,7 @@ HttpResponse ApiHandler::HandleResource(const HttpRequest& req, const UserInfo& 
           allowed = resolve(maxu) - (total - healthy);
         }
         if (allowed <= 0) {
-          Status s = ErrTooManyRequests(
+          Status s = kube::NewTooManyRequests(
               "Cannot evict pod as it would violate the pod's disruption budget.", 0);
           s.AddCause({"DisruptionBudget", "",
                       "The disruption budget " + pdb->name() + " needs " +
@@ -666,7 +671,7 @@ HttpResponse ApiHandler::HandleResource(const HttpRequest& req, const UserInfo& 
     return JsonResponse(201, SuccessStatus(201, "", "", "", ""));
   }
   if (sub == "log") {
-    if (req.method != "GET") return ErrorResponse(ErrMethodNotAllowed("only GET is allowed"));
+    if (req.method != "GET") return ErrorResponse(kube::NewMethodNotAllowed("only GET is allowed"));
     auto pod = store_->Get(gvr, ns, name);
     if (!pod.ok()) return ErrorResponse(pod.status());
     return TextResponse(200, "");
@@ -703,17 +708,17 @@ HttpResponse ApiHandler::HandleResource(const HttpRequest& req, const UserInfo& 
     };
     if (req.method == "GET") return JsonResponse(200, scale_json(*obj));
     if (req.method != "PUT" && req.method != "PATCH") {
-      return ErrorResponse(ErrMethodNotAllowed("the server does not allow this method"));
+      return ErrorResponse(kube::NewMethodNotAllowed("the server does not allow this method"));
     }
     auto body = BodyJson(req, true);
     if (req.method == "PATCH") body = req.body;
     if (!body.ok()) return ErrorResponse(body.status());
     auto patch_doc = Parse(*body);
     if (!patch_doc.ok())
-      return ErrorResponse(ErrBadRequest(std::string(patch_doc.status().message())));
+      return ErrorResponse(kube::NewBadRequest(std::string(patch_doc.status().message())));
     // Apply the request to the Scale view, then copy spec.replicas into the object.
     auto scale_doc = Parse(scale_json(*obj));
-    if (!scale_doc.ok()) return ErrorResponse(ErrInternal("scale"));
+    if (!scale_doc.ok()) return ErrorResponse(kube::NewInternalError("scale"));
     JsonDoc& sd = *scale_doc;
     if (req.method == "PUT") {
       sd.CopyFrom(*patch_doc, sd.GetAllocator());
@@ -731,10 +736,10 @@ HttpResponse ApiHandler::HandleResource(const HttpRequest& req, const UserInfo& 
     }
     const auto replicas = GetInt(sd, {"spec", "replicas"});
     if (!replicas || *replicas < 0) {
-      return ErrorResponse(
-          ErrInvalid("Scale.autoscaling", name,
-                     {FieldInvalid("spec.replicas", replicas ? std::to_string(*replicas) : "null",
-                                   "must be greater than or equal to 0")}));
+      return ErrorResponse(kube::NewInvalid(
+          "Scale.autoscaling", name,
+          {FieldInvalid("spec.replicas", replicas ? std::to_string(*replicas) : "null",
+                        "must be greater than or equal to 0")}));
     }
     const std::string want_rv = GetStr(sd, {"metadata", "resourceVersion"});
     WriteOptions wo;
@@ -760,11 +765,11 @@ HttpResponse ApiHandler::HandleResource(const HttpRequest& req, const UserInfo& 
     return JsonResponse(200, scale_json(*updated));
   }
   if (sub == "finalize") {
-    if (req.method != "PUT") return ErrorResponse(ErrMethodNotAllowed("only PUT is allowed"));
+    if (req.method != "PUT") return ErrorResponse(kube::NewMethodNotAllowed("only PUT is allowed"));
     auto body = BodyJson(req, true);
     if (!body.ok()) return ErrorResponse(body.status());
     auto doc = Parse(*body);
-    if (!doc.ok()) return ErrorResponse(ErrBadRequest(std::string(doc.status().message())));
+    if (!doc.ok()) return ErrorResponse(kube::NewBadRequest(std::string(doc.status().message())));
     JsonDoc fin;
     if (const Json* f = Path(*doc, {"spec", "finalizers"}); f != nullptr) {
       fin.CopyFrom(*f, fin.GetAllocator());
@@ -796,18 +801,18 @@ HttpResponse ApiHandler::HandleResource(const HttpRequest& req, const UserInfo& 
   }
   if (!sub.empty() && sub != "status") {
     return ErrorResponse(
-        ErrMethodNotAllowed("the server does not allow this method on the "
-                            "requested resource"));
+        kube::NewMethodNotAllowed("the server does not allow this method on the "
+                                  "requested resource"));
   }
   if (sub == "status" && (verb == "create" || verb == "delete")) {
     return ErrorResponse(
-        ErrMethodNotAllowed("the server does not allow this method on the "
-                            "requested resource"));
+        kube::NewMethodNotAllowed("the server does not allow this method on the "
+                                  "requested resource"));
   }
   if (std::find(r->verbs.begin(), r->verbs.end(), verb) == r->verbs.end() && sub.empty()) {
     return ErrorResponse(
-        ErrMethodNotAllowed("the server does not allow this method on the "
-                            "requested resource"));
+        kube::NewMethodNotAllowed("the server does not allow this method on the "
+                                  "requested resource"));
   }
 
   const bool as_table = AcceptsAs(req, "Table");
@@ -993,11 +998,12 @@ HttpResponse ApiHandler::HandleResource(const HttpRequest& req, const UserInfo& 
   if (verb == "create") {
     if (!name.empty()) {
       return ErrorResponse(
-          ErrMethodNotAllowed("the server does not allow this method on the "
-                              "requested resource"));
+          kube::NewMethodNotAllowed("the server does not allow this method on the "
+                                    "requested resource"));
     }
     if (req.body.size() > options_.max_body_bytes) {
-      return ErrorResponse(ErrRequestEntityTooLarge("Request entity too large: limit is 3145728"));
+      return ErrorResponse(
+          kube::NewRequestEntityTooLarge("Request entity too large: limit is 3145728"));
     }
     auto body = BodyJson(req, true);
     if (!body.ok()) return ErrorResponse(body.status());
@@ -1037,11 +1043,11 @@ HttpResponse ApiHandler::HandleResource(const HttpRequest& req, const UserInfo& 
       auto json = api::YamlToJson(req.body);
       if (!json.ok()) {
         return ErrorResponse(
-            ErrBadRequest("error decoding YAML: " + std::string(json.status().message())));
+            kube::NewBadRequest("error decoding YAML: " + std::string(json.status().message())));
       }
       patch = *json;
     } else {
-      return ErrorResponse(ErrUnsupportedMediaType(
+      return ErrorResponse(kube::NewUnsupportedMediaType(
           "the body of the request was in an unknown format - accepted media types include: "
           "application/json-patch+json, application/merge-patch+json, "
           "application/apply-patch+yaml, application/strategic-merge-patch+json"));
@@ -1051,9 +1057,9 @@ HttpResponse ApiHandler::HandleResource(const HttpRequest& req, const UserInfo& 
     po.warnings = &warnings;
     if (IsTrue(req.Query("force"))) {
       if (pt != PatchType::kApply) {
-        return ErrorResponse(
-            ErrInvalid("PatchOptions.meta.k8s.io", "",
-                       {FieldForbidden("force", "may not be specified for non-apply patch")}));
+        return ErrorResponse(kube::NewInvalid(
+            "PatchOptions.meta.k8s.io", "",
+            {FieldForbidden("force", "may not be specified for non-apply patch")}));
       }
       po.force = true;
     }
@@ -1070,14 +1076,14 @@ HttpResponse ApiHandler::HandleResource(const HttpRequest& req, const UserInfo& 
       if (!body.ok()) return ErrorResponse(body.status());
       auto doc = Parse(*body);
       if (!doc.ok() || !doc->IsObject()) {
-        return ErrorResponse(
-            ErrBadRequest("the object provided is unrecognized (must be of type DeleteOptions)"));
+        return ErrorResponse(kube::NewBadRequest(
+            "the object provided is unrecognized (must be of type DeleteOptions)"));
       }
       if (auto g = GetInt(*doc, {"gracePeriodSeconds"})) dopts.grace_period_seconds = *g;
       dopts.propagation_policy = GetStr(*doc, {"propagationPolicy"});
       if (const Json* o = Member(*doc, "orphanDependents"); o && o->IsBool()) {
         if (!dopts.propagation_policy.empty()) {
-          return ErrorResponse(ErrInvalid(
+          return ErrorResponse(kube::NewInvalid(
               "DeleteOptions.meta.k8s.io", "",
               {FieldInvalid("propagationPolicy", Quoted(dopts.propagation_policy),
                             "orphanDependents and deletionPropagation cannot be both set")}));
@@ -1100,7 +1106,7 @@ HttpResponse ApiHandler::HandleResource(const HttpRequest& req, const UserInfo& 
       dopts.propagation_policy = (*o == "true") ? "Orphan" : "Background";
     }
     if (const std::string* d = req.Query("dryRun")) {
-      if (*d != "All") return ErrorResponse(ErrBadRequest("Invalid dry run value: " + *d));
+      if (*d != "All") return ErrorResponse(kube::NewBadRequest("Invalid dry run value: " + *d));
       dopts.dry_run = true;
     }
     if (verb == "delete") {
@@ -1124,20 +1130,21 @@ HttpResponse ApiHandler::HandleResource(const HttpRequest& req, const UserInfo& 
     return JsonResponse(200, body + "]}");
   }
   return ErrorResponse(
-      ErrMethodNotAllowed("the server does not allow this method on the "
-                          "requested resource"));
+      kube::NewMethodNotAllowed("the server does not allow this method on the "
+                                "requested resource"));
 }
 
 // ---------------------------------------------------------------------------------------------
 // Control endpoint (loopback only).
 
 HttpResponse ApiHandler::HandleControl(const HttpRequest& req) {
-  if (!req.loopback) return ErrorResponse(ErrForbidden("the control endpoint is loopback-only"));
+  if (!req.loopback)
+    return ErrorResponse(kube::NewForbidden("the control endpoint is loopback-only"));
   const std::string& p = req.path;
   if (p == "/localkube/healthz") return TextResponse(200, "ok");
   if (req.method != "POST" && !(req.method == "GET" && p == "/localkube/faults") &&
       !(req.method == "GET" && p == "/localkube/stats")) {
-    return ErrorResponse(ErrMethodNotAllowed("use POST"));
+    return ErrorResponse(kube::NewMethodNotAllowed("use POST"));
   }
   if (p == "/localkube/watches/drop") {
     store_->DropWatches();
@@ -1181,7 +1188,8 @@ HttpResponse ApiHandler::HandleControl(const HttpRequest& req) {
       if (rule.resource.empty()) rule.resource = "*";
     } else {
       auto parsed = ParseFaultRule(req.body);
-      if (!parsed.ok()) return ErrorResponse(ErrBadRequest(std::string(parsed.status().message())));
+      if (!parsed.ok())
+        return ErrorResponse(kube::NewBadRequest(std::string(parsed.status().message())));
       rule = *parsed;
     }
     faults_->Add(rule);
@@ -1204,7 +1212,7 @@ HttpResponse ApiHandler::HandleControl(const HttpRequest& req) {
                                  ",\"bytes\":" + std::to_string(store_->ApproximateBytes()) +
                                  ",\"requests\":" + requests_.Json() + "}");
   }
-  return ErrorResponse(ErrNotFound("localkube control endpoint", p));
+  return ErrorResponse(kube::NewNotFound("localkube control endpoint", p));
 }
 
 }  // namespace kai::localkube

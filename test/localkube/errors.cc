@@ -3,96 +3,11 @@
 #include "kube/base/strings.h"
 
 namespace kai::localkube {
-namespace {
-
-Status Make(StatusCode code, int http, std::string_view reason, std::string_view message) {
-  Status s(code, message);
-  s.SetHttpCode(http).SetReason(reason);
-  return s;
-}
-
-}  // namespace
-
-Status ErrNotFound(std::string_view what, std::string_view name) {
-  return Make(StatusCode::kNotFound, 404, "NotFound",
-              std::string(what) + " " + Quote(name) + " not found");
-}
-
-Status ErrAlreadyExists(std::string_view what, std::string_view name) {
-  return Make(StatusCode::kAlreadyExists, 409, "AlreadyExists",
-              std::string(what) + " " + Quote(name) + " already exists");
-}
-
-Status ErrConflict(std::string_view what, std::string_view name, std::string_view detail) {
-  return Make(StatusCode::kAborted, 409, "Conflict",
-              "Operation cannot be fulfilled on " + std::string(what) + " " + Quote(name) + ": " +
-                  std::string(detail));
-}
 
 Status ErrStaleConflict(std::string_view what, std::string_view name) {
-  return ErrConflict(what, name,
-                     "the object has been modified; please apply your changes to the latest "
-                     "version and try again");
-}
-
-Status ErrInvalid(std::string_view kind, std::string_view name, std::vector<StatusCause> causes) {
-  std::string agg;
-  if (causes.size() == 1) {
-    agg = (causes[0].field.empty() ? "" : causes[0].field + ": ") + causes[0].message;
-  } else {
-    agg = "[";
-    for (size_t i = 0; i < causes.size(); ++i) {
-      if (i > 0) agg += ", ";
-      agg += (causes[i].field.empty() ? "" : causes[i].field + ": ") + causes[i].message;
-    }
-    agg += "]";
-  }
-  Status s = Make(StatusCode::kInvalidArgument, 422, "Invalid",
-                  std::string(kind) + " " + Quote(name) + " is invalid: " + agg);
-  for (auto& c : causes) s.AddCause(std::move(c));
-  return s;
-}
-
-Status ErrBadRequest(std::string_view message) {
-  return Make(StatusCode::kInvalidArgument, 400, "BadRequest", message);
-}
-Status ErrMethodNotAllowed(std::string_view message) {
-  return Make(StatusCode::kUnimplemented, 405, "MethodNotAllowed", message);
-}
-Status ErrUnsupportedMediaType(std::string_view message) {
-  return Make(StatusCode::kInvalidArgument, 415, "UnsupportedMediaType", message);
-}
-Status ErrRequestEntityTooLarge(std::string_view message) {
-  return Make(StatusCode::kResourceExhausted, 413, "RequestEntityTooLarge", message);
-}
-Status ErrGone(std::string_view message) {
-  return Make(StatusCode::kOutOfRange, 410, "Gone", message);
-}
-Status ErrExpired(std::string_view message) {
-  return Make(StatusCode::kOutOfRange, 410, "Expired", message);
-}
-Status ErrTooManyRequests(std::string_view message, int retry_after_seconds) {
-  Status s = Make(StatusCode::kResourceExhausted, 429, "TooManyRequests", message);
-  s.SetRetryAfterSeconds(retry_after_seconds);
-  return s;
-}
-Status ErrForbidden(std::string_view message) {
-  return Make(StatusCode::kPermissionDenied, 403, "Forbidden", message);
-}
-Status ErrUnauthorized(std::string_view message) {
-  return Make(StatusCode::kUnauthenticated, 401, "Unauthorized", message);
-}
-Status ErrInternal(std::string_view message) {
-  return Make(StatusCode::kInternal, 500, "InternalError", message);
-}
-Status ErrTimeout(std::string_view message) {
-  return Make(StatusCode::kDeadlineExceeded, 504, "Timeout", message);
-}
-Status ErrServiceUnavailable(std::string_view message) {
-  return Make(StatusCode::kUnavailable, 503, "ServiceUnavailable", message);
-}
-Status ErrNotAcceptable(std::string_view message) {
-  return Make(StatusCode::kInvalidArgument, 406, "NotAcceptable", message);
+  return kube::NewConflict(what, name,
+                           "the object has been modified; please apply your changes to the latest "
+                           "version and try again");
 }
 
 StatusCause FieldRequired(std::string_view field, std::string_view detail) {

@@ -6,30 +6,14 @@
 #include <vector>
 
 #include "kube/base/status.h"
+#include "kube/rest/errors.h"
 #include "test/localkube/resource.h"
 
 namespace kai::localkube {
 
-// `what` is the resource as the real server names it: "pods", "deployments.apps".
-Status ErrNotFound(std::string_view what, std::string_view name);
-Status ErrAlreadyExists(std::string_view what, std::string_view name);
-Status ErrConflict(std::string_view what, std::string_view name, std::string_view detail);
+// API errors are kube/rest/errors.h's constructors (kube::NewNotFound, kube::NewInvalid, ...),
+// the ones the client decodes; this adds the server's own wording of a stale write.
 Status ErrStaleConflict(std::string_view what, std::string_view name);
-// 422 Invalid: message "<Kind> \"<name>\" is invalid: <causes>".
-Status ErrInvalid(std::string_view kind, std::string_view name, std::vector<StatusCause> causes);
-Status ErrBadRequest(std::string_view message);
-Status ErrMethodNotAllowed(std::string_view message);
-Status ErrUnsupportedMediaType(std::string_view message);
-Status ErrRequestEntityTooLarge(std::string_view message);
-Status ErrGone(std::string_view message);     // reason Gone
-Status ErrExpired(std::string_view message);  // reason Expired (410)
-Status ErrTooManyRequests(std::string_view message, int retry_after_seconds);
-Status ErrForbidden(std::string_view message);
-Status ErrUnauthorized(std::string_view message);
-Status ErrInternal(std::string_view message);
-Status ErrTimeout(std::string_view message);
-Status ErrServiceUnavailable(std::string_view message);
-Status ErrNotAcceptable(std::string_view message);
 
 // Field error causes as the apimachinery field.Error renders them.
 StatusCause FieldRequired(std::string_view field, std::string_view detail = "");

@@ -45,26 +45,26 @@ std::optional<Status> Faults::Match(const std::string& verb, const std::string& 
     const std::string msg = r.message.empty() ? "injected fault" : r.message;
     switch (r.code) {
       case 429:
-        s = ErrTooManyRequests(msg, r.retry_after_seconds > 0 ? r.retry_after_seconds : 1);
+        s = kube::NewTooManyRequests(msg, r.retry_after_seconds > 0 ? r.retry_after_seconds : 1);
         break;
       case 409:
-        s = ErrConflict(full, "", msg);
+        s = kube::NewConflict(full, "", msg);
         break;
       case 503:
-        s = ErrServiceUnavailable(msg);
+        s = kube::NewServiceUnavailable(msg);
         if (r.retry_after_seconds > 0) s.SetRetryAfterSeconds(r.retry_after_seconds);
         break;
       case 504:
-        s = ErrTimeout(msg);
+        s = kube::NewTimeout(msg);
         break;
       case 410:
-        s = ErrExpired(msg);
+        s = kube::NewExpired(msg);
         break;
       case 404:
-        s = ErrNotFound(full, msg);
+        s = kube::NewNotFound(full, msg);
         break;
       default: {
-        s = ErrInternal(msg);
+        s = kube::NewInternalError(msg);
         s.SetHttpCode(r.code);
         if (r.retry_after_seconds > 0) s.SetRetryAfterSeconds(r.retry_after_seconds);
       }

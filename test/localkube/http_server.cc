@@ -318,15 +318,16 @@ void ServeStream(Stream& stream, int fd, bool loopback, const std::string& remot
     }
     if (ec == http::error::body_limit) {
       SendSimple(stream, 413,
-                 StatusJson(ErrRequestEntityTooLarge("Request entity too large: limit is " +
-                                                     std::to_string(max_body))),
+                 StatusJson(kube::NewRequestEntityTooLarge("Request entity too large: limit is " +
+                                                           std::to_string(max_body))),
                  false, 11);
       return;
     }
     if (ec) {
       if (parser.is_header_done() || buffer.size() > 0) {
         SendSimple(stream, 400,
-                   StatusJson(ErrBadRequest("malformed HTTP request: " + ec.message())), false, 11);
+                   StatusJson(kube::NewBadRequest("malformed HTTP request: " + ec.message())),
+                   false, 11);
       }
       return;
     }
@@ -356,8 +357,8 @@ void ServeStream(Stream& stream, int fd, bool loopback, const std::string& remot
     const unsigned version = req.version();
     if (hr.body.size() > max_body) {
       SendSimple(stream, 413,
-                 StatusJson(ErrRequestEntityTooLarge("Request entity too large: limit is " +
-                                                     std::to_string(max_body))),
+                 StatusJson(kube::NewRequestEntityTooLarge("Request entity too large: limit is " +
+                                                           std::to_string(max_body))),
                  false, version);
       return;
     }
@@ -366,7 +367,7 @@ void ServeStream(Stream& stream, int fd, bool loopback, const std::string& remot
       resp = handler(hr);
     } catch (const std::exception& e) {
       LOG(ERROR) << "handler threw: " << e.what();
-      resp = ErrorResponse(ErrInternal(std::string("internal error: ") + e.what()));
+      resp = ErrorResponse(kube::NewInternalError(std::string("internal error: ") + e.what()));
     }
     if (resp.stream) {
       http::response<http::empty_body> res{static_cast<http::status>(resp.status), version};

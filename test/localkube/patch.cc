@@ -130,7 +130,7 @@ const FieldMeta* Lookup(std::string_view type, std::string_view field) {
   return f == it->second.end() ? nullptr : &f->second;
 }
 
-Status SmpBadRequest(const std::string& msg) { return ErrBadRequest(msg); }
+Status SmpBadRequest(const std::string& msg) { return kube::NewBadRequest(msg); }
 
 bool IsDirectiveKey(std::string_view k) {
   return k == "$patch" || k == "$retainKeys" || k.rfind("$setElementOrder/", 0) == 0 ||
@@ -374,7 +374,8 @@ Status Unprocessable(const std::string& msg) {
 StatusOr<std::vector<std::string>> ParsePointer(std::string_view p) {
   std::vector<std::string> out;
   if (p.empty()) return out;
-  if (p[0] != '/') return ErrBadRequest("JSON pointer must start with '/': " + std::string(p));
+  if (p[0] != '/')
+    return kube::NewBadRequest("JSON pointer must start with '/': " + std::string(p));
   size_t start = 1;
   while (true) {
     size_t slash = p.find('/', start);
@@ -522,19 +523,19 @@ Status ApplyMergePatch(Json& target, const Json& patch, JsonAlloc& a) {
 }
 
 Status ApplyJsonPatch(Json& target, const Json& patch, JsonAlloc& a) {
-  if (!patch.IsArray()) return ErrBadRequest("a JSON patch must be an array of operations");
+  if (!patch.IsArray()) return kube::NewBadRequest("a JSON patch must be an array of operations");
   for (const Json& op : patch.GetArray()) {
-    if (!op.IsObject()) return ErrBadRequest("a JSON patch operation must be an object");
+    if (!op.IsObject()) return kube::NewBadRequest("a JSON patch operation must be an object");
     const std::string name = GetStr(op, {"op"});
     const Json* path_v = Member(op, "path");
     if (path_v == nullptr || !path_v->IsString()) {
-      return ErrBadRequest("Unable to apply patch: operation missing path: " + Serialize(op));
+      return kube::NewBadRequest("Unable to apply patch: operation missing path: " + Serialize(op));
     }
     KAI_ASSIGN_OR_RETURN(std::vector<std::string> path, ParsePointer(View(*path_v)));
     const Json* value = Member(op, "value");
     if (name == "add" || name == "replace" || name == "test") {
       if (value == nullptr) {
-        return ErrBadRequest("Unable to apply patch: " + name + " operation, missing value");
+        return kube::NewBadRequest("Unable to apply patch: " + name + " operation, missing value");
       }
     }
     if (name == "add") {
@@ -569,7 +570,7 @@ Status ApplyJsonPatch(Json& target, const Json& patch, JsonAlloc& a) {
       }
       KAI_RETURN_IF_ERROR(AddAt(target, path, Json(moved, a), a, name));
     } else {
-      return ErrBadRequest("Unable to apply patch: Unexpected kind: " + name);
+      return kube::NewBadRequest("Unable to apply patch: Unexpected kind: " + name);
     }
   }
   return Status::OK();
@@ -577,7 +578,7 @@ Status ApplyJsonPatch(Json& target, const Json& patch, JsonAlloc& a) {
 
 Status ApplyStrategicMergePatch(Json& target, const Json& patch, std::string_view smp_type,
                                 JsonAlloc& a) {
-  if (!patch.IsObject()) return ErrBadRequest("strategic merge patch must be a JSON object");
+  if (!patch.IsObject()) return kube::NewBadRequest("strategic merge patch must be a JSON object");
   return MergeMap(target, patch, smp_type, a);
 }
 

@@ -160,7 +160,7 @@ class Reader {
   size_t i_ = 0;
 };
 
-Status Malformed() { return ErrBadRequest("the protobuf body is malformed"); }
+Status Malformed() { return kube::NewBadRequest("the protobuf body is malformed"); }
 
 Status DecodeMessage(const std::string& type, std::string_view bytes, Json* out, JsonAlloc& a,
                      int depth);
@@ -326,11 +326,11 @@ Status DecodeValue(const FieldDesc& f, uint64_t wire, Reader& r, Json* out, Json
 
 Status DecodeMessage(const std::string& type, std::string_view bytes, Json* out, JsonAlloc& a,
                      int depth) {
-  if (depth > 64) return ErrBadRequest("the protobuf body nests too deeply");
+  if (depth > 64) return kube::NewBadRequest("the protobuf body nests too deeply");
   const Schema& schema = GetSchema();
   auto it = schema.find(type);
   if (it == schema.end())
-    return ErrUnsupportedMediaType("protobuf type " + type + " is not supported");
+    return kube::NewUnsupportedMediaType("protobuf type " + type + " is not supported");
   const MessageDesc& desc = it->second;
   out->SetObject();
   Reader r(bytes);
@@ -523,7 +523,7 @@ bool HasBuiltinSchema(std::string_view api_version, std::string_view kind) {
 StatusOr<std::string> KubeProtobufToJson(std::string_view body) {
   static constexpr std::string_view kMagic("k8s\0", 4);
   if (body.substr(0, 4) != kMagic) {
-    return ErrBadRequest("the protobuf body does not start with the Kubernetes magic number");
+    return kube::NewBadRequest("the protobuf body does not start with the Kubernetes magic number");
   }
   JsonDoc doc;
   Json unknown;
@@ -532,7 +532,7 @@ StatusOr<std::string> KubeProtobufToJson(std::string_view body) {
   const std::string api_version = GetStr(unknown, {"typeMeta", "apiVersion"});
   const std::string kind = GetStr(unknown, {"typeMeta", "kind"});
   const std::string raw_b64 = GetStr(unknown, {"raw"});
-  if (kind.empty()) return ErrBadRequest("the protobuf body names no kind");
+  if (kind.empty()) return kube::NewBadRequest("the protobuf body names no kind");
   // raw was base64-encoded by the generic decoder; decode it back.
   std::string raw;
   {

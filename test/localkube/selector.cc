@@ -10,21 +10,21 @@
 namespace kai::localkube {
 StatusOr<LabelSelector> LabelSelector::Parse(std::string_view text) {
   auto m = api::LabelSelectorMatcher::Parse(text);
-  if (!m.ok()) return ErrBadRequest(std::string(m.status().message()));
+  if (!m.ok()) return kube::NewBadRequest(std::string(m.status().message()));
   return LabelSelector(*std::move(m));
 }
 
 StatusOr<LabelSelector> LabelSelector::FromJson(std::string_view json) {
   KAI_ASSIGN_OR_RETURN(JsonDoc doc, ::kai::localkube::Parse(json));
   if (doc.IsNull()) return LabelSelector();
-  if (!doc.IsObject()) return ErrBadRequest("label selector must be an object");
+  if (!doc.IsObject()) return kube::NewBadRequest("label selector must be an object");
   api::LabelSelector sel;
   api::codec::DecodeError err;
   if (!api::codec::DecodeAny(doc, &sel, &err)) {
-    return ErrBadRequest("label selector: " + err.ToString());
+    return kube::NewBadRequest("label selector: " + err.ToString());
   }
   auto m = api::LabelSelectorMatcher::FromLabelSelector(sel);
-  if (!m.ok()) return ErrBadRequest(std::string(m.status().message()));
+  if (!m.ok()) return kube::NewBadRequest(std::string(m.status().message()));
   return LabelSelector(*std::move(m));
 }
 
@@ -57,11 +57,12 @@ StatusOr<FieldSelector> FieldSelector::Parse(std::string_view text) {
     std::string out;
     for (size_t i = 0; i < s.size(); ++i) {
       if (s[i] == '\\') {
-        if (i + 1 >= s.size()) return ErrBadRequest("invalid field selector: trailing backslash");
+        if (i + 1 >= s.size())
+          return kube::NewBadRequest("invalid field selector: trailing backslash");
         const char n = s[++i];
         if (n != '\\' && n != ',' && n != '=') {
-          return ErrBadRequest("invalid field selector: invalid escape sequence: \\" +
-                               std::string(1, n));
+          return kube::NewBadRequest("invalid field selector: invalid escape sequence: \\" +
+                                     std::string(1, n));
         }
         out += n;
       } else {
@@ -94,8 +95,8 @@ StatusOr<FieldSelector> FieldSelector::Parse(std::string_view text) {
       }
     }
     if (op_pos == std::string::npos) {
-      return ErrBadRequest("invalid selector: '" + std::string(text) + "'; can't understand '" +
-                           term + "'");
+      return kube::NewBadRequest("invalid selector: '" + std::string(text) +
+                                 "'; can't understand '" + term + "'");
     }
     FieldRequirement r;
     r.field = std::string(StripWhitespace(std::string_view(term).substr(0, op_pos)));

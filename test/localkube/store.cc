@@ -37,7 +37,7 @@ bool ParseUint(std::string_view s, uint64_t* out) {
 
 Status StatusFromCauses(const ResourceInfo& r, std::string_view name,
                         std::vector<StatusCause> errs) {
-  return ErrInvalid(QualifiedKind(r), name, std::move(errs));
+  return kube::NewInvalid(QualifiedKind(r), name, std::move(errs));
 }
 
 // What admission webhooks see of a create (`old_object` null) or an update by `opts`.
@@ -224,7 +224,7 @@ Store::Table* Store::FindTable(const GroupResource& gr) const {
 StatusOr<ResourcePtr> Store::Resolve(const GroupVersionResource& gvr) const {
   ResourcePtr r = registry_->Find(gvr);
   if (!r) {
-    return ErrNotFound("the server could not find the requested resource", "").WithPrefix("");
+    return kube::NewNotFound("the server could not find the requested resource", "").WithPrefix("");
   }
   return r;
 }
@@ -336,8 +336,8 @@ Status Store::WaitForResourceVersionLocked(std::unique_lock<std::mutex>& l, uint
   --rv_waiters_;
   if (want <= rv_) return Status::OK();
   // storage.NewTooLargeResourceVersionError: a Timeout with a cause, retry after 1 s.
-  Status s = ErrTimeout("Timeout: Too large resource version: " + std::to_string(want) +
-                        ", current: " + std::to_string(rv_));
+  Status s = kube::NewTimeout("Timeout: Too large resource version: " + std::to_string(want) +
+                              ", current: " + std::to_string(rv_));
   s.AddCause({"ResourceVersionTooLarge", "", "Too large resource version"});
   s.SetRetryAfterSeconds(1);
   return s;
@@ -350,7 +350,7 @@ StatusOr<ObjectPtr> Store::CommitLocked(Table* t, const std::string& key,
   const ResourceInfo& r = *t->info;
   if (c.kind == Commit::Kind::kCreate) {
     if (current) {
-      return ErrAlreadyExists(ResourceWhat(r), current->name());
+      return kube::NewAlreadyExists(ResourceWhat(r), current->name());
     }
     if (r.namespaced) {
       Table* nst = FindTable(kNamespaces);
@@ -359,15 +359,15 @@ StatusOr<ObjectPtr> Store::CommitLocked(Table* t, const std::string& key,
         auto nit = nst->objects.find(c.ns);
         return nit == nst->objects.end() ? nullptr : nit->second;
       }();
-      if (!ns_obj) return ErrNotFound("namespaces", c.ns);
+      if (!ns_obj) return kube::NewNotFound("namespaces", c.ns);
       if (ns_obj->deleting()) {
-        Status s = ErrForbidden(c.pending.object->name().empty()
-                                    ? "unable to create new content in namespace " + c.ns +
-                                          " because it is being terminated"
-                                    : ResourceWhat(r) + " \"" + c.pending.object->name() +
-                                          "\" is forbidden: unable to create new content in "
-                                          "namespace " +
-                                          c.ns + " because it is being terminated");
+        Status s = kube::NewForbidden(c.pending.object->name().empty()
+                                          ? "unable to create new content in namespace " + c.ns +
+                                                " because it is being terminated"
+                                          : ResourceWhat(r) + " \"" + c.pending.object->name() +
+                                                "\" is forbidden: unable to create new content in "
+                                                "namespace " +
+                                                c.ns + " because it is being terminated");
         s.AddCause({"NamespaceTerminating", "metadata.namespace", "namespace is being terminated"});
         return s;
       }
@@ -410,28 +410,29 @@ namespace {
 Status DecodeObject(const ResourceInfo& r, std::string_view json, JsonDoc* doc) {
   Status s = api::ParseJson(json, doc, kMaxRequestJsonDepth);
   if (!s.ok()) {
-    return ErrBadRequest("the object provided is unrecognized (must be of type " + r.kind +
-                         "): " + std::string(s.message()));
+    return kube::NewBadRequest("the object provided is unrecognized (must be of type " + r.kind +
+                               "): " + std::string(s.message()));
   }
   if (!doc->IsObject()) {
-    return ErrBadRequest("the object provided is unrecognized (must be of type " + r.kind +
-                         "): couldn't get version/kind; json parse error: cannot unmarshal " +
-                         "into Go value of type struct");
+    return kube::NewBadRequest("the object provided is unrecognized (must be of type " + r.kind +
+                               "): couldn't get version/kind; json parse error: cannot unmarshal " +
+                               "into Go value of type struct");
   }
   JsonAlloc& a = doc->GetAllocator();
   const std::string api_version = GetStr(*doc, {"apiVersion"});
   const std::string kind = GetStr(*doc, {"kind"});
   if (!api_version.empty() && api_version != r.api_version()) {
-    return ErrBadRequest("the API version in the data (" + api_version +
-                         ") does not match the expected API version (" + r.api_version() + ")");
+    return kube::NewBadRequest("the API version in the data (" + api_version +
+                               ") does not match the expected API version (" + r.api_version() +
+                               ")");
   }
   if (!kind.empty() && kind != r.kind) {
-    return ErrBadRequest("the kind in the data (" + kind + ") does not match the expected kind (" +
-                         r.kind + ")");
+    return kube::NewBadRequest("the kind in the data (" + kind +
+                               ") does not match the expected kind (" + r.kind + ")");
   }
   if (const Json* m = Member(*doc, "metadata"); m != nullptr && !m->IsObject() && !m->IsNull()) {
-    return ErrBadRequest("the object provided is unrecognized (must be of type " + r.kind +
-                         "): metadata must be an object");
+    return kube::NewBadRequest("the object provided is unrecognized (must be of type " + r.kind +
+                               "): metadata must be an object");
   }
   // apiVersion and kind first, as the real server serializes them.
   JsonDoc out;
@@ -453,7 +454,7 @@ Status DecodeObject(const ResourceInfo& r, std::string_view json, JsonDoc* doc) 
 Status ToStorage(const ResourceInfo& r, Json& obj, JsonAlloc& a, const ResourceRegistry& reg) {
   if (r.version == r.storage_version && r.gr() == r.storage) return Status::OK();
   ResourcePtr storage = reg.Find(r.storage.group, r.storage_version, r.storage.resource);
-  if (!storage) return ErrInternal("no storage version for " + ResourceWhat(r));
+  if (!storage) return kube::NewInternalError("no storage version for " + ResourceWhat(r));
   if (r.hooks && r.hooks->convert) {
     KAI_RETURN_IF_ERROR(r.hooks->convert(obj, a, r.api_version(), storage->api_version()));
   }
@@ -508,7 +509,7 @@ Status RunSchema(const ResourceInfo& r, Json& obj, JsonAlloc& a, const WriteOpti
         if (i > 0) msg += ", ";
         msg += "unknown field \"" + unknown[i] + "\"";
       }
-      return ErrBadRequest(msg);
+      return kube::NewBadRequest(msg);
     }
     if (opts.field_validation == "Warn" && opts.warnings != nullptr) {
       for (const auto& u : unknown) opts.warnings->push_back("unknown field \"" + u + "\"");
@@ -539,12 +540,12 @@ StatusOr<ObjectPtr> Store::CreateImpl(const ResourcePtr& r, std::string_view ns_
   if (r->namespaced) {
     if (ns.empty()) ns = body_ns;
     if (!body_ns.empty() && body_ns != ns) {
-      return ErrBadRequest(
+      return kube::NewBadRequest(
           "the namespace of the provided object does not match the namespace "
           "sent on the request");
     }
     if (ns.empty()) {
-      return ErrBadRequest("an empty namespace may not be set during creation");
+      return kube::NewBadRequest("an empty namespace may not be set during creation");
     }
   }
   const WallTime now = clock_->Now();
@@ -557,7 +558,7 @@ StatusOr<ObjectPtr> Store::CreateImpl(const ResourcePtr& r, std::string_view ns_
   ResourcePtr storage = r;
   if (r->version != r->storage_version || r->gr() != r->storage) {
     storage = registry_->Find(r->storage.group, r->storage_version, r->storage.resource);
-    if (!storage) return ErrInternal("no storage version for " + ResourceWhat(*r));
+    if (!storage) return kube::NewInternalError("no storage version for " + ResourceWhat(*r));
   }
   std::vector<StatusCause> errs;
   KAI_RETURN_IF_ERROR(RunSchema(*storage, doc, a, opts, &errs));
@@ -575,9 +576,9 @@ StatusOr<ObjectPtr> Store::CreateImpl(const ResourcePtr& r, std::string_view ns_
     if (!pc_name.empty()) {
       auto got = Get(pcs, "", pc_name);
       if (!got.ok()) {
-        return ErrForbidden("pods \"" + (obj.name().empty() ? generate_name : obj.name()) +
-                            "\" is forbidden: no PriorityClass with name " + pc_name +
-                            " was found");
+        return kube::NewForbidden("pods \"" + (obj.name().empty() ? generate_name : obj.name()) +
+                                  "\" is forbidden: no PriorityClass with name " + pc_name +
+                                  " was found");
       }
       pc = *got;
     } else {
@@ -594,12 +595,12 @@ StatusOr<ObjectPtr> Store::CreateImpl(const ResourcePtr& r, std::string_view ns_
       if (cd.ok()) {
         const int64_t value = GetInt(*cd, {"value"}).value_or(0);
         if (auto want = GetInt(spec, {"priority"}); want && *want != value && !pc_name.empty()) {
-          return ErrForbidden("pods \"" + obj.name() +
-                              "\" is forbidden: the integer value of priority (" +
-                              std::to_string(*want) +
-                              ") must not be provided in pod spec; priority admission controller "
-                              "computed " +
-                              std::to_string(value) + " from the given PriorityClass name");
+          return kube::NewForbidden(
+              "pods \"" + obj.name() + "\" is forbidden: the integer value of priority (" +
+              std::to_string(*want) +
+              ") must not be provided in pod spec; priority admission controller "
+              "computed " +
+              std::to_string(value) + " from the given PriorityClass name");
         }
         SetString(spec, "priorityClassName", pc->name(), a);
         SetInt(spec, "priority", value, a);
@@ -649,10 +650,10 @@ StatusOr<ObjectPtr> Store::CreateImpl(const ResourcePtr& r, std::string_view ns_
     if (opts.dry_run) {
       std::lock_guard l(mu_);
       Table* t = FindTable(storage->storage);
-      if (t == nullptr) return ErrNotFound(ResourceWhat(*r), name);
+      if (t == nullptr) return kube::NewNotFound(ResourceWhat(*r), name);
       if (t->objects.count(key)) {
         if (generated) continue;
-        return ErrAlreadyExists(ResourceWhat(*r), name);
+        return kube::NewAlreadyExists(ResourceWhat(*r), name);
       }
       return ObjectBuilder::Seal(std::move(pending), 0);
     }
@@ -664,7 +665,7 @@ StatusOr<ObjectPtr> Store::CreateImpl(const ResourcePtr& r, std::string_view ns_
     {
       std::lock_guard l(mu_);
       Table* t = FindTable(storage->storage);
-      if (t == nullptr) return ErrNotFound(ResourceWhat(*r), name);
+      if (t == nullptr) return kube::NewNotFound(ResourceWhat(*r), name);
       result = CommitLocked(t, key, nullptr, std::move(c));
     }
     if (!result.ok()) {
@@ -674,7 +675,7 @@ StatusOr<ObjectPtr> Store::CreateImpl(const ResourcePtr& r, std::string_view ns_
     NotifyGc(nullptr, *result, storage->storage);
     return result;
   }
-  return ErrAlreadyExists(ResourceWhat(*r), generate_name);
+  return kube::NewAlreadyExists(ResourceWhat(*r), generate_name);
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -691,7 +692,7 @@ StatusOr<ObjectPtr> Store::Get(const GroupVersionResource& gvr, std::string_view
     auto it = t->objects.find(key);
     if (it != t->objects.end()) return it->second;
   }
-  return ErrNotFound(ResourceWhat(*r), name);
+  return kube::NewNotFound(ResourceWhat(*r), name);
 }
 
 namespace {
@@ -706,9 +707,10 @@ Status CheckFieldSelector(const ResourceInfo& r, const FieldSelector& fs) {
     if (!r.crd_name.empty()) {
       std::string allowed = "\"metadata.name\", \"metadata.namespace\"";
       for (const auto& f : r.selectable_fields) allowed += ", \"" + f + "\"";
-      return ErrBadRequest("\"" + req.field + "\" is not a known field selector: only " + allowed);
+      return kube::NewBadRequest("\"" + req.field + "\" is not a known field selector: only " +
+                                 allowed);
     }
-    return ErrBadRequest("field label not supported: " + req.field);
+    return kube::NewBadRequest("field label not supported: " + req.field);
   }
   return Status::OK();
 }
@@ -741,7 +743,7 @@ StatusOr<ListResult> Store::List(const GroupVersionResource& gvr, std::string_vi
   KAI_ASSIGN_OR_RETURN(LabelSelector ls, LabelSelector::Parse(opts.label_selector));
   KAI_ASSIGN_OR_RETURN(FieldSelector fs, FieldSelector::Parse(opts.field_selector));
   KAI_RETURN_IF_ERROR(CheckFieldSelector(*r, fs));
-  if (opts.limit < 0) return ErrBadRequest("limit must be non-negative");
+  if (opts.limit < 0) return kube::NewBadRequest("limit must be non-negative");
   if (!r->namespaced) ns = "";
 
   ListResult out;
@@ -751,50 +753,51 @@ StatusOr<ListResult> Store::List(const GroupVersionResource& gvr, std::string_vi
 
   if (!opts.continue_token.empty()) {
     if (!opts.resource_version.empty() && opts.resource_version != "0") {
-      return ErrBadRequest("specifying resource version is not allowed when using continue");
+      return kube::NewBadRequest("specifying resource version is not allowed when using continue");
     }
     StatusOr<std::string> decoded =
         kube::Base64Decode(opts.continue_token, kube::Base64Encoding::kRawUrl);
-    if (!decoded.ok()) return ErrBadRequest("continue key is not valid: illegal base64 data");
+    if (!decoded.ok()) return kube::NewBadRequest("continue key is not valid: illegal base64 data");
     auto doc = Parse(*decoded);
     if (!doc.ok() || !doc->IsObject()) {
-      return ErrBadRequest("continue key is not valid: invalid character in token");
+      return kube::NewBadRequest("continue key is not valid: invalid character in token");
     }
     const auto snap = GetInt(*doc, {"snap"});
     const auto off = GetInt(*doc, {"off"});
-    if (!snap || !off || *off < 0) return ErrBadRequest("continue key is not valid");
+    if (!snap || !off || *off < 0) return kube::NewBadRequest("continue key is not valid");
     std::lock_guard cl(continue_mu_);
     auto it = continue_snapshots_.find(static_cast<uint64_t>(*snap));
     if (it == continue_snapshots_.end() || clock_->NowMonotonic() > it->second.expires) {
       if (it != continue_snapshots_.end()) continue_snapshots_.erase(it);
-      return ErrExpired(kContinueExpired);
+      return kube::NewExpired(kContinueExpired);
     }
     items = it->second.items;
     out.resource_version = it->second.rv;
     offset = static_cast<size_t>(*off);
     snap_id = it->first;
-    if (offset > items->size()) return ErrBadRequest("continue key is not valid");
+    if (offset > items->size()) return kube::NewBadRequest("continue key is not valid");
   } else {
     uint64_t want = 0;
     const bool has_rv = !opts.resource_version.empty() && opts.resource_version != "0";
     if (has_rv && !ParseUint(opts.resource_version, &want)) {
-      return ErrBadRequest("invalid resource version \"" + opts.resource_version + "\"");
+      return kube::NewBadRequest("invalid resource version \"" + opts.resource_version + "\"");
     }
     if (!opts.resource_version_match.empty() && opts.resource_version_match != "NotOlderThan" &&
         opts.resource_version_match != "Exact") {
-      return ErrBadRequest("resourceVersionMatch: Unsupported value: \"" +
-                           opts.resource_version_match +
-                           "\": supported values: \"Exact\", \"NotOlderThan\"");
+      return kube::NewBadRequest("resourceVersionMatch: Unsupported value: \"" +
+                                 opts.resource_version_match +
+                                 "\": supported values: \"Exact\", \"NotOlderThan\"");
     }
     if (!opts.resource_version_match.empty() && opts.resource_version.empty()) {
-      return ErrBadRequest("resourceVersionMatch is forbidden unless resourceVersion is provided");
+      return kube::NewBadRequest(
+          "resourceVersionMatch is forbidden unless resourceVersion is provided");
     }
     std::unique_lock l(mu_);
     // The real server waits a few seconds for a future RV, then times out.
     if (has_rv) KAI_RETURN_IF_ERROR(WaitForResourceVersionLocked(l, want));
     if (has_rv && opts.resource_version_match == "Exact" && want != rv_) {
-      return ErrExpired("too old resource version: " + std::to_string(want) + " (" +
-                        std::to_string(rv_) + ")");
+      return kube::NewExpired("too old resource version: " + std::to_string(want) + " (" +
+                              std::to_string(rv_) + ")");
     }
     Table* t = FindTable(r->storage);
     auto vec = std::make_shared<std::vector<ObjectPtr>>();
@@ -848,13 +851,13 @@ StatusOr<ObjectPtr> Store::Update(const GroupVersionResource& gvr, std::string_v
   KAI_RETURN_IF_ERROR(DecodeObject(*r, json, &body));
   const std::string body_name = GetStr(body, {"metadata", "name"});
   if (!body_name.empty() && body_name != name) {
-    return ErrBadRequest("the name of the object (" + body_name +
-                         ") does not match the name on the URL (" + std::string(name) + ")");
+    return kube::NewBadRequest("the name of the object (" + body_name +
+                               ") does not match the name on the URL (" + std::string(name) + ")");
   }
   if (r->namespaced) {
     const std::string body_ns = GetStr(body, {"metadata", "namespace"});
     if (!body_ns.empty() && body_ns != ns) {
-      return ErrBadRequest(
+      return kube::NewBadRequest(
           "the namespace of the provided object does not match the namespace "
           "sent on the request");
     }
@@ -867,9 +870,9 @@ StatusOr<ObjectPtr> Store::Update(const GroupVersionResource& gvr, std::string_v
       return ErrStaleConflict(ResourceWhat(*r), name);
     }
     if (!body_uid.empty() && body_uid != old->uid()) {
-      return ErrConflict(ResourceWhat(*r), name,
-                         "Precondition failed: UID in precondition: " + body_uid +
-                             ", UID in object meta: " + old->uid());
+      return kube::NewConflict(ResourceWhat(*r), name,
+                               "Precondition failed: UID in precondition: " + body_uid +
+                                   ", UID in object meta: " + old->uid());
     }
     obj.doc().CopyFrom(body, obj.alloc());
     return Status::OK();
@@ -884,21 +887,22 @@ StatusOr<ObjectPtr> Store::Patch(const GroupVersionResource& gvr, std::string_vi
   KAI_ASSIGN_OR_RETURN(ResourcePtr r, Resolve(gvr));
   JsonDoc p;
   Status ps = api::ParseJson(patch, &p, kMaxRequestJsonDepth);
-  if (!ps.ok()) return ErrBadRequest("error decoding patch: " + std::string(ps.message()));
+  if (!ps.ok()) return kube::NewBadRequest("error decoding patch: " + std::string(ps.message()));
   if (type == PatchType::kStrategic && (!r->hooks || r->hooks->smp_type.empty())) {
-    return ErrUnsupportedMediaType(
+    return kube::NewUnsupportedMediaType(
         "the body of the request was in an unknown format - accepted media types include: "
         "application/json-patch+json, application/merge-patch+json, application/apply-patch+yaml");
   }
   if (type == PatchType::kJson && !p.IsArray()) {
-    return ErrBadRequest("json: cannot unmarshal object into Go value of type jsonpatch.Patch");
+    return kube::NewBadRequest(
+        "json: cannot unmarshal object into Go value of type jsonpatch.Patch");
   }
   if (type != PatchType::kJson && !p.IsObject()) {
-    return ErrBadRequest("error decoding patch: the patch must be a JSON object");
+    return kube::NewBadRequest("error decoding patch: the patch must be a JSON object");
   }
   if (type == PatchType::kApply) {
     if (opts.field_manager.empty()) {
-      return ErrBadRequest(
+      return kube::NewBadRequest(
           "PatchOptions.meta.k8s.io \"\" is invalid: fieldManager: Required "
           "value: is required for apply patch");
     }
@@ -907,8 +911,9 @@ StatusOr<ObjectPtr> Store::Patch(const GroupVersionResource& gvr, std::string_vi
     KAI_RETURN_IF_ERROR(DecodeObject(*r, Serialize(p), &applied));
     const std::string body_name = GetStr(applied, {"metadata", "name"});
     if (!body_name.empty() && body_name != name) {
-      return ErrBadRequest("the name of the object (" + body_name +
-                           ") does not match the name on the URL (" + std::string(name) + ")");
+      return kube::NewBadRequest("the name of the object (" + body_name +
+                                 ") does not match the name on the URL (" + std::string(name) +
+                                 ")");
     }
   }
   // A resourceVersion inside the patch is an optimistic-concurrency precondition.
@@ -920,7 +925,7 @@ StatusOr<ObjectPtr> Store::Patch(const GroupVersionResource& gvr, std::string_vi
                                  opts.subresource, clock_->Now());
       return s;
     }
-    if (old == nullptr) return ErrNotFound(ResourceWhat(*r), name);
+    if (old == nullptr) return kube::NewNotFound(ResourceWhat(*r), name);
     Status s;
     switch (type) {
       case PatchType::kMerge:
@@ -936,7 +941,7 @@ StatusOr<ObjectPtr> Store::Patch(const GroupVersionResource& gvr, std::string_vi
         break;
     }
     if (!s.ok()) return s;
-    if (!obj.doc().IsObject()) return ErrBadRequest("the patch produced a non-object");
+    if (!obj.doc().IsObject()) return kube::NewBadRequest("the patch produced a non-object");
     if (has_precondition) {
       const std::string want = GetStr(obj.doc(), {"metadata", "resourceVersion"});
       if (want != std::to_string(old->resource_version())) {
@@ -956,7 +961,7 @@ StatusOr<ObjectPtr> Store::Mutate(const GroupVersionResource& gvr, std::string_v
                                   const WriteOptions& opts) {
   KAI_ASSIGN_OR_RETURN(ResourcePtr r, Resolve(gvr));
   auto wrapped = [&](const ObjectPtr& old, MutableObject& obj) -> Status {
-    if (old == nullptr) return ErrNotFound(ResourceWhat(*r), name);
+    if (old == nullptr) return kube::NewNotFound(ResourceWhat(*r), name);
     return fn(obj);
   };
   return UpdateImpl(r, ns, name, wrapped, opts, true, false, false);
@@ -972,7 +977,7 @@ StatusOr<ObjectPtr> Store::UpdateImpl(
   ResourcePtr storage = r;
   if (r->version != r->storage_version || r->gr() != r->storage) {
     storage = registry_->Find(r->storage.group, r->storage_version, r->storage.resource);
-    if (!storage) return ErrInternal("no storage version for " + ResourceWhat(*r));
+    if (!storage) return kube::NewInternalError("no storage version for " + ResourceWhat(*r));
   }
   const bool status_only = opts.subresource == "status";
   for (int attempt = 0; attempt < kMaxRetries; ++attempt) {
@@ -980,12 +985,12 @@ StatusOr<ObjectPtr> Store::UpdateImpl(
     {
       std::lock_guard l(mu_);
       Table* t = FindTable(storage->storage);
-      if (t == nullptr) return ErrNotFound(ResourceWhat(*r), name);
+      if (t == nullptr) return kube::NewNotFound(ResourceWhat(*r), name);
       auto it = t->objects.find(key);
       if (it != t->objects.end()) old = it->second;
     }
     if (!old) {
-      if (!allow_create) return ErrNotFound(ResourceWhat(*r), name);
+      if (!allow_create) return kube::NewNotFound(ResourceWhat(*r), name);
       MutableObject obj;
       SetString(obj.doc(), "apiVersion", r->api_version(), obj.alloc());
       SetString(obj.doc(), "kind", r->kind, obj.alloc());
@@ -1012,15 +1017,16 @@ StatusOr<ObjectPtr> Store::UpdateImpl(
     Status fs = fn(old, obj);
     if (!fs.ok()) return fs;
     Json& doc = obj.doc();
-    if (!doc.IsObject()) return ErrBadRequest("object must be a JSON object");
+    if (!doc.IsObject()) return kube::NewBadRequest("object must be a JSON object");
     // apiVersion/kind may not be changed by an update.
     if (GetStr(doc, {"apiVersion"}) != r->api_version() && !GetStr(doc, {"apiVersion"}).empty()) {
-      return ErrBadRequest("the API version in the data (" + GetStr(doc, {"apiVersion"}) +
-                           ") does not match the expected API version (" + r->api_version() + ")");
+      return kube::NewBadRequest("the API version in the data (" + GetStr(doc, {"apiVersion"}) +
+                                 ") does not match the expected API version (" + r->api_version() +
+                                 ")");
     }
     if (GetStr(doc, {"kind"}) != r->kind && !GetStr(doc, {"kind"}).empty()) {
-      return ErrBadRequest("the kind in the data (" + GetStr(doc, {"kind"}) +
-                           ") does not match the expected kind (" + r->kind + ")");
+      return kube::NewBadRequest("the kind in the data (" + GetStr(doc, {"kind"}) +
+                                 ") does not match the expected kind (" + r->kind + ")");
     }
     SetString(doc, "apiVersion", r->api_version(), a);
     SetString(doc, "kind", r->kind, a);
@@ -1047,8 +1053,9 @@ StatusOr<ObjectPtr> Store::UpdateImpl(
     // Server-managed metadata cannot be changed by clients.
     if (GetStr(meta, {"name"}) != old->name()) {
       if (!GetStr(meta, {"name"}).empty()) {
-        return ErrBadRequest("the name of the object (" + GetStr(meta, {"name"}) +
-                             ") does not match the name on the URL (" + std::string(name) + ")");
+        return kube::NewBadRequest("the name of the object (" + GetStr(meta, {"name"}) +
+                                   ") does not match the name on the URL (" + std::string(name) +
+                                   ")");
       }
     }
     for (std::string_view k : {"name", "namespace", "uid", "creationTimestamp", "deletionTimestamp",
@@ -1127,7 +1134,7 @@ StatusOr<ObjectPtr> Store::UpdateImpl(
     {
       std::lock_guard l(mu_);
       Table* t = FindTable(storage->storage);
-      if (t == nullptr) return ErrNotFound(ResourceWhat(*r), name);
+      if (t == nullptr) return kube::NewNotFound(ResourceWhat(*r), name);
       result = CommitLocked(t, key, old, std::move(c));
     }
     if (!result.ok()) {
@@ -1160,16 +1167,16 @@ StatusOr<DeleteResult> Store::DeleteImpl(const ResourcePtr& r, std::string_view 
   ResourcePtr storage = r;
   if (r->version != r->storage_version || r->gr() != r->storage) {
     storage = registry_->Find(r->storage.group, r->storage_version, r->storage.resource);
-    if (!storage) return ErrInternal("no storage version for " + ResourceWhat(*r));
+    if (!storage) return kube::NewInternalError("no storage version for " + ResourceWhat(*r));
   }
   if (!opts.propagation_policy.empty() && opts.propagation_policy != "Background" &&
       opts.propagation_policy != "Foreground" && opts.propagation_policy != "Orphan") {
-    return ErrInvalid("DeleteOptions.meta.k8s.io", "",
-                      {FieldNotSupported("propagationPolicy", Quoted(opts.propagation_policy),
-                                         {"Foreground", "Background", "Orphan", "nil"})});
+    return kube::NewInvalid("DeleteOptions.meta.k8s.io", "",
+                            {FieldNotSupported("propagationPolicy", Quoted(opts.propagation_policy),
+                                               {"Foreground", "Background", "Orphan", "nil"})});
   }
   if (opts.grace_period_seconds && *opts.grace_period_seconds < 0) {
-    return ErrInvalid(
+    return kube::NewInvalid(
         "DeleteOptions.meta.k8s.io", "",
         {FieldInvalid("gracePeriodSeconds", std::to_string(*opts.grace_period_seconds),
                       "must be greater than or equal to 0")});
@@ -1184,15 +1191,15 @@ StatusOr<DeleteResult> Store::DeleteImpl(const ResourcePtr& r, std::string_view 
         if (it != t->objects.end()) old = it->second;
       }
     }
-    if (!old) return ErrNotFound(ResourceWhat(*r), name);
+    if (!old) return kube::NewNotFound(ResourceWhat(*r), name);
     if (opts.precondition_uid && *opts.precondition_uid != old->uid()) {
-      return ErrConflict(ResourceWhat(*r), name,
-                         "Precondition failed: UID in precondition: " + *opts.precondition_uid +
-                             ", UID in object meta: " + old->uid());
+      return kube::NewConflict(ResourceWhat(*r), name,
+                               "Precondition failed: UID in precondition: " +
+                                   *opts.precondition_uid + ", UID in object meta: " + old->uid());
     }
     if (opts.precondition_resource_version &&
         *opts.precondition_resource_version != std::to_string(old->resource_version())) {
-      return ErrConflict(
+      return kube::NewConflict(
           ResourceWhat(*r), name,
           "Precondition failed: ResourceVersion in precondition: " +
               *opts.precondition_resource_version +
@@ -1289,7 +1296,7 @@ StatusOr<DeleteResult> Store::DeleteImpl(const ResourcePtr& r, std::string_view 
       {
         std::lock_guard l(mu_);
         Table* t = FindTable(storage->storage);
-        if (t == nullptr) return ErrNotFound(ResourceWhat(*r), name);
+        if (t == nullptr) return kube::NewNotFound(ResourceWhat(*r), name);
         result = CommitLocked(t, key, old, std::move(c));
       }
       if (!result.ok()) {
@@ -1342,7 +1349,7 @@ StatusOr<DeleteResult> Store::DeleteImpl(const ResourcePtr& r, std::string_view 
     {
       std::lock_guard l(mu_);
       Table* t = FindTable(storage->storage);
-      if (t == nullptr) return ErrNotFound(ResourceWhat(*r), name);
+      if (t == nullptr) return kube::NewNotFound(ResourceWhat(*r), name);
       result = CommitLocked(t, key, old, std::move(c));
     }
     if (!result.ok()) {
@@ -1384,12 +1391,12 @@ StatusOr<ObjectPtr> Store::Bind(std::string_view ns, std::string_view pod, std::
   const GroupVersionResource gvr{"", "v1", "pods"};
   KAI_ASSIGN_OR_RETURN(ResourcePtr r, Resolve(gvr));
   if (node.empty()) {
-    return ErrInvalid("Binding", pod, {FieldRequired("target.name")});
+    return kube::NewInvalid("Binding", pod, {FieldRequired("target.name")});
   }
   auto fn = [&](const ObjectPtr& old, MutableObject& obj) -> Status {
-    if (old == nullptr) return ErrNotFound("pods", pod);
+    if (old == nullptr) return kube::NewNotFound("pods", pod);
     if (old->deleting()) {
-      return ErrConflict(
+      return kube::NewConflict(
           "pods/binding", pod,
           "pod " + std::string(pod) + " is being deleted, cannot be assigned to a host");
     }
@@ -1397,7 +1404,7 @@ StatusOr<ObjectPtr> Store::Bind(std::string_view ns, std::string_view pod, std::
     Json& spec = EnsureObject(obj.doc(), "spec", a);
     const std::string cur = GetStr(spec, {"nodeName"});
     if (!cur.empty()) {
-      return ErrConflict(
+      return kube::NewConflict(
           "pods/binding", pod,
           "pod " + std::string(pod) + " is already assigned to node \"" + cur + "\"");
     }
@@ -1531,8 +1538,8 @@ class StoreWatch : public Watch {
         ended_ = true;
         const uint64_t compacted = table_->compacted_rv;
         l.unlock();
-        Status s = ErrExpired("too old resource version: " + std::to_string(last_rv_) + " (" +
-                              std::to_string(compacted) + ")");
+        Status s = kube::NewExpired("too old resource version: " + std::to_string(last_rv_) + " (" +
+                                    std::to_string(compacted) + ")");
         out->push_back(WatchEvent{EventType::kError, nullptr, 0, false, s, nullptr});
         return false;
       }
@@ -1639,33 +1646,35 @@ StatusOr<std::unique_ptr<Watch>> Store::StartWatch(const GroupVersionResource& g
   uint64_t start = 0;
   const bool has_rv = !opts.resource_version.empty() && opts.resource_version != "0";
   if (has_rv && !ParseUint(opts.resource_version, &start)) {
-    return ErrBadRequest("invalid resource version \"" + opts.resource_version + "\"");
+    return kube::NewBadRequest("invalid resource version \"" + opts.resource_version + "\"");
   }
   if (opts.send_initial_events) {
     if (opts.resource_version_match != "NotOlderThan") {
-      return ErrInvalid("ListOptions.meta.k8s.io", "",
-                        {FieldForbidden("resourceVersionMatch",
-                                        "sendInitialEvents requires setting resourceVersionMatch "
-                                        "to NotOlderThan")});
+      return kube::NewInvalid(
+          "ListOptions.meta.k8s.io", "",
+          {FieldForbidden("resourceVersionMatch",
+                          "sendInitialEvents requires setting resourceVersionMatch "
+                          "to NotOlderThan")});
     }
     if (!opts.allow_bookmarks) {
-      return ErrInvalid("ListOptions.meta.k8s.io", "",
-                        {FieldForbidden("allowWatchBookmarks",
-                                        "sendInitialEvents requires setting allowWatchBookmarks "
-                                        "to true")});
+      return kube::NewInvalid(
+          "ListOptions.meta.k8s.io", "",
+          {FieldForbidden("allowWatchBookmarks",
+                          "sendInitialEvents requires setting allowWatchBookmarks "
+                          "to true")});
     }
   }
   std::unique_lock l(mu_);
   Table* t = FindTable(r->storage);
-  if (t == nullptr) return ErrNotFound(ResourceWhat(*r), "");
+  if (t == nullptr) return kube::NewNotFound(ResourceWhat(*r), "");
   Status error;
   if (has_rv && opts.send_initial_events) {
     // A watch-list must start from state at least as new as its RV: wait for it (the watch
     // cache's waitUntilFreshAndBlock), else one ERROR event 504.
     error = WaitForResourceVersionLocked(l, start);
   } else if (has_rv && start < t->compacted_rv) {
-    error = ErrExpired("too old resource version: " + std::to_string(start) + " (" +
-                       std::to_string(t->compacted_rv) + ")");
+    error = kube::NewExpired("too old resource version: " + std::to_string(start) + " (" +
+                             std::to_string(t->compacted_rv) + ")");
   }
   auto w = std::make_unique<StoreWatch>(this, t, ns, std::move(ls), std::move(fs), opts);
   const bool initial = !has_rv || opts.send_initial_events;

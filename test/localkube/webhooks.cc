@@ -24,7 +24,7 @@ namespace {
 // The 500 the API server answers when calling an admission webhook failed (failurePolicy then
 // decides): "Internal error occurred: failed calling webhook "<name>": <detail>".
 Status FailedCallingWebhook(std::string_view webhook, std::string_view detail) {
-  return ErrInternal(
+  return kube::NewInternalError(
       StrCat("Internal error occurred: failed calling webhook \"", webhook, "\": ", detail));
 }
 
@@ -169,7 +169,7 @@ static CallResult CallWebhook(const std::map<std::string, std::string>& service_
   if (a.dry_run && side_effects != "None" && side_effects != "NoneOnDryRun") {
     res.called = true;
     res.allowed = false;
-    res.error = ErrBadRequest("admission webhook \"" + name + "\" does not support dry run");
+    res.error = kube::NewBadRequest("admission webhook \"" + name + "\" does not support dry run");
     return res;
   }
   // AdmissionReview request.
@@ -231,7 +231,7 @@ static CallResult CallWebhook(const std::map<std::string, std::string>& service_
   if (url.empty()) {
     const Json* svc = Path(hook, {"clientConfig", "service"});
     if (svc == nullptr) {
-      res.error = ErrInternal("webhook " + name + " has no clientConfig");
+      res.error = kube::NewInternalError("webhook " + name + " has no clientConfig");
     } else {
       const std::string sns = GetStr(*svc, {"namespace"});
       const std::string sname = GetStr(*svc, {"name"});
