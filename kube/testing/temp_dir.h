@@ -28,7 +28,7 @@ class TempDir {
 
   // Writes `content` to `name` (parent directories created) and returns the file's path.
   std::string Write(const std::string& name, std::string_view content, int mode = 0644) const {
-    const std::string p = path_ + "/" + name;
+    std::string p = path_ + "/" + name;
     std::filesystem::create_directories(std::filesystem::path(p).parent_path());
     EXPECT_TRUE(WriteFileAtomic(p, content, mode).ok()) << p;
     return p;
