@@ -5,8 +5,8 @@
 #                                             CI runs the unit label there)
 #   hack/build.sh tsan       -> build-tsan/   (ThreadSanitizer, unit test binaries only: CI runs
 #                                             the unit label there with hack/tsan.supp)
-# The sanitizer trees are unity builds (KAI_UNITY_BUILD: sources compiled in batches, about half
-# the CPU of a cold build); build/ compiles file by file, so every file is checked to compile on
+# The sanitizer trees are unity builds (KAI_UNITY_BUILD: sources compiled in batches, a third to
+# a half less CPU when cold); build/ compiles file by file, so every file is checked to compile on
 # its own and compile_commands.json serves clang-tidy.
 # Both keep line tables only (-g1): stack traces, sanitizer reports and perf keep file:line, and
 # compiles take ~30% less time than with -g (2-core CI). For a debugger's locals, configure a
