@@ -61,4 +61,15 @@ std::string UrlQueryEscape(std::string_view s) {
 
 std::string Quote(std::string_view s) { return StrCat("\"", s, "\""); }
 
+bool ParseDecimalUint64(std::string_view s, uint64_t* out) {
+  if (s.empty() || s.size() > 19) return false;
+  uint64_t v = 0;
+  for (char c : s) {
+    if (!IsAsciiDigit(c)) return false;
+    v = v * 10 + static_cast<uint64_t>(c - '0');
+  }
+  *out = v;
+  return true;
+}
+
 }  // namespace kai

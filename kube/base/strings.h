@@ -1,6 +1,7 @@
 // Small string helpers that the standard library lacks in C++20.
 #pragma once
 
+#include <cstdint>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -16,6 +17,9 @@ std::string AsciiToLower(std::string_view s);
 std::string Quote(std::string_view s);
 // '0'-'9' only: std::isdigit depends on the C locale.
 constexpr bool IsAsciiDigit(char c) { return c >= '0' && c <= '9'; }
+// Decimal digits only (no sign, no spaces), at most 19 of them so the value never overflows:
+// resourceVersions and counts. False, and *out untouched, otherwise.
+bool ParseDecimalUint64(std::string_view s, uint64_t* out);
 // RFC 3986 percent-encoding of a URL query value: everything but ALPHA / DIGIT / "-._~".
 std::string UrlQueryEscape(std::string_view s);
 

@@ -21,6 +21,19 @@ TEST(StringsTest, StrCatJoinsEveryKindOfStringPiece) {
   EXPECT_EQ(StrCat("", a, ""), "node");
 }
 
+TEST(StringsTest, ParseDecimalUint64TakesDigitsOnly) {
+  uint64_t v = 7;
+  EXPECT_TRUE(ParseDecimalUint64("0", &v));
+  EXPECT_EQ(v, 0u);
+  EXPECT_TRUE(ParseDecimalUint64("9999999999999999999", &v));  // 19 digits: the most taken
+  EXPECT_EQ(v, 9999999999999999999u);
+  v = 7;
+  for (const char* bad : {"", "-1", "+1", " 1", "1 ", "1a", "0x1", "10000000000000000000"}) {
+    EXPECT_FALSE(ParseDecimalUint64(bad, &v)) << bad;
+    EXPECT_EQ(v, 7u) << bad;
+  }
+}
+
 TEST(UrlQueryEscapeTest, Rfc3986Unreserved) {
   EXPECT_EQ(UrlQueryEscape("a-b_c.d~e"), "a-b_c.d~e");
   EXPECT_EQ(UrlQueryEscape("a b/c"), "a%20b%2Fc");

@@ -62,17 +62,6 @@ GroupResource ParseGr(std::string_view s) {
   return {std::string(s.substr(dot + 1)), std::string(s.substr(0, dot))};
 }
 
-bool ParseU64(std::string_view s, uint64_t* out) {
-  if (s.empty() || s.size() > 19) return false;
-  uint64_t v = 0;
-  for (char c : s) {
-    if (c < '0' || c > '9') return false;
-    v = v * 10 + static_cast<uint64_t>(c - '0');
-  }
-  *out = v;
-  return true;
-}
-
 // Reads `path` if it exists ("" and false otherwise).
 StatusOr<bool> ReadIfExists(const std::string& path, std::string* out) {
   struct stat st;
@@ -129,14 +118,14 @@ Status Persistence::Restore(Store* store, const std::function<void(const ObjectP
       const std::string where = snap_path + ":" + std::to_string(line_no);
       if (line_no == 1) {
         if (line.substr(0, sizeof(kSnapshotMagic) - 1) != kSnapshotMagic ||
-            !ParseU64(line.substr(sizeof(kSnapshotMagic) - 1), &snapshot_rv)) {
+            !ParseDecimalUint64(line.substr(sizeof(kSnapshotMagic) - 1), &snapshot_rv)) {
           return InvalidArgumentError(where + ": not a localkube snapshot");
         }
         continue;
       }
       if (line.substr(0, 4) == "END ") {
         uint64_t want = 0;
-        if (!ParseU64(line.substr(4), &want) || want != count) {
+        if (!ParseDecimalUint64(line.substr(4), &want) || want != count) {
           return InvalidArgumentError(where + ": snapshot has " + std::to_string(count) +
                                       " objects, trailer says " + std::string(line.substr(4)));
         }
@@ -186,7 +175,7 @@ Status Persistence::Restore(Store* store, const std::function<void(const ObjectP
       }
       const std::vector<std::string> f = StrSplit(head, ' ');
       uint64_t rv = 0;
-      if (f.size() != 3 || !ParseU64(f[0], &rv)) {
+      if (f.size() != 3 || !ParseDecimalUint64(f[0], &rv)) {
         return InvalidArgumentError(where + ": malformed record");
       }
       max_rv = std::max(max_rv, rv);

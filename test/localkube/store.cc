@@ -24,17 +24,6 @@ namespace {
 
 constexpr int kMaxRetries = 64;
 
-bool ParseUint(std::string_view s, uint64_t* out) {
-  if (s.empty() || s.size() > 19) return false;
-  uint64_t v = 0;
-  for (char c : s) {
-    if (c < '0' || c > '9') return false;
-    v = v * 10 + static_cast<uint64_t>(c - '0');
-  }
-  *out = v;
-  return true;
-}
-
 Status StatusFromCauses(const ResourceInfo& r, std::string_view name,
                         std::vector<StatusCause> errs) {
   return kube::NewInvalid(QualifiedKind(r), name, std::move(errs));
@@ -779,7 +768,7 @@ StatusOr<ListResult> Store::List(const GroupVersionResource& gvr, std::string_vi
   } else {
     uint64_t want = 0;
     const bool has_rv = !opts.resource_version.empty() && opts.resource_version != "0";
-    if (has_rv && !ParseUint(opts.resource_version, &want)) {
+    if (has_rv && !ParseDecimalUint64(opts.resource_version, &want)) {
       return kube::NewBadRequest("invalid resource version \"" + opts.resource_version + "\"");
     }
     if (!opts.resource_version_match.empty() && opts.resource_version_match != "NotOlderThan" &&
@@ -1645,7 +1634,7 @@ StatusOr<std::unique_ptr<Watch>> Store::StartWatch(const GroupVersionResource& g
   const std::string ns = r->namespaced ? std::string(ns_in) : "";
   uint64_t start = 0;
   const bool has_rv = !opts.resource_version.empty() && opts.resource_version != "0";
-  if (has_rv && !ParseUint(opts.resource_version, &start)) {
+  if (has_rv && !ParseDecimalUint64(opts.resource_version, &start)) {
     return kube::NewBadRequest("invalid resource version \"" + opts.resource_version + "\"");
   }
   if (opts.send_initial_events) {
