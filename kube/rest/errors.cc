@@ -301,11 +301,16 @@ Status NewApiError(int http_code, std::string_view reason, std::string_view mess
   return Make(CodeForReason(reason, http_code), http_code, reason, message);
 }
 
-std::string StatusToJson(const Status& s) {
+std::string StatusToJson(const Status& s, const StatusSubject& subject) {
   rapidjson::StringBuffer buf;
   rapidjson::Writer<rapidjson::StringBuffer> w(buf);
   auto str = [&](std::string_view v) {
     w.String(v.data(), static_cast<rapidjson::SizeType>(v.size()));
+  };
+  auto optional = [&](std::string_view key, std::string_view v) {
+    if (v.empty()) return;
+    str(key);
+    str(v);
   };
   w.StartObject();
   str("kind");
@@ -320,13 +325,14 @@ std::string StatusToJson(const Status& s) {
   if (!s.ok()) {
     str("message");
     str(s.message());
-    if (!s.reason().empty()) {
-      str("reason");
-      str(s.reason());
-    }
-    if (!s.causes().empty() || s.retry_after_seconds() > 0) {
+    optional("reason", s.reason());
+    if (!s.causes().empty() || s.retry_after_seconds() > 0 || !subject.name.empty() ||
+        !subject.kind.empty()) {
       str("details");
       w.StartObject();
+      optional("name", subject.name);
+      optional("group", subject.group);
+      optional("kind", subject.kind);
       if (!s.causes().empty()) {
         str("causes");
         w.StartArray();
@@ -336,8 +342,7 @@ std::string StatusToJson(const Status& s) {
           str(c.type);
           str("message");
           str(c.message);
-          str("field");
-          str(c.field);
+          optional("field", c.field);
           w.EndObject();
         }
         w.EndArray();

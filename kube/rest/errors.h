@@ -89,7 +89,13 @@ Status NewUnsupportedMediaType(std::string_view message);   // 415
 // An API error from its parts (code derived from `http_code`).
 Status NewApiError(int http_code, std::string_view reason, std::string_view message);
 
-// The metav1.Status JSON for an error (what a server, or a fake watch ERROR event, sends).
-std::string StatusToJson(const Status& s);
+// metav1.StatusDetails' name, group and kind: the object an error such as NotFound is about.
+struct StatusSubject {
+  std::string name, group, kind;
+};
+
+// The metav1.Status JSON for an error (what a server, or a fake watch ERROR event, sends). Empty
+// optional fields are left out, as the API server's `omitempty` does.
+std::string StatusToJson(const Status& s, const StatusSubject& subject = {});
 
 }  // namespace kai::kube

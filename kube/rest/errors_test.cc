@@ -86,6 +86,24 @@ TEST(ErrorsTest, StatusJsonRoundTrip) {
   EXPECT_FALSE(IsTransportError(NewServiceUnavailable("x")));
 }
 
+// The bytes an API server sends: details carry the subject, empty optional fields are left out.
+TEST(ErrorsTest, StatusJsonNamesTheSubjectAndLeavesEmptyFieldsOut) {
+  EXPECT_EQ(
+      StatusToJson(NewNotFound("podgroups.scheduling.run.ai", "pg"),
+                   {.name = "pg", .group = "scheduling.run.ai", .kind = "podgroups"}),
+      R"({"kind":"Status","apiVersion":"v1","metadata":{},"status":"Failure",)"
+      R"("message":"podgroups.scheduling.run.ai \"pg\" not found","reason":"NotFound",)"
+      R"("details":{"name":"pg","group":"scheduling.run.ai","kind":"podgroups"},"code":404})");
+  Status no_field = NewBadRequest("bad");
+  no_field.AddCause({"FieldValueInvalid", "", "whole body"});
+  EXPECT_EQ(StatusToJson(no_field),
+            R"({"kind":"Status","apiVersion":"v1","metadata":{},"status":"Failure",)"
+            R"("message":"bad","reason":"BadRequest","details":{"causes":[)"
+            R"({"reason":"FieldValueInvalid","message":"whole body"}]},"code":400})");
+  EXPECT_EQ(StatusToJson(Status::OK()),
+            R"({"kind":"Status","apiVersion":"v1","metadata":{},"status":"Success","code":200})");
+}
+
 // What the server builds, the client decodes to the same reason, code and message.
 TEST(ErrorsTest, ServerErrorsDecodeAsTheyWereBuilt) {
   const Status built[] = {

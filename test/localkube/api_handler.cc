@@ -172,25 +172,19 @@ Status ParseInt64Param(const HttpRequest& req, const char* name, std::optional<i
 
 namespace {
 
-struct Details {
-  std::string name, group, kind;
-};
-
 // Recovers metav1.StatusDetails from the messages errors.h builds (`<what> "<name>" ...`), so
 // clients (kubectl's "The PodGroup \"x\" is invalid") see the same details as from a real server.
-Details DetailsOf(const Status& s) {
-  Details d;
+kube::StatusSubject DetailsOf(const Status& s) {
+  kube::StatusSubject d;
   const std::string msg(s.message());
   const std::string reason = ReasonOf(s);
   std::string_view head = msg;
   constexpr std::string_view kConflict = "Operation cannot be fulfilled on ";
-  bool kind_is_kind = false;
   if (reason == "Conflict") {
     if (msg.rfind(kConflict, 0) != 0) return d;
     head = std::string_view(msg).substr(kConflict.size());
-  } else if (reason == "Invalid") {
-    kind_is_kind = true;
-  } else if (reason != "NotFound" && reason != "AlreadyExists" && reason != "Forbidden") {
+  } else if (reason != "Invalid" && reason != "NotFound" && reason != "AlreadyExists" &&
+             reason != "Forbidden") {
     return d;
   }
   const size_t q1 = head.find(" \"");
@@ -203,74 +197,16 @@ Details DetailsOf(const Status& s) {
   const size_t dot = what.find('.');
   d.kind = std::string(what.substr(0, dot));
   if (dot != std::string_view::npos) d.group = std::string(what.substr(dot + 1));
-  (void)kind_is_kind;
   return d;
 }
 
 }  // namespace
 
 std::string StatusJson(const Status& s) {
-  rapidjson::StringBuffer buf;
-  rapidjson::Writer<rapidjson::StringBuffer> w(buf);
-  w.StartObject();
-  w.Key("kind");
-  w.String("Status");
-  w.Key("apiVersion");
-  w.String("v1");
-  w.Key("metadata");
-  w.StartObject();
-  w.EndObject();
-  w.Key("status");
-  w.String("Failure");
-  const std::string msg(s.message());
-  w.Key("message");
-  w.String(msg.c_str(), static_cast<rapidjson::SizeType>(msg.size()));
-  const std::string reason = ReasonOf(s);
-  w.Key("reason");
-  w.String(reason.c_str(), static_cast<rapidjson::SizeType>(reason.size()));
-  const Details det = DetailsOf(s);
-  if (!s.causes().empty() || s.retry_after_seconds() > 0 || !det.kind.empty()) {
-    w.Key("details");
-    w.StartObject();
-    if (!det.name.empty()) {
-      w.Key("name");
-      w.String(det.name.c_str(), static_cast<rapidjson::SizeType>(det.name.size()));
-    }
-    if (!det.group.empty()) {
-      w.Key("group");
-      w.String(det.group.c_str(), static_cast<rapidjson::SizeType>(det.group.size()));
-    }
-    if (!det.kind.empty()) {
-      w.Key("kind");
-      w.String(det.kind.c_str(), static_cast<rapidjson::SizeType>(det.kind.size()));
-    }
-    if (!s.causes().empty()) {
-      w.Key("causes");
-      w.StartArray();
-      for (const StatusCause& c : s.causes()) {
-        w.StartObject();
-        w.Key("reason");
-        w.String(c.type.c_str(), static_cast<rapidjson::SizeType>(c.type.size()));
-        w.Key("message");
-        w.String(c.message.c_str(), static_cast<rapidjson::SizeType>(c.message.size()));
-        if (!c.field.empty()) {
-          w.Key("field");
-          w.String(c.field.c_str(), static_cast<rapidjson::SizeType>(c.field.size()));
-        }
-        w.EndObject();
-      }
-      w.EndArray();
-    }
-    if (s.retry_after_seconds() > 0) {
-      w.Key("retryAfterSeconds");
-      w.Int(s.retry_after_seconds());
-    }
-    w.EndObject();
-  }
-  w.Key("code");
-  w.Int(HttpCodeOf(s));
-  w.EndObject();
-  return std::string(buf.GetString(), buf.GetSize());
+  if (s.ok()) return kube::StatusToJson(s);
+  Status wire = s;  // the reason and HTTP code this server maps it to, for errors not from errors.h
+  wire.SetReason(ReasonOf(s)).SetHttpCode(HttpCodeOf(s));
+  return kube::StatusToJson(wire, DetailsOf(s));
 }
 
 HttpResponse ErrorResponse(const Status& s) {

@@ -73,7 +73,7 @@ class ApiHandler {
   std::string server_address_;
 };
 
-// metav1.Status JSON for an error (or success with `code`).
+// metav1.Status JSON for an error, with the details a real API server adds (kube::StatusToJson).
 std::string StatusJson(const Status& s);
 HttpResponse ErrorResponse(const Status& s);
 
