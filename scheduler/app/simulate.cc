@@ -9,6 +9,7 @@
 #include <iostream>
 #include <set>
 
+#include "api/json_quote.h"
 #include "api/well_known.h"
 #include "kube/base/command_line.h"
 #include "kube/base/file.h"
@@ -531,18 +532,8 @@ std::string FormatJson(const SimulationResult& r) {
 
 namespace {
 
-std::string YamlString(const std::string& s) {
-  std::string out = "\"";
-  for (char c : s) {
-    if (c == '"' || c == '\\') out += '\\';
-    if (c == '\n') {
-      out += "\\n";
-      continue;
-    }
-    out += c;
-  }
-  return out + "\"";
-}
+// A JSON string is a YAML double-quoted scalar, with every character escaped that needs it.
+std::string YamlString(const std::string& s) { return api::JsonQuote(s); }
 
 std::string Num(double v) {
   char buf[64];

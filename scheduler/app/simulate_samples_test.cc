@@ -181,6 +181,25 @@ TEST(SimulateOutputTest, YamlSaysTheSameAsJson) {
   ASSERT_EQ((*doc)["queues"].Size(), r.queues.size());
 }
 
+// Messages carry arbitrary text (annotations, reasons): every character survives the YAML.
+TEST(SimulateOutputTest, YamlKeepsEveryCharacterOfItsStrings) {
+  const std::string odd = "a\"b\\c\td\re\nf\x01g: h # i \xc3\xa9 'j'";
+  SimulationResult r;
+  r.podgroups.push_back({});
+  r.podgroups[0].name = "pg";
+  r.podgroups[0].unschedulable_reason = odd;
+  r.warnings = {odd, "- leading dash", ""};
+  auto json = api::YamlToJson(FormatYaml(r));
+  ASSERT_TRUE(json.ok()) << json.status() << "\n" << FormatYaml(r);
+  auto doc = api::ParseJsonDocument(*json);
+  ASSERT_TRUE(doc.ok()) << doc.status();
+  EXPECT_EQ(std::string((*doc)["podGroups"][0]["unschedulableReason"].GetString()), odd);
+  ASSERT_EQ((*doc)["warnings"].Size(), 3u);
+  for (rapidjson::SizeType i = 0; i < 3; ++i) {
+    EXPECT_EQ(std::string((*doc)["warnings"][i].GetString()), r.warnings[i]);
+  }
+}
+
 TEST(SimulateOutputTest, TableShowsDecisionsQueueTreeAndReasons) {
   SimulationResult r = RunSample(kGpuCluster);
   std::string t = FormatTable(r);
