@@ -47,7 +47,8 @@ endif()
 
 # Unity builds compile each target's sources in batches of 8: the headers a batch shares are
 # parsed once, so a cold build takes a third (ASan+UBSan) to a half (TSan) less CPU.
-# compile_commands.json then lists the batches, so clang-tidy wants a tree without it. GCC takes
+# compile_commands.json would list the batches, so the top-level CMakeLists.txt does not export
+# one and hack/build.sh copies a file-by-file one from build-tidy/. GCC takes
 # a .cc included by a batch for a header and flags anonymous-namespace types in classes declared
 # elsewhere (the pimpl pattern); that warning means nothing in a unity batch.
 if(KAI_UNITY_BUILD)
