@@ -58,8 +58,8 @@ std::string ObjectName(const Value& doc, std::string_view kind) {
   if (const Value* n = Path(doc, {"metadata", "namespace"}); n && n->IsString()) {
     ns = n->GetString();
   }
-  std::string id = ns.empty() ? name : ns + "/" + name;
-  return std::string(kind) + " " + (id.empty() ? "<unnamed>" : id);
+  if (name.empty()) name = "<unnamed>";
+  return std::string(kind) + " " + (ns.empty() ? name : ns + "/" + name);
 }
 
 template <typename T>
