@@ -174,10 +174,11 @@ namespace {
 
 // Recovers metav1.StatusDetails from the messages errors.h builds (`<what> "<name>" ...`), so
 // clients (kubectl's "The PodGroup \"x\" is invalid") see the same details as from a real server.
+// `s` carries the reason it goes out with.
 kube::StatusSubject DetailsOf(const Status& s) {
   kube::StatusSubject d;
   const std::string msg(s.message());
-  const std::string reason = ReasonOf(s);
+  const std::string_view reason = s.reason();
   std::string_view head = msg;
   constexpr std::string_view kConflict = "Operation cannot be fulfilled on ";
   if (reason == "Conflict") {
@@ -206,7 +207,7 @@ std::string StatusJson(const Status& s) {
   if (s.ok()) return kube::StatusToJson(s);
   Status wire = s;  // the reason and HTTP code this server maps it to, for errors not from errors.h
   wire.SetReason(ReasonOf(s)).SetHttpCode(HttpCodeOf(s));
-  return kube::StatusToJson(wire, DetailsOf(s));
+  return kube::StatusToJson(wire, DetailsOf(wire));
 }
 
 HttpResponse ErrorResponse(const Status& s) {
