@@ -18,6 +18,7 @@
 #include "kube/base/time.h"
 #include "kube/base/zip_reader.h"
 #include "scheduler/actions/actions.h"
+#include "scheduler/app/cluster_response.h"
 #include "scheduler/app/debug_snapshot_load.h"
 #include "scheduler/app/snapshot_references.h"
 #include "scheduler/cache/cluster_model.h"
@@ -57,42 +58,6 @@ const std::set<std::string>& KnownActions() {
                                                    "preempt", "stalegangeviction"};
   return *s;
 }
-
-// Records the decisions of a cycle; the last decision for a pod wins (a victim evicted and
-// pipelined elsewhere in the same statement reports Pipelined, as KAI's tests expect).
-class RecordingSink : public DecisionSink {
- public:
-  struct Decision {
-    std::string kind;  // Bound, Pipelined, Evicted
-    std::string node;
-    std::vector<std::string> groups;
-    std::string received_type;
-    std::string portion;
-    bool evicted = false;  // evicted this cycle, whatever came after (a moved victim)
-  };
-  Status Bind(const BindDecision& d) override {
-    Set(d.pod_key,
-        Decision{"Bound", d.node, d.gpu_groups, d.received_resource_type, d.gpu_portion});
-    return Status::OK();
-  }
-  Status Evict(const EvictDecision& d) override {
-    Set(d.pod_key, Decision{"Evicted", "", {}, "", "", true});
-    return Status::OK();
-  }
-  void Pipelined(const PipelineDecision& d) override {
-    Set(d.pod_key, Decision{"Pipelined", d.node, {}, "", ""});
-  }
-  const std::map<std::string, Decision>& decisions() const { return decisions_; }
-
- private:
-  void Set(const std::string& key, Decision d) {
-    auto it = decisions_.find(key);
-    if (it != decisions_.end() && it->second.evicted) d.evicted = true;
-    decisions_[key] = std::move(d);
-  }
-
-  std::map<std::string, Decision> decisions_;
-};
 
 std::string BeforeState(PodStatus s) {
   switch (s) {
@@ -167,43 +132,6 @@ std::map<std::string, std::pair<ResourceVector, ResourceVector>> SubtreeUsages(
     }
   }
   return out;
-}
-
-void ApplyDecisions(const ClusterInfo& snapshot, const RecordingSink& sink, ClusterModel* model,
-                    WallTime now) {
-  for (const auto& t : snapshot.tasks) {
-    auto d = sink.decisions().find(t->key());
-    bool evicted = d != sink.decisions().end() && d->second.evicted;
-    bool bound = d != sink.decisions().end() && d->second.kind == "Bound";
-    bool was_releasing = t->status == PodStatus::kReleasing;
-    if (!bound && !evicted && !was_releasing) continue;
-    auto pod = std::make_shared<api::Pod>(t->pod());
-    if (bound) {
-      pod->spec.node_name = d->second.node;
-      pod->status.phase = "Running";
-      const auto& groups = d->second.groups;
-      if (groups.size() == 1) {
-        pod->metadata.labels[std::string(api::kGpuGroupLabel)] = groups[0];
-      } else {
-        for (const auto& g : groups) {
-          pod->metadata.labels[std::string(api::kMultiGpuGroupLabelPrefix) + g] = g;
-        }
-      }
-      if (!d->second.received_type.empty()) {
-        pod->metadata.annotations[std::string(api::kReceivedResourceTypeAnnotation)] =
-            d->second.received_type;
-      }
-    } else if (!pod->metadata.finalizers.empty()) {
-      // Deletion does not finish: the pod stays Releasing on its node.
-      if (!pod->metadata.deletion_timestamp) pod->metadata.deletion_timestamp = now;
-    } else {
-      // The deletion finishes and the owning controller re-creates the pod.
-      pod->spec.node_name.clear();
-      pod->status.phase = "Pending";
-      pod->metadata.deletion_timestamp.reset();
-    }
-    model->ReplacePodObject(std::move(pod));
-  }
 }
 
 }  // namespace
@@ -322,7 +250,7 @@ StatusOr<SimulationResult> RunSimulation(const SimulateOptions& opts, Clock* clo
     std::map<std::string, std::string> before;
     for (const auto& t : snapshot->tasks) before[t->key()] = BeforeState(t->status);
 
-    RecordingSink sink;
+    DecisionRecorder sink;
     Session ssn("sim-" + std::to_string(cycle), std::move(snapshot), conf, params, &sink, clock,
                 &random);
     ssn.set_failed_search_backoff(&failed_search_backoff);
@@ -347,23 +275,7 @@ StatusOr<SimulationResult> RunSimulation(const SimulateOptions& opts, Clock* clo
     ClusterInfo& c = ssn.cluster();
 
     if (cycle < opts.cycles) {
-      ApplyDecisions(c, sink, &model, clock->Now());
-      // Persist what the scheduler writes on PodGroups (start and staleness timestamps).
-      for (const auto& [id, job] : c.jobs) {
-        auto pg = std::make_shared<api::PodGroup>(job->podgroup());
-        auto& ann = pg->metadata.annotations;
-        std::string ls(api::kLastStartTimestampAnnotation),
-            st(api::kStalePodGroupTimestampAnnotation);
-        if (job->last_start_timestamp) {
-          ann[ls] = FormatRfc3339(*job->last_start_timestamp);
-        }
-        if (job->stale_timestamp) {
-          ann[st] = FormatRfc3339(*job->stale_timestamp);
-        } else {
-          ann.erase(st);
-        }
-        model.UpsertPodGroup(pg);
-      }
+      ApplyDecisionsToModel(c, sink, clock->Now(), &model);
       continue;
     }
 
