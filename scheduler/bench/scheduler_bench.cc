@@ -3,7 +3,8 @@
 //   kai_scheduler_bench [--sizes tiny,S,M,L] [--repetitions N] [--events N] [--seed S]
 //                       [--actions LIST] [--dump-decisions PREFIX] [--snapshot incremental|full]
 //                       [--recycle on|off] [--search-budget default|off|DURATION]
-//                       [--failed-search-backoff MIN]
+//                       [--failed-search-backoff MIN] [--converge N]
+//                       [--write-snapshot PREFIX]
 //
 // Per size it reports, each as min / median / max over the repetitions (milliseconds):
 //   snapshot.full_rebuild   a new ClusterModel filled with every object, then a snapshot (what a
@@ -44,9 +45,12 @@
 // for MIN (doubling per failure), kept across the repetitions as a live scheduler keeps it
 // across cycles, so repetitions after the first show the steady state
 // (action_counts_last_repetition).
+// --converge N: after the repetitions, N cycles over a fresh copy of the cluster that absorbs
+// each cycle's decisions before the next, the clock one schedule period later each time
+// (bench/converging_cycles.h); reported per cycle under "converging_cycles".
+// --write-snapshot PREFIX writes each size's generated cluster to PREFIX-<size>.json, a List
+// that `kai-scheduler simulate --snapshot` replays.
 #include <glog/logging.h>
-#include <sys/resource.h>
-#include <time.h>
 
 #include <algorithm>
 #include <chrono>
@@ -63,89 +67,14 @@
 #include "kube/base/strings.h"
 #include "kube/base/time.h"
 #include "scheduler/actions/actions.h"
+#include "scheduler/bench/bench_cycle.h"
+#include "scheduler/bench/converging_cycles.h"
 #include "scheduler/bench/synthetic_cluster.h"
 #include "scheduler/framework/session.h"
 #include "scheduler/plugins/plugins.h"
 
 namespace kai::scheduler::bench {
 namespace {
-
-using BenchClock = std::chrono::steady_clock;
-
-// The session's clock: wall time fixed at the cluster's `now` (the generated timestamps are
-// relative to it), monotonic time real, so search budgets run out as they would live.
-class FixedWallClock final : public Clock {
- public:
-  explicit FixedWallClock(WallTime now) : now_(now) {}
-  WallTime Now() const override { return now_; }
-  MonoTime NowMonotonic() const override { return RealClock::Get()->NowMonotonic(); }
-  bool WaitUntil(std::condition_variable& cv, std::unique_lock<std::mutex>& lock,
-                 MonoTime deadline) override {
-    return RealClock::Get()->WaitUntil(cv, lock, deadline);
-  }
-
- private:
-  WallTime now_;
-};
-
-double MsSince(BenchClock::time_point start) {
-  return std::chrono::duration<double, std::milli>(BenchClock::now() - start).count();
-}
-
-double CpuMs() {
-  timespec ts{};
-  clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts);
-  return static_cast<double>(ts.tv_sec) * 1e3 + static_cast<double>(ts.tv_nsec) / 1e6;
-}
-
-struct Stats {
-  std::vector<double> samples;
-  void Add(double v) { samples.push_back(v); }
-  std::string Json() const {
-    std::vector<double> s = samples;
-    std::sort(s.begin(), s.end());
-    char buf[160];
-    if (s.empty()) return "null";
-    std::snprintf(buf, sizeof(buf), "{\"min\": %.3f, \"median\": %.3f, \"max\": %.3f}", s.front(),
-                  s[s.size() / 2], s.back());
-    return buf;
-  }
-};
-
-long PeakRssKib() {
-  rusage u{};
-  getrusage(RUSAGE_SELF, &u);
-  return u.ru_maxrss;
-}
-
-class CountingSink : public DecisionSink {
- public:
-  explicit CountingSink(bool record) : record_(record) {}
-  Status Bind(const BindDecision& d) override {
-    ++binds;
-    if (record_) {
-      std::string line = "bind " + d.pod_key + " " + d.node + " " + d.received_resource_type + " " +
-                         d.gpu_portion + " groups=" + std::to_string(d.gpu_groups.size());
-      lines.push_back(std::move(line));
-    }
-    return Status::OK();
-  }
-  Status Evict(const EvictDecision& d) override {
-    ++evictions;
-    if (record_)
-      lines.push_back("evict " + d.pod_key + " by " + d.metadata.action + ": " + d.message);
-    return Status::OK();
-  }
-  void Pipelined(const PipelineDecision& d) override {
-    ++pipelined;
-    if (record_) lines.push_back("pipeline " + d.pod_key + " " + d.node);
-  }
-  int binds = 0, evictions = 0, pipelined = 0;
-  std::vector<std::string> lines;
-
- private:
-  bool record_;
-};
 
 struct Options {
   std::vector<std::string> sizes{"S", "M", "L"};
@@ -159,13 +88,16 @@ struct Options {
   bool recycle = true;
   std::string search_budget = "default";
   std::string failed_search_backoff;  // "" = off
+  int converge = 0;                   // cycles of the converging series; 0 = none
+  std::string snapshot_prefix;        // --write-snapshot
 };
 
 void Usage() {
   std::cerr << "usage: kai_scheduler_bench [--sizes tiny,S,M,L] [--repetitions N] [--events N] "
                "[--seed S] [--actions LIST] [--dump-decisions PREFIX] "
                "[--snapshot incremental|full] [--recycle on|off] "
-               "[--search-budget default|off|DURATION] [--failed-search-backoff MIN]\n";
+               "[--search-budget default|off|DURATION] [--failed-search-backoff MIN] "
+               "[--converge N] [--write-snapshot PREFIX]\n";
 }
 
 bool ParseArgs(int argc, char** argv, Options* o) {
@@ -210,119 +142,16 @@ bool ParseArgs(int argc, char** argv, Options* o) {
       o->search_budget = v;
     } else if (a == "--failed-search-backoff" && ParseGoDuration(v).ok()) {
       o->failed_search_backoff = v;
+    } else if (a == "--write-snapshot") {
+      o->snapshot_prefix = v;
+    } else if (a == "--converge" && std::atoi(v.c_str()) >= 0) {
+      o->converge = std::atoi(v.c_str());
     } else {
       std::cerr << "unknown flag " << a << "\n";
       return false;
     }
   }
   return true;
-}
-
-struct CycleResult {
-  double snapshot_ms = 0, open_ms = 0, close_ms = 0, total_ms = 0, total_cpu_ms = 0;
-  double snapshot_cpu_ms = 0, release_cpu_ms = 0;
-  // Per action: wall and CPU milliseconds.
-  std::vector<std::pair<std::string, double>> actions;
-  std::vector<double> actions_cpu;
-  int binds = 0, evictions = 0, pipelined = 0, unschedulable_jobs = 0;
-  std::vector<std::string> decision_lines;
-  // Per action: victim-search scenarios (the work the evicting actions' times scale with) and
-  // pod groups tried / scheduled.
-  std::map<std::string, Session::ActionCounts, std::less<>> action_counts;
-};
-
-// {"reclaim": {"scenarios_simulated": N, "scenarios_filtered": M, "podgroups_acted_on": K,
-// "podgroups_scheduled": J}, ...} of the first repetition.
-std::string ActionCountsJson(const std::map<std::string, Session::ActionCounts, std::less<>>& m) {
-  std::string out;
-  for (const auto& [action, n] : m) {
-    if (!out.empty()) out += ", ";
-    out += "\"" + action + "\": {\"scenarios_simulated\": " + std::to_string(n.simulated) +
-           ", \"scenarios_filtered\": " + std::to_string(n.filtered) +
-           ", \"podgroups_acted_on\": " + std::to_string(n.acted_on) +
-           ", \"podgroups_scheduled\": " + std::to_string(n.scheduled) +
-           ", \"job_budget_stops\": " + std::to_string(n.job_budget_stops) +
-           ", \"action_budget_stops\": " + std::to_string(n.action_budget_stops) +
-           ", \"backoff_skips\": " + std::to_string(n.backoff_skips) +
-           ", \"final_rejections\": " + std::to_string(n.final_rejections) + "}";
-  }
-  return out;
-}
-
-CycleResult RunCycle(const ClusterModel& model, const SchedulerConfiguration& conf,
-                     const SchedulerParams& params, const PluginRegistry& plugins,
-                     const ActionRegistry& actions, WallTime now, bool record, bool full,
-                     bool recycle, FailedSearchBackoff* backoff) {
-  CycleResult r;
-  FixedWallClock clock(now);
-  SeededRandom random(7);
-  CountingSink sink(record);
-  auto start = BenchClock::now();
-  double cpu_start = CpuMs();
-  auto t = BenchClock::now();
-  std::vector<std::string> warnings;
-  std::unique_ptr<ClusterInfo> snapshot =
-      full ? model.FullSnapshot(params, &warnings) : model.Snapshot(params, &warnings);
-  r.snapshot_ms = MsSince(t);
-  r.snapshot_cpu_ms = CpuMs() - cpu_start;
-  t = BenchClock::now();
-  auto session =
-      std::make_unique<Session>("bench", std::move(snapshot), conf, params, &sink, &clock, &random);
-  Session& ssn = *session;
-  ssn.set_failed_search_backoff(backoff);
-  ssn.Open(plugins);
-  r.open_ms = MsSince(t);
-  for (const std::string& name : conf.actions) {
-    const ActionRegistry::Builder* b = actions.Find(name);
-    if (b == nullptr) continue;
-    t = BenchClock::now();
-    double cpu = CpuMs();
-    (*b)()->Execute(&ssn);
-    r.actions.emplace_back(name, MsSince(t));
-    r.actions_cpu.push_back(CpuMs() - cpu);
-    std::cerr << "  action " << name << ": " << r.actions_cpu.back() << " ms CPU";
-    if (auto it = ssn.action_counts().find(name); it != ssn.action_counts().end()) {
-      std::cerr << ", scenarios simulated " << it->second.simulated << ", filtered "
-                << it->second.filtered;
-      if (it->second.job_budget_stops + it->second.action_budget_stops > 0) {
-        std::cerr << ", searches stopped by a budget: " << it->second.job_budget_stops
-                  << " jobs, action " << it->second.action_budget_stops;
-      }
-    }
-    const ResourceFitCache& fc = ssn.resource_fit_cache();
-    std::cerr << ", fit cache hits " << fc.hits() << " misses " << fc.misses() << " node rechecks "
-              << fc.node_rechecks() << " column passes " << fc.column_passes() << " log updates "
-              << fc.log_updates() << "\n";
-  }
-  t = BenchClock::now();
-  ssn.Close();
-  r.close_ms = MsSince(t);
-  r.total_ms = MsSince(start);
-  r.total_cpu_ms = CpuMs() - cpu_start;
-  r.action_counts = ssn.action_counts();
-  r.binds = sink.binds;
-  r.evictions = sink.evictions;
-  r.pipelined = sink.pipelined;
-  for (const auto& [id, job] : ssn.cluster().jobs) {
-    if (job->NumPending() > 0 && !job->job_fit_errors.empty()) ++r.unschedulable_jobs;
-    if (!record) continue;
-    for (const auto& e : job->job_fit_errors) {
-      sink.lines.push_back("job " + id + " " + e.reason + ": " + e.message);
-    }
-    // Per-task explanations too (pod conditions are built from them), in task uid order.
-    for (const auto& [uid, fe] : job->task_fit_errors) {
-      std::string line = "task ";
-      line.append(id).append(" ").append(uid).append(": ").append(fe.Message());
-      sink.lines.push_back(std::move(line));
-    }
-  }
-  r.decision_lines = std::move(sink.lines);
-  // What the cycle pays after its results were read: the session and its snapshot go away.
-  double cpu = CpuMs();
-  if (recycle) model.Recycle(ssn.TakeCluster());
-  session.reset();
-  r.release_cpu_ms = CpuMs() - cpu;
-  return r;
 }
 
 int Main(int argc, char** argv) {
@@ -362,6 +191,15 @@ int Main(int argc, char** argv) {
     auto t = BenchClock::now();
     SyntheticCluster cluster = GenerateSyntheticCluster(*spec);
     double generate_ms = MsSince(t);
+    if (!opts.snapshot_prefix.empty()) {
+      std::string path = opts.snapshot_prefix + "-" + size + ".json";
+      std::ofstream f(path);
+      f << SyntheticClusterListJson(cluster);
+      if (!f) {
+        std::cerr << "cannot write " << path << "\n";
+        return 1;
+      }
+    }
     const size_t total_pods = cluster.objects.pods.size();
     const int events = opts.events >= 0 ? opts.events : std::max<int>(10, total_pods / 100);
 
@@ -422,9 +260,9 @@ int Main(int argc, char** argv) {
         incremental_full_cpu.Add(CpuMs() - cpu);
         incremental_full.Add(MsSince(t));
       }
-      CycleResult c = RunCycle(model, conf, params, plugins, actions, cluster.now,
-                               rep == 0 && !opts.dump_prefix.empty(), opts.full_snapshot,
-                               opts.recycle, &backoff);
+      CycleSetup setup{&conf,        &params, &plugins, &actions, opts.full_snapshot,
+                       opts.recycle, &backoff};
+      CycleResult c = RunCycle(model, setup, cluster.now, rep == 0 && !opts.dump_prefix.empty());
       {
         // The next cycle's snapshot: with recycling it is copied into the objects the session
         // just used (and changed: statuses, placements, fit errors).
@@ -505,6 +343,13 @@ int Main(int argc, char** argv) {
     if (opts.repetitions > 1) {
       out += "      \"action_counts_last_repetition\": {" + ActionCountsJson(last.action_counts) +
              "},\n";
+    }
+    if (opts.converge > 0) {
+      FailedSearchBackoff converge_backoff;
+      CycleSetup setup{&conf,        &params,          &plugins, &actions, opts.full_snapshot,
+                       opts.recycle, &converge_backoff};
+      auto series = RunConvergingCycles(cluster, setup, opts.converge, params.schedule_period);
+      out += "      \"converging_cycles\": " + ConvergingCyclesJson(series) + ",\n";
     }
     std::snprintf(buf, sizeof(buf), "      \"peak_rss_mib\": %.1f\n    }", PeakRssKib() / 1024.0);
     out += buf;

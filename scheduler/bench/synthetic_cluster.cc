@@ -4,6 +4,7 @@
 #include <cmath>
 #include <cstdio>
 
+#include "api/codec.h"
 #include "api/well_known.h"
 #include "kube/base/time.h"
 
@@ -109,6 +110,14 @@ class Generator {
                         {std::string(kGpuResource), static_cast<double>(spec_.gpus_per_node)},
                         {"pods", static_cast<double>(spec_.node_pods)}};
       ln.capacity = ln.allocatable;
+      // The same amounts on the object, for SyntheticClusterListJson's readers.
+      api::ResourceList& alloc = node->status.allocatable;
+      alloc["cpu"] = api::Quantity::FromMilli(spec_.node_cpu_milli);
+      alloc["memory"] =
+          api::Quantity::FromInt(spec_.node_memory_bytes, api::Quantity::Format::kBinarySI);
+      alloc[std::string(kGpuResource)] = api::Quantity::FromInt(spec_.gpus_per_node);
+      alloc["pods"] = api::Quantity::FromInt(spec_.node_pods);
+      node->status.capacity = alloc;
       out_->objects.nodes.push_back(std::move(ln));
       NodeState& s = nodes_[i];
       s.cpu = spec_.node_cpu_milli;
@@ -321,13 +330,19 @@ class Generator {
       api::Container c;
       c.name = "main";
       c.image = "bench";
-      pod->spec.containers.push_back(std::move(c));
+      c.resources.requests["cpu"] = api::Quantity::FromMilli(shape.cpu_milli);
+      c.resources.requests["memory"] =
+          api::Quantity::FromInt(shape.memory, api::Quantity::Format::kBinarySI);
       LoadedPod lp;
       lp.requests = {{"cpu", static_cast<double>(shape.cpu_milli)},
                      {"memory", static_cast<double>(shape.memory)}};
       if (shape.kind == JobKind::kWholeGpu) {
         lp.requests[std::string(kGpuResource)] = shape.gpus;
+        auto gpus = api::Quantity::FromInt(static_cast<int64_t>(shape.gpus));
+        c.resources.requests[std::string(kGpuResource)] = gpus;
+        c.resources.limits[std::string(kGpuResource)] = gpus;
       }
+      pod->spec.containers.push_back(std::move(c));
       if (shape.kind == JobKind::kFraction) {
         char f[16];
         std::snprintf(f, sizeof(f), "%g", shape.fraction);
@@ -482,6 +497,24 @@ EventBatchStats ApplyEventBatch(SyntheticCluster* cluster, int n, Random* random
     ++st.node_updates;
   }
   return st;
+}
+
+std::string SyntheticClusterListJson(const SyntheticCluster& cluster) {
+  const LoadedObjects& o = cluster.objects;
+  std::string out = "{\"apiVersion\": \"v1\", \"kind\": \"List\", \"items\": [";
+  bool first = true;
+  auto add = [&](std::string json) {
+    out += first ? "\n" : ",\n";
+    first = false;
+    out += json;
+  };
+  for (const auto& pc : o.priority_classes) add(api::EncodeJson(*pc));
+  for (const auto& q : o.queues) add(api::EncodeJson(*q));
+  for (const auto& n : o.nodes) add(api::EncodeJson(*n.node));
+  for (const auto& pg : o.podgroups) add(api::EncodeJson(*pg));
+  for (const auto& p : o.pods) add(api::EncodeJson(*p.pod));
+  out += "\n]}\n";
+  return out;
 }
 
 }  // namespace kai::scheduler::bench

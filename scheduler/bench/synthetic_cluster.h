@@ -63,4 +63,8 @@ struct EventBatchStats {
 EventBatchStats ApplyEventBatch(SyntheticCluster* cluster, int n, Random* random,
                                 ClusterModel* model);
 
+// The cluster as a Kubernetes List (JSON) that `kai-scheduler simulate --snapshot` reads:
+// priority classes, queues, nodes, pod groups, pods.
+std::string SyntheticClusterListJson(const SyntheticCluster& cluster);
+
 }  // namespace kai::scheduler::bench

@@ -7,6 +7,7 @@
 #include <map>
 
 #include "api/well_known.h"
+#include "scheduler/cache/object_loader.h"
 
 namespace kai::scheduler::bench {
 namespace {
@@ -108,6 +109,34 @@ TEST(SyntheticClusterTest, EventBatchesKeepTheModelInStep) {
   auto snap = model.Snapshot(SchedulerParams{}, &warnings);
   EXPECT_EQ(snap->tasks.size(), c.objects.pods.size());
   EXPECT_TRUE(warnings.empty()) << warnings.front();
+}
+
+// The written List is the generated cluster: every object comes back with the amounts the
+// generator handed the model directly (allocatable, capacity, effective requests).
+TEST(SyntheticClusterTest, ListJsonLoadsBackAsTheSameCluster) {
+  auto spec = SpecForSize("S");
+  ASSERT_TRUE(spec.ok());
+  SyntheticCluster c = GenerateSyntheticCluster(*spec);
+  auto loaded = LoadObjects(SyntheticClusterListJson(c));
+  ASSERT_TRUE(loaded.ok()) << loaded.status();
+  ASSERT_EQ(loaded->nodes.size(), c.objects.nodes.size());
+  for (size_t i = 0; i < c.objects.nodes.size(); ++i) {
+    EXPECT_EQ(loaded->nodes[i].node->metadata.name, c.objects.nodes[i].node->metadata.name);
+    EXPECT_EQ(loaded->nodes[i].allocatable, c.objects.nodes[i].allocatable);
+    EXPECT_EQ(loaded->nodes[i].capacity, c.objects.nodes[i].capacity);
+  }
+  ASSERT_EQ(loaded->pods.size(), c.objects.pods.size());
+  for (size_t i = 0; i < c.objects.pods.size(); ++i) {
+    const auto& want = c.objects.pods[i];
+    const auto& got = loaded->pods[i];
+    EXPECT_EQ(got.pod->metadata.name, want.pod->metadata.name);
+    EXPECT_EQ(got.pod->metadata.annotations, want.pod->metadata.annotations);
+    EXPECT_EQ(got.pod->spec.node_name, want.pod->spec.node_name);
+    EXPECT_EQ(got.requests, want.requests) << want.pod->metadata.name;
+  }
+  EXPECT_EQ(loaded->podgroups.size(), c.objects.podgroups.size());
+  EXPECT_EQ(loaded->queues.size(), c.objects.queues.size());
+  EXPECT_EQ(loaded->priority_classes.size(), c.objects.priority_classes.size());
 }
 
 }  // namespace
