@@ -66,14 +66,17 @@ void ApplyDecisionsToModel(const ClusterInfo& cluster, const DecisionRecorder& d
   const std::string last_start(api::kLastStartTimestampAnnotation);
   const std::string stale(api::kStalePodGroupTimestampAnnotation);
   for (const auto& [id, job] : cluster.jobs) {
-    auto pg = std::make_shared<api::PodGroup>(job->podgroup());
-    auto& ann = pg->metadata.annotations;
+    std::map<std::string, std::string> ann = job->podgroup().metadata.annotations;
     if (job->last_start_timestamp) ann[last_start] = FormatRfc3339(*job->last_start_timestamp);
     if (job->stale_timestamp) {
       ann[stale] = FormatRfc3339(*job->stale_timestamp);
     } else {
       ann.erase(stale);
     }
+    // As the live scheduler patches only what changed, so the model rebuilds only those jobs.
+    if (ann == job->podgroup().metadata.annotations) continue;
+    auto pg = std::make_shared<api::PodGroup>(job->podgroup());
+    pg->metadata.annotations = std::move(ann);
     model->UpsertPodGroup(pg);
   }
 }

@@ -45,7 +45,6 @@ class CountingSink : public DecisionSink {
   DecisionSink* also_;
 };
 
-
 }  // namespace
 
 double MsSince(BenchClock::time_point start) {
@@ -103,8 +102,9 @@ CycleResult RunCycle(const ClusterModel& model, const CycleSetup& setup, WallTim
   double cpu_start = CpuMs();
   auto t = BenchClock::now();
   std::vector<std::string> warnings;
-  std::unique_ptr<ClusterInfo> snapshot =
-      setup.full_snapshot ? model.FullSnapshot(params, &warnings) : model.Snapshot(params, &warnings);
+  std::unique_ptr<ClusterInfo> snapshot = setup.full_snapshot
+                                              ? model.FullSnapshot(params, &warnings)
+                                              : model.Snapshot(params, &warnings);
   r.snapshot_ms = MsSince(t);
   r.snapshot_cpu_ms = CpuMs() - cpu_start;
   t = BenchClock::now();
@@ -167,6 +167,5 @@ CycleResult RunCycle(const ClusterModel& model, const CycleSetup& setup, WallTim
   r.release_cpu_ms = CpuMs() - cpu;
   return r;
 }
-
 
 }  // namespace kai::scheduler::bench

@@ -48,14 +48,14 @@ std::vector<ConvergedCycle> RunConvergingCycles(const SyntheticCluster& cluster,
     const WallTime now = cluster.now + period * i;
     ChurnSink decisions;
     ConvergedCycle c;
-    c.result = RunCycle(model, setup, now, /*record=*/false, &decisions,
-                        [&](const ClusterInfo& closed) {
-                          for (const auto& t : closed.tasks) {
-                            if (t->status == PodStatus::kPending) ++c.pending_pods_after;
-                            if (IsActiveUsedStatus(t->status)) ++c.running_pods_after;
-                          }
-                          ApplyDecisionsToModel(closed, decisions.recorder(), now, &model);
-                        });
+    c.result =
+        RunCycle(model, setup, now, /*record=*/false, &decisions, [&](const ClusterInfo& closed) {
+          for (const auto& t : closed.tasks) {
+            if (t->status == PodStatus::kPending) ++c.pending_pods_after;
+            if (IsActiveUsedStatus(t->status)) ++c.running_pods_after;
+          }
+          ApplyDecisionsToModel(closed, decisions.recorder(), now, &model);
+        });
     for (const std::string& key : decisions.evicted()) {
       c.evicted_bound_this_cycle += decisions.bound().count(key);
       c.evicted_again += !evicted_before.insert(key).second;
@@ -63,8 +63,8 @@ std::vector<ConvergedCycle> RunConvergingCycles(const SyntheticCluster& cluster,
     std::cerr << "converging cycle " << i + 1 << ": " << c.result.total_cpu_ms << " ms CPU, "
               << c.result.binds << " binds, " << c.result.evictions << " evictions, "
               << c.result.pipelined << " pipelined, " << c.pending_pods_after
-              << " pods pending; evicted: " << c.evicted_bound_this_cycle
-              << " bound this cycle, " << c.evicted_again << " evicted before\n";
+              << " pods pending; evicted: " << c.evicted_bound_this_cycle << " bound this cycle, "
+              << c.evicted_again << " evicted before\n";
     out.push_back(std::move(c));
   }
   return out;

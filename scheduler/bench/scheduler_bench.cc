@@ -4,7 +4,7 @@
 //                       [--actions LIST] [--dump-decisions PREFIX] [--snapshot incremental|full]
 //                       [--recycle on|off] [--search-budget default|off|DURATION]
 //                       [--failed-search-backoff MIN] [--converge N]
-//                       [--write-snapshot PREFIX]
+//                       [--write-snapshot PREFIX] [--min-runtime DURATION]
 //
 // Per size it reports, each as min / median / max over the repetitions (milliseconds):
 //   snapshot.full_rebuild   a new ClusterModel filled with every object, then a snapshot (what a
@@ -48,6 +48,9 @@
 // --converge N: after the repetitions, N cycles over a fresh copy of the cluster that absorbs
 // each cycle's decisions before the next, the clock one schedule period later each time
 // (bench/converging_cycles.h); reported per cycle under "converging_cycles".
+// --min-runtime DURATION sets the minruntime plugin's defaultPreemptMinRuntime and
+// defaultReclaimMinRuntime (SchedulingShard spec.minRuntime): jobs that started less than that
+// long ago are not taken as victims.
 // --write-snapshot PREFIX writes each size's generated cluster to PREFIX-<size>.json, a List
 // that `kai-scheduler simulate --snapshot` replays.
 #include <glog/logging.h>
@@ -90,6 +93,7 @@ struct Options {
   std::string failed_search_backoff;  // "" = off
   int converge = 0;                   // cycles of the converging series; 0 = none
   std::string snapshot_prefix;        // --write-snapshot
+  std::string min_runtime;            // "" = the plugin's default (0)
 };
 
 void Usage() {
@@ -97,7 +101,7 @@ void Usage() {
                "[--seed S] [--actions LIST] [--dump-decisions PREFIX] "
                "[--snapshot incremental|full] [--recycle on|off] "
                "[--search-budget default|off|DURATION] [--failed-search-backoff MIN] "
-               "[--converge N] [--write-snapshot PREFIX]\n";
+               "[--converge N] [--write-snapshot PREFIX] [--min-runtime DURATION]\n";
 }
 
 bool ParseArgs(int argc, char** argv, Options* o) {
@@ -142,6 +146,8 @@ bool ParseArgs(int argc, char** argv, Options* o) {
       o->search_budget = v;
     } else if (a == "--failed-search-backoff" && ParseGoDuration(v).ok()) {
       o->failed_search_backoff = v;
+    } else if (a == "--min-runtime" && ParseGoDuration(v).ok()) {
+      o->min_runtime = v;
     } else if (a == "--write-snapshot") {
       o->snapshot_prefix = v;
     } else if (a == "--converge" && std::atoi(v.c_str()) >= 0) {
@@ -175,6 +181,13 @@ int Main(int argc, char** argv) {
   if (!opts.failed_search_backoff.empty()) {
     conf.search_budgets.min_failed_search_backoff["default"] =
         *ParseGoDuration(opts.failed_search_backoff);
+  }
+  if (!opts.min_runtime.empty()) {
+    for (PluginOption& p : conf.plugins) {
+      if (p.name != "minruntime") continue;
+      p.arguments["defaultPreemptMinRuntime"] = opts.min_runtime;
+      p.arguments["defaultReclaimMinRuntime"] = opts.min_runtime;
+    }
   }
   SchedulerParams params;
 

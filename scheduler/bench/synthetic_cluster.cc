@@ -503,7 +503,7 @@ std::string SyntheticClusterListJson(const SyntheticCluster& cluster) {
   const LoadedObjects& o = cluster.objects;
   std::string out = "{\"apiVersion\": \"v1\", \"kind\": \"List\", \"items\": [";
   bool first = true;
-  auto add = [&](std::string json) {
+  auto add = [&](const std::string& json) {
     out += first ? "\n" : ",\n";
     first = false;
     out += json;
