@@ -58,7 +58,6 @@
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
-#include <cstdlib>
 #include <fstream>
 #include <iostream>
 #include <map>
@@ -125,33 +124,52 @@ bool ParseArgs(int argc, char** argv, Options* o) {
       }
       return out;
     };
+    auto bad = [&](const char* expected) {
+      std::cerr << a << ": expected " << expected << ", got \"" << v << "\"\n";
+      return false;
+    };
+    // A decimal count in [min, max].
+    auto count = [&](uint64_t min, uint64_t max, uint64_t* out) {
+      return ParseDecimalUint64(v, out) && *out >= min && *out <= max;
+    };
+    uint64_t n = 0;
     if (a == "--sizes") {
       o->sizes = list();
     } else if (a == "--repetitions") {
-      o->repetitions = std::max(1, std::atoi(v.c_str()));
+      if (!count(1, 1000, &n)) return bad("a count from 1 to 1000");
+      o->repetitions = static_cast<int>(n);
     } else if (a == "--events") {
-      o->events = std::atoi(v.c_str());
+      if (!count(0, 10'000'000, &n)) return bad("a count from 0 to 10000000");
+      o->events = static_cast<int>(n);
     } else if (a == "--seed") {
-      o->seed = std::strtoull(v.c_str(), nullptr, 10);
+      if (!ParseDecimalUint64(v, &n)) return bad("an unsigned decimal integer");
+      o->seed = n;
     } else if (a == "--actions") {
       o->actions = list();
     } else if (a == "--dump-decisions") {
       o->dump_prefix = v;
-    } else if (a == "--snapshot" && (v == "full" || v == "incremental")) {
+    } else if (a == "--snapshot") {
+      if (v != "full" && v != "incremental") return bad("full or incremental");
       o->full_snapshot = v == "full";
-    } else if (a == "--recycle" && (v == "on" || v == "off")) {
+    } else if (a == "--recycle") {
+      if (v != "on" && v != "off") return bad("on or off");
       o->recycle = v == "on";
-    } else if (a == "--search-budget" &&
-               (v == "default" || v == "off" || ParseGoDuration(v).ok())) {
+    } else if (a == "--search-budget") {
+      if (v != "default" && v != "off" && !ParseGoDuration(v).ok()) {
+        return bad("default, off or a Go duration");
+      }
       o->search_budget = v;
-    } else if (a == "--failed-search-backoff" && ParseGoDuration(v).ok()) {
+    } else if (a == "--failed-search-backoff") {
+      if (!ParseGoDuration(v).ok()) return bad("a Go duration");
       o->failed_search_backoff = v;
-    } else if (a == "--min-runtime" && ParseGoDuration(v).ok()) {
+    } else if (a == "--min-runtime") {
+      if (!ParseGoDuration(v).ok()) return bad("a Go duration");
       o->min_runtime = v;
     } else if (a == "--write-snapshot") {
       o->snapshot_prefix = v;
-    } else if (a == "--converge" && std::atoi(v.c_str()) >= 0) {
-      o->converge = std::atoi(v.c_str());
+    } else if (a == "--converge") {
+      if (!count(0, 10'000, &n)) return bad("a count from 0 to 10000");
+      o->converge = static_cast<int>(n);
     } else {
       std::cerr << "unknown flag " << a << "\n";
       return false;
@@ -171,6 +189,13 @@ int Main(int argc, char** argv) {
   ActionRegistry actions;
   RegisterDefaultActions(&actions);
   SchedulerConfiguration conf = DefaultSchedulerConfiguration();
+  for (const std::string& name : opts.actions) {
+    if (actions.Find(name) == nullptr) {
+      std::cerr << "--actions: unknown action \"" << name
+                << "\" (known: allocate, consolidation, reclaim, preempt, stalegangeviction)\n";
+      return 2;
+    }
+  }
   if (!opts.actions.empty()) conf.actions = opts.actions;
   if (opts.search_budget == "off") {
     conf.search_budgets = SearchBudgets{};  // no limit anywhere
