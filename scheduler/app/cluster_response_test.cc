@@ -57,6 +57,12 @@ class Cycles {
   }
 
   ClusterModel& model() { return model_; }
+  // The PodGroup object the next snapshot gives the job (the same object while it is unchanged).
+  const api::PodGroup* PodGroupOf(const std::string& job) {
+    auto snap = model_.Snapshot(params_, nullptr);
+    auto it = snap->jobs.find("default/" + job);
+    return it == snap->jobs.end() ? nullptr : &it->second->podgroup();
+  }
 
  private:
   FakeClock clock_;
@@ -99,6 +105,33 @@ TEST(ClusterResponseTest, BoundPodsRunAndEvictedOnesComeBackPendingUntilTheClust
 
   // Cycle 3: nothing left to decide.
   EXPECT_TRUE(cycles.Run().empty());
+}
+
+// As the live scheduler patches only what changed: a PodGroup whose annotations the cycle did not
+// change stays the model's object (the incremental snapshot does not rebuild its job).
+TEST(ClusterResponseTest, OnlyPodGroupsWhoseAnnotationsChangeAreReplaced) {
+  TestCluster c;
+  c.AddNode({.name = "n1", .gpus = 4});
+  c.AddQueue({.name = "q1"});
+  auto running = RunningJob("running", "q1", 1, "n1");
+  running.last_start_min = 30;
+  c.AddJob(running);
+  c.AddJob(PendingJob("starts", "q1", 1));
+  Cycles cycles(c);
+  const api::PodGroup* running_before = cycles.PodGroupOf("running");
+  const api::PodGroup* starts_before = cycles.PodGroupOf("starts");
+  ASSERT_NE(running_before, nullptr);
+  ASSERT_NE(starts_before, nullptr);
+  EXPECT_FALSE(
+      starts_before->metadata.annotations.count(std::string(api::kLastStartTimestampAnnotation)));
+
+  EXPECT_EQ(cycles.Run()["starts-0"].kind, "Bound");
+  EXPECT_EQ(cycles.PodGroupOf("running"), running_before);
+  const api::PodGroup* starts_after = cycles.PodGroupOf("starts");
+  EXPECT_NE(starts_after, starts_before);
+  EXPECT_EQ(
+      starts_after->metadata.annotations.count(std::string(api::kLastStartTimestampAnnotation)),
+      1u);
 }
 
 TEST(ClusterResponseTest, AMovedVictimReportsItsLastDecisionAndStaysEvicted) {
