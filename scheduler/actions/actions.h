@@ -2,7 +2,9 @@
 #pragma once
 
 #include <memory>
+#include <string_view>
 
+#include "kube/base/status.h"
 #include "scheduler/framework/session.h"
 
 namespace kai::scheduler {
@@ -15,5 +17,9 @@ std::unique_ptr<Action> NewStaleGangEvictionAction();
 
 // allocate, consolidation, reclaim, preempt, stalegangeviction.
 void RegisterDefaultActions(ActionRegistry* registry);
+
+// OK for a name RegisterDefaultActions registers; otherwise InvalidArgument naming it and the
+// known actions (for command lines that take an action list).
+Status CheckActionName(std::string_view name);
 
 }  // namespace kai::scheduler

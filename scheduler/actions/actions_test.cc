@@ -1,4 +1,6 @@
 // The five actions end to end on small clusters (reference §7.3-§7.8).
+#include "scheduler/actions/actions.h"
+
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -16,6 +18,24 @@ using testing::ReleasingJob;
 using testing::RunningJob;
 using testing::TestCluster;
 using testing::TestSession;
+
+// The names command lines accept are exactly the registered actions.
+TEST(ActionNamesTest, CheckActionNameAcceptsTheRegisteredActionsOnly) {
+  ActionRegistry registry;
+  RegisterDefaultActions(&registry);
+  for (const char* name :
+       {"allocate", "consolidation", "reclaim", "preempt", "stalegangeviction"}) {
+    EXPECT_TRUE(CheckActionName(name).ok()) << name;
+    EXPECT_NE(registry.Find(name), nullptr) << name;
+  }
+  for (const char* name : {"bogus", "Allocate", ""}) {
+    EXPECT_FALSE(CheckActionName(name).ok()) << name;
+    EXPECT_EQ(registry.Find(name), nullptr) << name;
+  }
+  EXPECT_EQ(CheckActionName("bogus").message(),
+            "unknown action \"bogus\" (known: allocate, consolidation, reclaim, preempt, "
+            "stalegangeviction)");
+}
 
 TEST(AllocateActionTest, BindsPipelinesAndStampsTheStartTime) {
   TestCluster c;

@@ -72,4 +72,14 @@ void RegisterDefaultActions(ActionRegistry* registry) {
   registry->Register(std::string(kActionStaleGangEviction), NewStaleGangEvictionAction);
 }
 
+Status CheckActionName(std::string_view name) {
+  for (std::string_view known : {kActionAllocate, kActionConsolidation, kActionReclaim,
+                                 kActionPreempt, kActionStaleGangEviction}) {
+    if (name == known) return Status::OK();
+  }
+  return InvalidArgumentError("unknown action \"" + std::string(name) +
+                              "\" (known: allocate, consolidation, reclaim, preempt, "
+                              "stalegangeviction)");
+}
+
 }  // namespace kai::scheduler

@@ -53,12 +53,6 @@ constexpr const char* kHelp =
     "Exit status: 0 decisions printed, 1 bad snapshot (the message names the object and field),\n"
     "2 bad arguments.\n";
 
-const std::set<std::string>& KnownActions() {
-  static const auto* s = new std::set<std::string>{"allocate", "consolidation", "reclaim",
-                                                   "preempt", "stalegangeviction"};
-  return *s;
-}
-
 std::string BeforeState(PodStatus s) {
   switch (s) {
     case PodStatus::kReleasing:
@@ -160,11 +154,7 @@ StatusOr<SimulateOptions> ParseSimulateArgs(const std::vector<std::string>& args
       for (const auto& part : StrSplit(list, ',')) {
         std::string name(StripWhitespace(part));
         if (name.empty()) continue;
-        if (KnownActions().count(name) == 0) {
-          return InvalidArgumentError("--actions: unknown action \"" + name +
-                                      "\" (known: allocate, consolidation, reclaim, preempt, "
-                                      "stalegangeviction)");
-        }
+        KAI_RETURN_IF_ERROR(CheckActionName(name).WithPrefix("--actions"));
         actions.push_back(name);
       }
       o.actions = actions;

@@ -190,9 +190,8 @@ int Main(int argc, char** argv) {
   RegisterDefaultActions(&actions);
   SchedulerConfiguration conf = DefaultSchedulerConfiguration();
   for (const std::string& name : opts.actions) {
-    if (actions.Find(name) == nullptr) {
-      std::cerr << "--actions: unknown action \"" << name
-                << "\" (known: allocate, consolidation, reclaim, preempt, stalegangeviction)\n";
+    if (Status s = CheckActionName(name).WithPrefix("--actions"); !s.ok()) {
+      std::cerr << s.message() << "\n";
       return 2;
     }
   }
