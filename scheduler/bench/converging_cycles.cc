@@ -10,27 +10,23 @@
 namespace kai::scheduler::bench {
 namespace {
 
-// Records the decisions for ApplyDecisionsToModel and remembers what was bound and evicted.
+// Records the decisions for ApplyDecisionsToModel and remembers what was bound (the recorder
+// keeps only each pod's last decision; it marks the evicted ones itself).
 class ChurnSink : public DecisionSink {
  public:
   Status Bind(const BindDecision& d) override {
     bound_.insert(d.pod_key);
     return recorder_.Bind(d);
   }
-  Status Evict(const EvictDecision& d) override {
-    evicted_.push_back(d.pod_key);
-    return recorder_.Evict(d);
-  }
+  Status Evict(const EvictDecision& d) override { return recorder_.Evict(d); }
   void Pipelined(const PipelineDecision& d) override { recorder_.Pipelined(d); }
 
   const DecisionRecorder& recorder() const { return recorder_; }
   const std::set<std::string>& bound() const { return bound_; }
-  const std::vector<std::string>& evicted() const { return evicted_; }
 
  private:
   DecisionRecorder recorder_;
   std::set<std::string> bound_;
-  std::vector<std::string> evicted_;
 };
 
 }  // namespace
@@ -56,7 +52,8 @@ std::vector<ConvergedCycle> RunConvergingCycles(const SyntheticCluster& cluster,
           }
           ApplyDecisionsToModel(closed, decisions.recorder(), now, &model);
         });
-    for (const std::string& key : decisions.evicted()) {
+    for (const auto& [key, d] : decisions.recorder().decisions()) {
+      if (!d.evicted) continue;
       c.evicted_bound_this_cycle += decisions.bound().count(key);
       c.evicted_again += !evicted_before.insert(key).second;
     }
