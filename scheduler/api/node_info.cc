@@ -9,6 +9,7 @@
 #include <utility>
 
 #include "api/well_known.h"
+#include "scheduler/api/amount_bounds.h"
 
 namespace kai::scheduler {
 
@@ -54,12 +55,15 @@ NodeFacts ComputeNodeFacts(const api::Node& node, std::string_view mig_worker_la
   if (mem != labels.end() && ParseInt64(mem->second, &v)) {
     // GPU feature discovery sometimes reports bytes; KAI converts values >= 1 TiB-in-MiB.
     if (v >= kTibInMib) v = v / (1024 * 1024);
+    v = std::min(v, kMaxNodeGpuMemoryMib);
     // KAI floors the label to a multiple of 100 MiB (e.g. 40960 -> 40900).
     f.gpu_memory_mib = v - v % 100;
     f.gpu_memory_synced = true;
   }
   auto count = labels.find(std::string(api::kGpuCountLabel));
-  if (count != labels.end() && ParseInt64(count->second, &v)) f.gpu_count_label = v;
+  if (count != labels.end() && ParseInt64(count->second, &v)) {
+    f.gpu_count_label = std::clamp(v, -kMaxNodeGpuDevices, kMaxNodeGpuDevices);
+  }
   auto mig = labels.find(std::string(mig_worker_label_key));
   if (mig != labels.end()) {
     auto b = ParseGoBool(mig->second);
@@ -95,7 +99,7 @@ NodeInfo::NodeInfo(std::shared_ptr<const api::Node> node, const NodeFacts& facts
   idle = allocatable;
   used = ResourceVector(vector_map_->size());
   releasing = ResourceVector(vector_map_->size());
-  max_task_num = static_cast<int>(allocatable.pods());
+  max_task_num = SaturatingInt(allocatable.pods());
   memory_of_every_gpu = facts.gpu_memory_mib;
   gpu_memory_synced = facts.gpu_memory_synced;
 }
@@ -840,7 +844,7 @@ FitFailures NodeInfo::FailuresAgainst(const PodInfo& task, const V& unused) cons
   const GpuRequirement& req = task.gpu_req;
   if (!req.MigResources().empty()) {
     for (const auto& [profile, quantity] : req.MigResources()) {
-      if (static_cast<int64_t>(unused.Get(vector_map_->Index(profile))) < quantity) {
+      if (SaturatingInt64(unused.Get(vector_map_->Index(profile))) < quantity) {
         f.mig_profiles.push_back(profile);
       }
     }
@@ -852,14 +856,14 @@ FitFailures NodeInfo::FailuresAgainst(const PodInfo& task, const V& unused) cons
     if (requested > unused.Get(kGpuIndex)) f.Set(kGpuIndex);
     f.gpu_memory = req.GpuMemory() > memory_of_every_gpu;
   }
-  if (static_cast<int64_t>(task.res_req.milli_cpu()) >
-      static_cast<int64_t>(unused.Get(kCpuIndex))) {
+  // Integers, as KAI compares them; unused may be far below zero on an over-committed node.
+  if (SaturatingInt64(task.res_req.milli_cpu()) > SaturatingInt64(unused.Get(kCpuIndex))) {
     f.Set(kCpuIndex);
   }
   if (task.res_req.memory() > unused.Get(kMemoryIndex)) f.Set(kMemoryIndex);
   for (int i : vector_map_->other_indices()) {
-    auto req_q = static_cast<int64_t>(task.res_req.Get(i));
-    if (req_q > 0 && static_cast<int64_t>(unused.Get(i)) < req_q) f.Set(i);
+    const int64_t req_q = SaturatingInt64(task.res_req.Get(i));
+    if (req_q > 0 && SaturatingInt64(unused.Get(i)) < req_q) f.Set(i);
   }
   return f;
 }

@@ -1,7 +1,10 @@
 #include "scheduler/api/resource.h"
 
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
+
+#include "scheduler/api/amount_bounds.h"
 
 namespace kai::scheduler {
 
@@ -19,7 +22,7 @@ bool ParseInt(std::string_view s, int64_t* out) {
   for (char c : s) {
     if (c < '0' || c > '9') return false;
     v = v * 10 + (c - '0');
-    if (v > (int64_t{1} << 40)) return false;
+    if (v > kMaxMigProfileNumber) return false;
   }
   *out = v;
   return true;
@@ -28,6 +31,22 @@ bool ParseInt(std::string_view s, int64_t* out) {
 }  // namespace
 
 bool IsMigResource(std::string_view name) { return name.starts_with(kMigResourcePrefix); }
+
+bool IsGpuDeviceResource(std::string_view resource) {
+  return IsGpuAlias(resource) || IsMigResource(resource);
+}
+
+double ClampNodeAmount(std::string_view resource, double amount) {
+  const double bound =
+      IsGpuDeviceResource(resource) ? static_cast<double>(kMaxNodeGpuDevices) : kMaxNodeAmount;
+  return std::clamp(amount, -bound, bound);
+}
+
+double ClampPodAmount(std::string_view resource, double amount) {
+  const double bound =
+      IsGpuDeviceResource(resource) ? static_cast<double>(kMaxPodGpuDevices) : kMaxPodAmount;
+  return std::clamp(amount, -bound, bound);
+}
 
 bool ParseMigResourceName(std::string_view name, int64_t* gpu_slices, int64_t* memory_gb) {
   if (!IsMigResource(name)) return false;

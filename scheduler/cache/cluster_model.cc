@@ -5,10 +5,12 @@
 #include <algorithm>
 #include <charconv>
 #include <cmath>
+#include <limits>
 #include <set>
 
 #include "api/well_known.h"
 #include "kube/base/time.h"
+#include "scheduler/api/amount_bounds.h"
 #include "scheduler/api/assign_in_place.h"
 #include "scheduler/cache/snapshot_dump.h"
 
@@ -262,6 +264,13 @@ std::string OrphanPodWarning(const PodInfo& t, const std::string& job_id) {
          ": PodGroup " + job_id + " does not exist; the pod is not scheduled";
 }
 
+// The warning for an amount clamped to its bound (amount_bounds.h).
+std::string BeyondBound(const api::ObjectMeta& pod, std::string_view what, int64_t bound,
+                        std::string_view unit = "") {
+  return "Pod " + Key(pod) + ": " + std::string(what) + " is beyond the scheduler's bound (" +
+         std::to_string(bound) + std::string(unit) + "); read as the bound, it fits no node";
+}
+
 }  // namespace
 
 PodRequirements ComputePodRequirements(const api::Pod& pod, const ResourceAmounts& requests) {
@@ -269,6 +278,11 @@ PodRequirements ComputePodRequirements(const api::Pod& pod, const ResourceAmount
   std::map<std::string, int64_t> mig;
   double whole_gpus = 0;
   for (const auto& [name, value] : requests) {
+    const double bound = ClampPodAmount(name, std::numeric_limits<double>::infinity());
+    if (std::abs(value) >= bound) {
+      r.warnings.push_back(BeyondBound(pod.metadata, "the " + name + " request",
+                                       SaturatingInt64(bound), name == "cpu" ? "m" : ""));
+    }
     if (name == kGpuResource) {
       whole_gpus += value;
     } else if (IsMigResource(name)) {
@@ -305,6 +319,12 @@ PodRequirements ComputePodRequirements(const api::Pod& pod, const ResourceAmount
       memory_mib = 0;
     } else {
       fractional = true;
+      if (memory_mib > kMaxPodGpuMemoryMib) {
+        r.warnings.push_back(BeyondBound(meta,
+                                         "annotation " + std::string(api::kGpuMemoryAnnotation),
+                                         kMaxPodGpuMemoryMib, " MiB"));
+        memory_mib = kMaxPodGpuMemoryMib;
+      }
     }
   }
   if (devices != nullptr) {
@@ -313,6 +333,12 @@ PodRequirements ComputePodRequirements(const api::Pod& pod, const ResourceAmount
                            std::string(api::kGpuFractionNumDevicesAnnotation) + ": \"" + *devices +
                            "\" is not a positive integer; ignored");
       num_devices = 1;
+    }
+    if (num_devices > kMaxPodGpuDevices) {
+      r.warnings.push_back(
+          BeyondBound(meta, "annotation " + std::string(api::kGpuFractionNumDevicesAnnotation),
+                      kMaxPodGpuDevices));
+      num_devices = kMaxPodGpuDevices;
     }
   }
   if (fractional) {
@@ -331,7 +357,7 @@ PodRequirements ComputePodRequirements(const api::Pod& pod, const ResourceAmount
     if (!IsMigResource(k)) continue;
     int64_t n = 0;
     if (!ParseInt(v, &n)) continue;
-    mig = {{k, n}};
+    mig = {{k, std::clamp<int64_t>(n, -kMaxPodGpuDevices, kMaxPodGpuDevices)}};
     r.legacy_mig = true;
   }
   if (!mig.empty()) {

@@ -5,6 +5,7 @@
 #include "api/rapidjson_util.h"
 #include "api/yaml_json.h"
 #include "kube/base/strings.h"
+#include "scheduler/api/amount_bounds.h"
 #include "scheduler/cache/object_loader_json.h"
 
 // The objects are decoded by the api codec the other components use (api::DecodeValue), so a
@@ -20,11 +21,12 @@ namespace {
 using rapidjson::Value;
 
 // "cpu" in millicores, everything else in base units, rounded up as Kubernetes'
-// MilliValue() / Value() do.
-ResourceAmounts ToAmounts(const api::ResourceList& list) {
+// MilliValue() / Value() do, then clamped (amount_bounds.h).
+ResourceAmounts ToAmounts(const api::ResourceList& list,
+                          double (*clamp)(std::string_view, double)) {
   ResourceAmounts out;
   for (const auto& [name, q] : list) {
-    out[name] = static_cast<double>(name == "cpu" ? q.MilliValue() : q.Value());
+    out[name] = clamp(name, static_cast<double>(name == "cpu" ? q.MilliValue() : q.Value()));
   }
   return out;
 }
@@ -97,14 +99,14 @@ Status AddObjectValue(const Value& doc, const std::string& doc_where, LoadedObje
   if (kind == "Pod") {
     KAI_ASSIGN_OR_RETURN(std::shared_ptr<api::Pod> pod, DecodeObject<api::Pod>(doc, doc_where));
     LoadedPod lp;
-    lp.requests = ToAmounts(api::PodRequests(pod->spec));
+    lp.requests = ToAmounts(api::PodRequests(pod->spec), ClampPodAmount);
     lp.pod = std::move(pod);
     out->pods.push_back(std::move(lp));
   } else if (kind == "Node") {
     KAI_ASSIGN_OR_RETURN(std::shared_ptr<api::Node> node, DecodeObject<api::Node>(doc, doc_where));
     LoadedNode ln;
-    ln.allocatable = ToAmounts(node->status.allocatable);
-    ln.capacity = ToAmounts(node->status.capacity);
+    ln.allocatable = ToAmounts(node->status.allocatable, ClampNodeAmount);
+    ln.capacity = ToAmounts(node->status.capacity, ClampNodeAmount);
     ln.node = std::move(node);
     out->nodes.push_back(std::move(ln));
   } else if (kind == "PodGroup") {

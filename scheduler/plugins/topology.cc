@@ -9,6 +9,7 @@
 #include <set>
 #include <span>
 
+#include "scheduler/api/amount_bounds.h"
 #include "scheduler/plugins/plugins.h"
 
 namespace kai::scheduler {
@@ -167,7 +168,8 @@ class TopologyPlugin : public Plugin {
     int min_pods = std::numeric_limits<int>::max();
     for (int i = 0; i < max_pod.size(); ++i) {
       if (max_pod.Get(i) <= 0) continue;
-      int pods = static_cast<int>(non_alloc.Get(i) / max_pod.Get(i));
+      // Saturating: a node's bytes of memory over a request of a few bytes pass 2^31.
+      int pods = SaturatingInt(non_alloc.Get(i) / max_pod.Get(i));
       min_pods = std::min(min_pods, pods);
     }
     return min_pods == std::numeric_limits<int>::max() ? num_tasks : min_pods;

@@ -6,6 +6,8 @@
 #include <cstdlib>
 #include <string_view>
 
+#include "scheduler/api/amount_bounds.h"
+
 namespace kai::proportion {
 
 std::string GoFormatFloat(double v) {
@@ -94,7 +96,8 @@ namespace {
 
 // KAI's GpuResourceRequirement built from a float GPU count, then GetGpusQuota().
 double GpuQuotaForDisplay(double gpus) {
-  if (gpus >= 1) return static_cast<double>(static_cast<int64_t>(gpus));
+  if (gpus >= 1)
+    return static_cast<double>(scheduler::SaturatingInt64(gpus));  // a quota may be 1e300
   if (gpus > 0) {
     // Two-decimal fixed point, count 1.
     return static_cast<double>(static_cast<int64_t>(std::round(gpus * 100))) / 100;
