@@ -80,8 +80,8 @@ StatusOr<BinderRunOptions> ParseBinderArgs(const std::vector<std::string>& args)
     } else if (name == "resource-reservation-app-label") {
       b.resource_reservation_app_label = v;
     } else if (name == "resource-reservation-allocation-timeout") {
-      KAI_ASSIGN_OR_RETURN(double s, FlagNumber(name, v));
-      b.resource_reservation_allocation_timeout = std::chrono::seconds(static_cast<int64_t>(s));
+      KAI_ASSIGN_OR_RETURN(int64_t s, FlagInt(name, v, 0, kMaxFlagSeconds));
+      b.resource_reservation_allocation_timeout = std::chrono::seconds(s);
     } else if (name == "resource-reservation-pod-resources") {
       if (v.empty()) return Status::OK();
       auto req =
@@ -102,17 +102,16 @@ StatusOr<BinderRunOptions> ParseBinderArgs(const std::vector<std::string>& args)
     } else if (name == "qps") {
       KAI_ASSIGN_OR_RETURN(o.qps, FlagNumber(name, v));
     } else if (name == "burst") {
-      KAI_ASSIGN_OR_RETURN(double n, FlagNumber(name, v));
+      KAI_ASSIGN_OR_RETURN(int64_t n, FlagInt(name, v, 0, kMaxClientBurst));
       o.burst = static_cast<int>(n);
     } else if (name == "max-concurrent-reconciles") {
-      KAI_ASSIGN_OR_RETURN(double n, FlagNumber(name, v));
-      if (n < 1) return InvalidArgumentError("--" + name + ": must be at least 1");
+      KAI_ASSIGN_OR_RETURN(int64_t n, FlagInt(name, v, 1, kMaxWorkerThreads));
       o.max_concurrent_reconciles = static_cast<int>(n);
     } else if (name == "rate-limiter-base-delay") {
-      KAI_ASSIGN_OR_RETURN(double n, FlagNumber(name, v));
+      KAI_ASSIGN_OR_RETURN(int64_t n, FlagInt(name, v, 0, kMaxFlagSeconds));
       o.rate_limiter_base_delay_seconds = static_cast<int>(n);
     } else if (name == "rate-limiter-max-delay") {
-      KAI_ASSIGN_OR_RETURN(double n, FlagNumber(name, v));
+      KAI_ASSIGN_OR_RETURN(int64_t n, FlagInt(name, v, 0, kMaxFlagSeconds));
       o.rate_limiter_max_delay_seconds = static_cast<int>(n);
     } else if (name == "leader-elect") {
       KAI_ASSIGN_OR_RETURN(o.leader_elect, FlagBool(name, v));

@@ -52,6 +52,11 @@ TEST(ParseBinderArgs, KaisFlags) {
   EXPECT_EQ(ParseBinderArgs({"--qps=x"}).status().message(), "--qps: expected a number, got \"x\"");
   EXPECT_FALSE(ParseBinderArgs({"--resource-reservation-pod-resources={"}).ok());
   EXPECT_FALSE(ParseBinderArgs({"--max-concurrent-reconciles=0"}).ok());
+  EXPECT_EQ(ParseBinderArgs({"--max-concurrent-reconciles=1e9"}).status().message(),
+            "--max-concurrent-reconciles: expected an integer from 1 to 1024, got \"1e9\"");
+  EXPECT_FALSE(ParseBinderArgs({"--burst=-1"}).ok());
+  EXPECT_FALSE(ParseBinderArgs({"--rate-limiter-max-delay=1e300"}).ok());
+  EXPECT_FALSE(ParseBinderArgs({"--resource-reservation-allocation-timeout=40.5"}).ok());
 }
 
 class BinderAppTest : public ::testing::Test {

@@ -1,6 +1,8 @@
 #include "kube/base/command_line.h"
 
 #include <algorithm>
+#include <charconv>
+#include <cmath>
 #include <cstdlib>
 
 namespace kai {
@@ -31,10 +33,24 @@ Status ForEachFlag(
 StatusOr<double> FlagNumber(const std::string& flag, const std::string& value) {
   char* end = nullptr;
   const double d = std::strtod(value.c_str(), &end);
-  if (value.empty() || *end != '\0') {
+  if (value.empty() || *end != '\0' || !std::isfinite(d)) {
     return InvalidArgumentError("--" + flag + ": expected a number, got \"" + value + "\"");
   }
   return d;
+}
+
+StatusOr<int64_t> FlagInt(const std::string& flag, const std::string& value, int64_t min,
+                          int64_t max) {
+  int64_t v = 0;
+  const char* first = value.data();
+  const char* last = value.data() + value.size();
+  if (first != last && *first == '+') ++first;  // Go's strconv.ParseInt takes a sign
+  auto [ptr, ec] = std::from_chars(first, last, v);
+  if (value.empty() || ec != std::errc() || ptr != last || v < min || v > max) {
+    return InvalidArgumentError("--" + flag + ": expected an integer from " + std::to_string(min) +
+                                " to " + std::to_string(max) + ", got \"" + value + "\"");
+  }
+  return v;
 }
 
 StatusOr<bool> FlagBool(const std::string& flag, const std::string& value) {

@@ -3,6 +3,7 @@
 // "=value" is "true". Errors name the flag.
 #pragma once
 
+#include <cstdint>
 #include <functional>
 #include <set>
 #include <string>
@@ -21,6 +22,17 @@ Status ForEachFlag(
 
 // A flag's value as a number ("--qps: expected a number, got \"x\"").
 StatusOr<double> FlagNumber(const std::string& flag, const std::string& value);
+
+// A flag's value as an integer in [min, max], as Go's int flags read it (no fraction, no
+// exponent): "--burst: expected an integer from 0 to 1000000, got \"1e12\"". Counts that size
+// thread pools or buckets are bounded so that a typo cannot ask for a billion threads.
+StatusOr<int64_t> FlagInt(const std::string& flag, const std::string& value, int64_t min,
+                          int64_t max);
+
+// The bounds the components' flags share.
+inline constexpr int64_t kMaxClientBurst = 1'000'000;   // --burst
+inline constexpr int64_t kMaxWorkerThreads = 1'024;     // worker pools
+inline constexpr int64_t kMaxFlagSeconds = 31'536'000;  // delays and timeouts: a year
 
 // A flag's value as a boolean: true/1 or false/0.
 StatusOr<bool> FlagBool(const std::string& flag, const std::string& value);

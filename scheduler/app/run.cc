@@ -138,31 +138,25 @@ StatusOr<RunOptions> ParseRunArgs(const std::vector<std::string>& args) {
           KAI_RETURN_IF_ERROR(server::ValidateBindAddressFlag(name, value));
           o.listen_address = value;
         } else if (name == "plugin-server-port") {
-          KAI_ASSIGN_OR_RETURN(double p, FlagNumber(name, value));
-          if (p < 0 || p > 65535 || p != static_cast<int>(p)) {
-            return InvalidArgumentError("--" + name + ": expected a port number 0-65535, got \"" +
-                                        value + "\"");
-          }
+          KAI_ASSIGN_OR_RETURN(int64_t p, FlagInt(name, value, 0, 65535));
           o.plugin_server_port = static_cast<int>(p);
         } else if (name == "metrics-namespace") {
           o.metrics_namespace = value;
         } else if (name == "qps") {
           KAI_ASSIGN_OR_RETURN(o.qps, FlagNumber(name, value));
         } else if (name == "burst") {
-          KAI_ASSIGN_OR_RETURN(double b, FlagNumber(name, value));
+          KAI_ASSIGN_OR_RETURN(int64_t b, FlagInt(name, value, 0, kMaxClientBurst));
           o.burst = static_cast<int>(b);
         } else if (name == "leader-elect") {
           KAI_ASSIGN_OR_RETURN(o.leader_elect, FlagBool(name, value));
         } else if (name == "num-of-status-recording-workers") {
-          KAI_ASSIGN_OR_RETURN(double n, FlagNumber(name, value));
-          if (n < 1) return InvalidArgumentError("--" + name + ": must be at least 1");
+          KAI_ASSIGN_OR_RETURN(int64_t n, FlagInt(name, value, 1, kMaxWorkerThreads));
           o.status_workers = static_cast<int>(n);
         } else if (name == "bind-request-workers") {
-          KAI_ASSIGN_OR_RETURN(double n, FlagNumber(name, value));
-          if (n < 1) return InvalidArgumentError("--" + name + ": must be at least 1");
+          KAI_ASSIGN_OR_RETURN(int64_t n, FlagInt(name, value, 1, kMaxWorkerThreads));
           o.bind_request_workers = static_cast<int>(n);
         } else if (name == "v") {
-          KAI_ASSIGN_OR_RETURN(double v, FlagNumber(name, value));
+          KAI_ASSIGN_OR_RETURN(int64_t v, FlagInt(name, value, INT32_MIN, INT32_MAX));
           o.verbosity = static_cast<int>(v);
         } else if (IgnoredFlags().count(name) > 0) {
           LOG(INFO) << "--" << name << " is accepted but has no effect";

@@ -48,7 +48,14 @@ TEST(ParseRunArgs, DefaultsAndErrors) {
   EXPECT_EQ(ParseRunArgs({"--plugin-server-port=0"})->plugin_server_port, 0);
   EXPECT_FALSE(ParseRunArgs({"--plugin-server-port=off"}).ok());
   EXPECT_EQ(ParseRunArgs({"--plugin-server-port=70000"}).status().message(),
-            "--plugin-server-port: expected a port number 0-65535, got \"70000\"");
+            "--plugin-server-port: expected an integer from 0 to 65535, got \"70000\"");
+  // Counts that size thread pools or buckets are integers in a range, not any double cast to int.
+  EXPECT_EQ(ParseRunArgs({"--bind-request-workers=1e12"}).status().message(),
+            "--bind-request-workers: expected an integer from 1 to 1024, got \"1e12\"");
+  EXPECT_FALSE(ParseRunArgs({"--num-of-status-recording-workers=0"}).ok());
+  EXPECT_FALSE(ParseRunArgs({"--burst=2.5"}).ok());
+  EXPECT_FALSE(ParseRunArgs({"--v=99999999999"}).ok());
+  EXPECT_FALSE(ParseRunArgs({"--qps=nan"}).ok());
 
   EXPECT_EQ(ParseRunArgs({"--nope=1"}).status().message(), "unknown flag --nope");
   EXPECT_EQ(ParseRunArgs({"--listen-address=nonsense"}).status().message(),
