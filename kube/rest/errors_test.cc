@@ -249,5 +249,15 @@ TEST(TokenBucketTest, BurstThenRate) {
   EXPECT_FALSE(bucket.Accept());
 }
 
+// A rate so small that a token is due in 1e300 s: the delay is capped (an hour), not a cast of a
+// double beyond int64 (undefined; the sanitizer build fails on it).
+TEST(TokenBucketTest, ATinyRateWaitsAtMostAnHourAtATime) {
+  FakeClock clock;
+  TokenBucket bucket(1e-300, 1, &clock);
+  EXPECT_TRUE(bucket.TryAccept());
+  EXPECT_FALSE(bucket.TryAccept());
+  EXPECT_EQ(bucket.Delay(), std::chrono::hours(1));
+}
+
 }  // namespace
 }  // namespace kai::kube

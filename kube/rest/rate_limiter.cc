@@ -41,9 +41,7 @@ bool TokenBucket::Accept() {
       tokens_ -= 1.0;
       return true;
     }
-    const double missing = 1.0 - tokens_;
-    const auto wait =
-        std::chrono::duration_cast<Duration>(std::chrono::duration<double>(missing / qps_));
+    const Duration wait = TimeToRefill(1.0 - tokens_);
     clock_->WaitUntil(cv_, l, now + std::max(wait, Duration(1)));
   }
 }
@@ -53,8 +51,13 @@ Duration TokenBucket::Delay() const {
   if (qps_ <= 0) return Duration(0);
   RefillLocked(clock_->NowMonotonic());
   if (tokens_ >= 1.0) return Duration(0);
-  return std::chrono::duration_cast<Duration>(
-      std::chrono::duration<double>((1.0 - tokens_) / qps_));
+  return TimeToRefill(1.0 - tokens_);
+}
+
+Duration TokenBucket::TimeToRefill(double missing_tokens) const {
+  // At most an hour at a time (Accept waits again): a qps of 1e-300 must not overflow the cast.
+  const double seconds = std::min(missing_tokens / qps_, 3600.0);
+  return std::chrono::duration_cast<Duration>(std::chrono::duration<double>(seconds));
 }
 
 void TokenBucket::SetRate(double qps, int burst) {

@@ -31,6 +31,8 @@ class TokenBucket {
 
  private:
   void RefillLocked(MonoTime now) const;
+  // How long until `missing_tokens` have refilled at qps_ (> 0).
+  Duration TimeToRefill(double missing_tokens) const;
   Clock* clock_;
   mutable std::mutex mu_;
   std::condition_variable cv_;
