@@ -18,11 +18,26 @@
 namespace kai::scheduler {
 namespace {
 
+// A pending pod of queue q; `annotations` and `requests` are YAML flow-mapping bodies.
+std::string PendingPod(const std::string& name, const std::string& annotations,
+                       const std::string& requests) {
+  return "---\napiVersion: v1\nkind: Pod\nmetadata: {name: " + name +
+         ", namespace: ns, labels: {kai.scheduler/queue: q}, annotations: {" + annotations +
+         "}}\nspec:\n  schedulerName: kai-scheduler\n  containers: [{name: m, resources: "
+         "{requests: {" +
+         requests + "}, limits: {" + requests + "}}}]\nstatus: {phase: Pending}\n";
+}
+
 // Node "big" advertises everything at or beyond int64's range; "small" is a real node.
-constexpr const char* kSnapshot = R"(apiVersion: scheduling.run.ai/v2
+std::string Snapshot() {
+  return std::string(R"(apiVersion: scheduling.run.ai/v2
 kind: Queue
 metadata: {name: q}
-spec: {resources: {gpu: {quota: -1, limit: -1, overQuotaWeight: 1}, cpu: {quota: -1, limit: -1, overQuotaWeight: 1}, memory: {quota: -1, limit: -1, overQuotaWeight: 1}}}
+spec:
+  resources:
+    gpu: {quota: -1, limit: -1, overQuotaWeight: 1}
+    cpu: {quota: -1, limit: -1, overQuotaWeight: 1}
+    memory: {quota: -1, limit: -1, overQuotaWeight: 1}
 ---
 apiVersion: v1
 kind: Node
@@ -30,89 +45,34 @@ metadata:
   name: big
   labels: {nvidia.com/gpu.memory: "999999999999999999", nvidia.com/gpu.count: "999999999999999999"}
 status:
-  allocatable: {cpu: 9999999999999999999Gi, memory: 100Ei, nvidia.com/gpu: 9999999999999999999Gi, pods: "9223372036854775807", nvidia.com/mig-1g.10gb: 8Ei}
+  allocatable:
+    cpu: 9999999999999999999Gi
+    memory: 100Ei
+    nvidia.com/gpu: 9999999999999999999Gi
+    pods: "9223372036854775807"
+    nvidia.com/mig-1g.10gb: 8Ei
 ---
 apiVersion: v1
 kind: Node
 metadata: {name: small, labels: {nvidia.com/gpu.memory: "81920"}}
 status:
   allocatable: {cpu: "8", memory: 8Gi, nvidia.com/gpu: "1", pods: "110"}
----
-apiVersion: v1
-kind: Pod
-metadata: {name: whole, namespace: ns, labels: {kai.scheduler/queue: q}, annotations: {}}
-spec:
-  schedulerName: kai-scheduler
-  containers: [{name: m, resources: {requests: {nvidia.com/gpu: "2"}, limits: {nvidia.com/gpu: "2"}}}]
-status: {phase: Pending}
----
-apiVersion: v1
-kind: Pod
-metadata: {name: fraction, namespace: ns, labels: {kai.scheduler/queue: q}, annotations: {gpu-fraction: "0.5"}}
-spec:
-  schedulerName: kai-scheduler
-  containers: [{name: m, resources: {requests: {}, limits: {}}}]
-status: {phase: Pending}
----
-apiVersion: v1
-kind: Pod
-metadata: {name: gpu-memory, namespace: ns, labels: {kai.scheduler/queue: q}, annotations: {gpu-memory: "1000"}}
-spec:
-  schedulerName: kai-scheduler
-  containers: [{name: m, resources: {requests: {}, limits: {}}}]
-status: {phase: Pending}
----
-apiVersion: v1
-kind: Pod
-metadata: {name: cpu-byte, namespace: ns, labels: {kai.scheduler/queue: q}, annotations: {}}
-spec:
-  schedulerName: kai-scheduler
-  containers: [{name: m, resources: {requests: {cpu: "1m", memory: "1"}, limits: {}}}]
-status: {phase: Pending}
----
-apiVersion: v1
-kind: Pod
-metadata: {name: huge-gpu, namespace: ns, labels: {kai.scheduler/queue: q}, annotations: {}}
-spec:
-  schedulerName: kai-scheduler
-  containers: [{name: m, resources: {requests: {nvidia.com/gpu: "1e18"}, limits: {nvidia.com/gpu: "1e18"}}}]
-status: {phase: Pending}
----
-apiVersion: v1
-kind: Pod
-metadata: {name: huge-cpu, namespace: ns, labels: {kai.scheduler/queue: q}, annotations: {}}
-spec:
-  schedulerName: kai-scheduler
-  containers: [{name: m, resources: {requests: {cpu: "9999999999999999999Gi"}, limits: {}}}]
-status: {phase: Pending}
----
-apiVersion: v1
-kind: Pod
-metadata: {name: huge-devices, namespace: ns, labels: {kai.scheduler/queue: q}, annotations: {gpu-fraction: "0.5", gpu-fraction-num-devices: "9223372036854775807"}}
-spec:
-  schedulerName: kai-scheduler
-  containers: [{name: m, resources: {requests: {}, limits: {}}}]
-status: {phase: Pending}
----
-apiVersion: v1
-kind: Pod
-metadata: {name: huge-gpu-memory, namespace: ns, labels: {kai.scheduler/queue: q}, annotations: {gpu-memory: "9223372036854775807"}}
-spec:
-  schedulerName: kai-scheduler
-  containers: [{name: m, resources: {requests: {}, limits: {}}}]
-status: {phase: Pending}
----
-apiVersion: v1
-kind: Pod
-metadata: {name: huge-mig, namespace: ns, labels: {kai.scheduler/queue: q}, annotations: {}}
-spec:
-  schedulerName: kai-scheduler
-  containers: [{name: m, resources: {requests: {nvidia.com/mig-1g.10gb: "9223372036854775807"}, limits: {nvidia.com/mig-1g.10gb: "9223372036854775807"}}}]
-status: {phase: Pending}
-)";
+)") + PendingPod("whole", "", "nvidia.com/gpu: \"2\"") +
+         PendingPod("fraction", "gpu-fraction: \"0.5\"", "") +
+         PendingPod("gpu-memory", "gpu-memory: \"1000\"", "") +
+         PendingPod("cpu-byte", "", "cpu: 1m, memory: \"1\"") +
+         PendingPod("huge-gpu", "", "nvidia.com/gpu: \"1e18\"") +
+         PendingPod("huge-cpu", "", "cpu: 9999999999999999999Gi") +
+         PendingPod("huge-devices",
+                    "gpu-fraction: \"0.5\", gpu-fraction-num-devices: "
+                    "\"9223372036854775807\"",
+                    "") +
+         PendingPod("huge-gpu-memory", "gpu-memory: \"9223372036854775807\"", "") +
+         PendingPod("huge-mig", "", "nvidia.com/mig-1g.10gb: \"9223372036854775807\"");
+}
 
 TEST(AmountBoundsTest, NodeAndPodAmountsAreClampedWhereTheyAreRead) {
-  StatusOr<LoadedObjects> o = LoadObjects(kSnapshot);
+  StatusOr<LoadedObjects> o = LoadObjects(Snapshot());
   ASSERT_TRUE(o.ok()) << o.status();
   ASSERT_EQ(o->nodes.size(), 2u);
   const ResourceAmounts& big = o->nodes[0].allocatable;
@@ -133,7 +93,7 @@ TEST(AmountBoundsTest, NodeAndPodAmountsAreClampedWhereTheyAreRead) {
 
 TEST(AmountBoundsTest, EveryActionRunsAndOnlyWhatFitsIsPlaced) {
   SimulateOptions opts;
-  opts.snapshot_text = kSnapshot;
+  opts.snapshot_text = Snapshot();
   opts.cycles = 2;
   FakeClock clock;
   StatusOr<SimulationResult> r = RunSimulation(opts, &clock);
