@@ -3,6 +3,8 @@
 #include <zlib.h>
 
 #include <cstdint>
+#include <string>
+#include <string_view>
 
 #include "kube/base/zip_format.h"
 #include "kube/base/zip_writer.h"
@@ -10,6 +12,22 @@
 namespace kai {
 
 namespace {
+
+// An entry name for a message: bytes outside printable ASCII as \xNN.
+std::string Printable(std::string_view name) {
+  std::string out;
+  for (unsigned char c : name) {
+    if (c >= 0x20 && c < 0x7f) {
+      out += static_cast<char>(c);
+    } else {
+      static constexpr char kHex[] = "0123456789abcdef";
+      out += "\\x";
+      out += kHex[c >> 4];
+      out += kHex[c & 15];
+    }
+  }
+  return out;
+}
 
 using zip_format::kCentralHeader;
 using zip_format::kCentralHeaderSize;
@@ -105,34 +123,35 @@ StatusOr<std::vector<ZipEntry>> ReadZip(std::string_view a) {
     }
     ZipEntry e;
     e.name = std::string(a.substr(at + kCentralHeaderSize, name_len));
+    const std::string shown = Printable(e.name);  // a damaged name may hold any byte
     at += kCentralHeaderSize + name_len + extra_len + comment_len;
     if (csize == 0xffffffffu || usize == 0xffffffffu || local == 0xffffffffu) {
-      return InvalidArgumentError(e.name + ": zip64 entries are not supported");
+      return InvalidArgumentError(shown + ": zip64 entries are not supported");
     }
-    if (flags & 0x1) return InvalidArgumentError(e.name + ": encrypted entries are not supported");
+    if (flags & 0x1) return InvalidArgumentError(shown + ": encrypted entries are not supported");
     if (static_cast<uint64_t>(local) + kLocalHeaderSize > cd_offset ||
         Get32(a, local) != kLocalHeader) {
-      return Truncated("local header of " + e.name + " is missing");
+      return Truncated("local header of " + shown + " is missing");
     }
     const uint64_t data_at = static_cast<uint64_t>(local) + kLocalHeaderSize +
                              Get16(a, local + 26) + Get16(a, local + 28);
-    if (data_at + csize > cd_offset) return Truncated("data of " + e.name + " is cut short");
+    if (data_at + csize > cd_offset) return Truncated("data of " + shown + " is cut short");
     std::string_view raw = a.substr(data_at, csize);
     if (method == 0) {
-      if (csize != usize) return InvalidArgumentError(e.name + ": stored entry sizes differ");
+      if (csize != usize) return InvalidArgumentError(shown + ": stored entry sizes differ");
       e.data = std::string(raw);
     } else if (method == 8) {
       // A corrupt header must not make us allocate gigabytes: deflate expands at most ~1032x.
       if (usize > static_cast<uint64_t>(csize) * 1032 + 64) {
-        return InvalidArgumentError(e.name + ": implausible uncompressed size " +
+        return InvalidArgumentError(shown + ": implausible uncompressed size " +
                                     std::to_string(usize));
       }
-      KAI_ASSIGN_OR_RETURN(e.data, Inflate(raw, usize, e.name));
+      KAI_ASSIGN_OR_RETURN(e.data, Inflate(raw, usize, shown));
     } else {
-      return InvalidArgumentError(e.name + ": unsupported compression method " +
+      return InvalidArgumentError(shown + ": unsupported compression method " +
                                   std::to_string(method) + " (stored and deflate are read)");
     }
-    if (Crc32(e.data) != crc) return InvalidArgumentError("CRC mismatch in " + e.name);
+    if (Crc32(e.data) != crc) return InvalidArgumentError("CRC mismatch in " + shown);
     entries.push_back(std::move(e));
   }
   return entries;

@@ -98,6 +98,17 @@ TEST(ZipTest, RejectsCrcMismatch) {
   EXPECT_EQ(r.status().message(), "CRC mismatch in snapshot.json");
 }
 
+// A damaged name may hold any byte; the message shows it escaped, so that it stays readable text.
+TEST(ZipTest, MessagesEscapeTheBytesOfADamagedName) {
+  ZipWriter w;
+  w.Add("snap\x01\xff.json", "{}");
+  std::string zip = Finished(w);
+  zip[30 + 11 + 1] ^= 0x01;  // a byte of the data, after the 30-byte header and the name
+  auto r = ReadZip(zip);
+  ASSERT_FALSE(r.ok());
+  EXPECT_EQ(r.status().message(), "CRC mismatch in snap\\x01\\xff.json");
+}
+
 TEST(ZipTest, CorruptBytesNeverCrash) {
   ZipWriter w;
   w.Add("snapshot.json", std::string(100, 'x'));
