@@ -2,6 +2,7 @@
 
 #include <rapidjson/stringbuffer.h>
 #include <rapidjson/writer.h>
+#include <yaml-cpp/depthguard.h>
 #include <yaml-cpp/yaml.h>
 
 #include <cmath>
@@ -298,6 +299,12 @@ StatusOr<std::vector<std::string>> YamlToJsonDocuments(std::string_view yaml) {
   std::vector<YAML::Node> docs;
   try {
     docs = YAML::LoadAll(std::string(yaml));
+  } catch (const YAML::DeepRecursion& e) {
+    // yaml-cpp's own message for it is "bad file".
+    return InvalidArgumentError("invalid YAML: nested more deeply than the reader allows (" +
+                                std::to_string(e.depth()) + " levels) at line " +
+                                std::to_string(e.mark.line + 1) + ", column " +
+                                std::to_string(e.mark.column + 1));
   } catch (const YAML::Exception& e) {
     return InvalidArgumentError(std::string("invalid YAML: ") + e.what());
   } catch (const std::exception& e) {

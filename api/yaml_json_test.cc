@@ -67,5 +67,17 @@ TEST(YamlJsonTest, ErrorsAreStatusesNotExceptions) {
   EXPECT_FALSE(YamlToJson("---\na: 1\n---\nb: 2\n").ok());
 }
 
+// yaml-cpp stops at a depth of 2,000 frames with the message "bad file"; ours says what happened.
+TEST(YamlJsonTest, DeepNestingIsAnErrorThatSaysSo) {
+  std::string deep = "spec:\n";
+  for (int i = 1; i <= 1000; ++i) deep += std::string(2 * i, ' ') + "a:\n";
+  auto j = YamlToJson(deep);
+  ASSERT_FALSE(j.ok());
+  EXPECT_TRUE(IsInvalidArgument(j.status())) << j.status();
+  EXPECT_NE(j.status().message().find("invalid YAML: nested more deeply than the reader allows"),
+            std::string_view::npos)
+      << j.status();
+}
+
 }  // namespace
 }  // namespace kai::api
