@@ -67,7 +67,7 @@ TEST(YamlJsonTest, ErrorsAreStatusesNotExceptions) {
   EXPECT_FALSE(YamlToJson("---\na: 1\n---\nb: 2\n").ok());
 }
 
-// yaml-cpp stops at a depth of 2,000 frames with the message "bad file"; ours says what happened.
+// yaml-cpp stops at a nesting depth of 500 with the message "bad file"; ours says what happened.
 TEST(YamlJsonTest, DeepNestingIsAnErrorThatSaysSo) {
   std::string deep = "spec:\n";
   for (int i = 1; i <= 1000; ++i) deep += std::string(2 * i, ' ') + "a:\n";
