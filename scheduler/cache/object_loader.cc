@@ -153,14 +153,23 @@ StatusOr<LoadedObjects> LoadObjectJson(std::string_view json, const std::string&
 StatusOr<LoadedObjects> LoadObjects(std::string_view text) {
   // A JSON document (kubectl get -o json) skips the YAML reader, which costs ten times the
   // decode. Text that only starts like JSON (a YAML flow mapping, several documents) goes on.
+  Status json_error;
   if (std::string_view t = StripWhitespace(text); !t.empty() && t.front() == '{') {
-    if (auto doc = api::ParseJsonDocument(t); doc.ok()) {
+    auto doc = api::ParseJsonDocument(t);
+    if (doc.ok()) {
       LoadedObjects out;
       KAI_RETURN_IF_ERROR(AddObjectValue(*doc, "document 1", &out));
       return out;
     }
+    json_error = doc.status();
   }
-  KAI_ASSIGN_OR_RETURN(std::vector<std::string> docs, api::YamlToJsonDocuments(text));
+  StatusOr<std::vector<std::string>> yaml = api::YamlToJsonDocuments(text);
+  if (!yaml.ok() && !json_error.ok()) {
+    // Meant as JSON or as a YAML flow mapping: both readers' errors.
+    return InvalidArgumentError(std::string(json_error.message()) +
+                                "; read as YAML: " + std::string(yaml.status().message()));
+  }
+  KAI_ASSIGN_OR_RETURN(std::vector<std::string> docs, std::move(yaml));
   LoadedObjects out;
   for (size_t i = 0; i < docs.size(); ++i) {
     std::string where = "document " + std::to_string(i + 1);

@@ -89,10 +89,22 @@ TEST(ObjectLoaderTest, JsonErrorsNameTheDocumentObjectAndField) {
       << o.status();
 }
 
-TEST(ObjectLoaderTest, MalformedJsonIsReportedByTheYamlReader) {
+// Text that starts like JSON may be a YAML flow mapping: when neither reader takes it, the error
+// has both readers' messages (the YAML one has the line).
+TEST(ObjectLoaderTest, MalformedJsonIsReportedByBothReaders) {
   auto o = LoadObjects("{\"kind\": \"Node\", \"metadata\": {\"name\": \"n1\"}\n");
   ASSERT_FALSE(o.ok());
+  EXPECT_EQ(o.status().message().find("invalid JSON at offset"), 0u) << o.status();
+  EXPECT_NE(o.status().message().find("; read as YAML: "), std::string::npos) << o.status();
   EXPECT_NE(o.status().message().find("line"), std::string::npos) << o.status();
+  // JSON nested too deeply for either reader says so first (it used to show only the YAML
+  // reader's complaint about a document that was never YAML).
+  const std::string deep =
+      "{\"kind\":\"Pod\",\"x\":" + std::string(100000, '[') + std::string(100000, ']') + "}";
+  o = LoadObjects(deep);
+  ASSERT_FALSE(o.ok());
+  EXPECT_EQ(o.status().message().find("invalid JSON at offset"), 0u) << o.status();
+  EXPECT_NE(o.status().message().find("nesting deeper than"), std::string::npos) << o.status();
 }
 
 TEST(ObjectLoaderTest, AWatchObjectIsReadWithItsWhere) {
