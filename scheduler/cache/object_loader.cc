@@ -166,8 +166,10 @@ StatusOr<LoadedObjects> LoadObjects(std::string_view text) {
   StatusOr<std::vector<std::string>> yaml = api::YamlToJsonDocuments(text);
   if (!yaml.ok() && !json_error.ok()) {
     // Meant as JSON or as a YAML flow mapping: both readers' errors.
+    std::string_view as_yaml = yaml.status().message();
+    if (as_yaml.starts_with("invalid YAML: ")) as_yaml.remove_prefix(14);
     return InvalidArgumentError(std::string(json_error.message()) +
-                                "; read as YAML: " + std::string(yaml.status().message()));
+                                "; read as YAML: " + std::string(as_yaml));
   }
   KAI_ASSIGN_OR_RETURN(std::vector<std::string> docs, std::move(yaml));
   LoadedObjects out;
