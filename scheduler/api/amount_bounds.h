@@ -10,9 +10,7 @@
 // node's, so a request beyond every real node still fits no node after the clamp.
 #pragma once
 
-#include <cmath>
 #include <cstdint>
-#include <limits>
 #include <string_view>
 
 namespace kai::scheduler {
@@ -37,21 +35,5 @@ bool IsGpuDeviceResource(std::string_view resource);
 // `amount` of `resource` clamped to the node / pod bound.
 double ClampNodeAmount(std::string_view resource, double amount);
 double ClampPodAmount(std::string_view resource, double amount);
-
-// static_cast<int64_t> without undefined behaviour: saturates at the int64 range, NaN is 0.
-inline int64_t SaturatingInt64(double v) {
-  if (std::isnan(v)) return 0;
-  if (v >= 0x1p63) return std::numeric_limits<int64_t>::max();
-  if (v < -0x1p63) return std::numeric_limits<int64_t>::min();
-  return static_cast<int64_t>(v);
-}
-
-// The same for int.
-inline int SaturatingInt(double v) {
-  if (std::isnan(v)) return 0;
-  if (v >= 2147483647.0) return std::numeric_limits<int>::max();
-  if (v <= -2147483648.0) return std::numeric_limits<int>::min();
-  return static_cast<int>(v);
-}
 
 }  // namespace kai::scheduler

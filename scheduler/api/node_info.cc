@@ -9,6 +9,7 @@
 #include <utility>
 
 #include "api/well_known.h"
+#include "kube/base/saturating_cast.h"
 #include "scheduler/api/amount_bounds.h"
 
 namespace kai::scheduler {
@@ -99,7 +100,7 @@ NodeInfo::NodeInfo(std::shared_ptr<const api::Node> node, const NodeFacts& facts
   idle = allocatable;
   used = ResourceVector(vector_map_->size());
   releasing = ResourceVector(vector_map_->size());
-  max_task_num = SaturatingInt(allocatable.pods());
+  max_task_num = SaturatingCast<int>(allocatable.pods());
   memory_of_every_gpu = facts.gpu_memory_mib;
   gpu_memory_synced = facts.gpu_memory_synced;
 }
@@ -844,7 +845,7 @@ FitFailures NodeInfo::FailuresAgainst(const PodInfo& task, const V& unused) cons
   const GpuRequirement& req = task.gpu_req;
   if (!req.MigResources().empty()) {
     for (const auto& [profile, quantity] : req.MigResources()) {
-      if (SaturatingInt64(unused.Get(vector_map_->Index(profile))) < quantity) {
+      if (SaturatingCast<int64_t>(unused.Get(vector_map_->Index(profile))) < quantity) {
         f.mig_profiles.push_back(profile);
       }
     }
@@ -857,13 +858,14 @@ FitFailures NodeInfo::FailuresAgainst(const PodInfo& task, const V& unused) cons
     f.gpu_memory = req.GpuMemory() > memory_of_every_gpu;
   }
   // Integers, as KAI compares them; unused may be far below zero on an over-committed node.
-  if (SaturatingInt64(task.res_req.milli_cpu()) > SaturatingInt64(unused.Get(kCpuIndex))) {
+  if (SaturatingCast<int64_t>(task.res_req.milli_cpu()) >
+      SaturatingCast<int64_t>(unused.Get(kCpuIndex))) {
     f.Set(kCpuIndex);
   }
   if (task.res_req.memory() > unused.Get(kMemoryIndex)) f.Set(kMemoryIndex);
   for (int i : vector_map_->other_indices()) {
-    const int64_t req_q = SaturatingInt64(task.res_req.Get(i));
-    if (req_q > 0 && SaturatingInt64(unused.Get(i)) < req_q) f.Set(i);
+    const int64_t req_q = SaturatingCast<int64_t>(task.res_req.Get(i));
+    if (req_q > 0 && SaturatingCast<int64_t>(unused.Get(i)) < req_q) f.Set(i);
   }
   return f;
 }

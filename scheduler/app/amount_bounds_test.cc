@@ -6,8 +6,6 @@
 
 #include <gtest/gtest.h>
 
-#include <cstdint>
-#include <limits>
 #include <map>
 #include <string>
 
@@ -118,17 +116,6 @@ TEST(AmountBoundsTest, EveryActionRunsAndOnlyWhatFitsIsPlaced) {
     EXPECT_NE(all.find(part), std::string::npos) << part << "\nin:\n" << all;
   }
   EXPECT_EQ(all.find("Pod ns/whole"), std::string::npos) << all;
-}
-
-TEST(AmountBoundsTest, SaturatingCastsStayInRange) {
-  EXPECT_EQ(SaturatingInt64(0x1p63), INT64_MAX);
-  EXPECT_EQ(SaturatingInt64(-0x1p64), INT64_MIN);
-  EXPECT_EQ(SaturatingInt64(-0x1p63), INT64_MIN);
-  EXPECT_EQ(SaturatingInt64(12.9), 12);
-  EXPECT_EQ(SaturatingInt64(std::numeric_limits<double>::quiet_NaN()), 0);
-  EXPECT_EQ(SaturatingInt(1e12), INT32_MAX);
-  EXPECT_EQ(SaturatingInt(-1e12), INT32_MIN);
-  EXPECT_EQ(SaturatingInt(-7.5), -7);
 }
 
 }  // namespace

@@ -9,6 +9,7 @@
 #include <set>
 
 #include "api/well_known.h"
+#include "kube/base/saturating_cast.h"
 #include "kube/base/time.h"
 #include "scheduler/api/amount_bounds.h"
 #include "scheduler/api/assign_in_place.h"
@@ -281,7 +282,7 @@ PodRequirements ComputePodRequirements(const api::Pod& pod, const ResourceAmount
     const double bound = ClampPodAmount(name, std::numeric_limits<double>::infinity());
     if (std::abs(value) >= bound) {
       r.warnings.push_back(BeyondBound(pod.metadata, "the " + name + " request",
-                                       SaturatingInt64(bound), name == "cpu" ? "m" : ""));
+                                       SaturatingCast<int64_t>(bound), name == "cpu" ? "m" : ""));
     }
     if (name == kGpuResource) {
       whole_gpus += value;

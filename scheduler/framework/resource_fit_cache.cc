@@ -6,7 +6,7 @@
 #include <cmath>
 #include <utility>
 
-#include "scheduler/api/amount_bounds.h"
+#include "kube/base/saturating_cast.h"
 
 namespace kai::scheduler {
 
@@ -238,7 +238,7 @@ bool ResourceFitCache::RefreshColumns(const InternedSet& s, const ResourceVector
       c.allocatable_idle[at] = v->allocatable_idle.Get(d);
       c.idle[at] = v->idle.Get(d);
       c.unused[at] = v->unused.Get(d);
-      c.unused_whole[at] = static_cast<double>(SaturatingInt64(c.unused[at]));
+      c.unused_whole[at] = static_cast<double>(SaturatingCast<int64_t>(c.unused[at]));
     }
     c.plain[rank] = s.nodes[i]->memory_of_every_gpu >= 0 ? 1 : 0;
     c.missing_reservations[rank] = v->missing_reservations ? 1 : 0;
@@ -289,7 +289,7 @@ void ResourceFitCache::ColumnFractionFits(const PodInfo& task, const InternedSet
   const double* gpus = &column[kGpuIndex * c.ranks];
   for (size_t i = 0; i < n; ++i) {
     if ((*fits)[i] == 0) continue;
-    const int64_t whole = SaturatingInt64(std::floor(gpus[s.mirrored[i]]));
+    const int64_t whole = SaturatingCast<int64_t>(std::floor(gpus[s.mirrored[i]]));
     if (whole >= devices) continue;
     (*fits)[i] = whole + s.nodes[i]->FractionTaskGpusAllocatableDeviceCount(task) >= devices;
   }
@@ -304,7 +304,7 @@ void ResourceFitCache::ColumnReasons(const PodInfo& task, const TaskFit* fit, co
   const bool valid = n == 0 || s.nodes[0]->IsValidGpuPortion(task.gpu_req);
   // NodeInfo::FailuresAgainst's comparisons for a whole-GPU or CPU-only task.
   const double gpus = task.gpu_req.Gpus();
-  const double cpu_whole = static_cast<double>(SaturatingInt64(req.milli_cpu()));
+  const double cpu_whole = static_cast<double>(SaturatingCast<int64_t>(req.milli_cpu()));
   const double memory = req.memory();
   const auto at = [&c](int d, int rank) { return d * c.ranks + rank; };
   const bool fraction = task.IsFractionRequest();
@@ -338,7 +338,7 @@ void ResourceFitCache::ColumnReasons(const PodInfo& task, const TaskFit* fit, co
     flag(cpu_whole > c.unused_whole[at(kCpuIndex, rank)], kCpuIndex);
     flag(memory > c.unused[at(kMemoryIndex, rank)], kMemoryIndex);
     for (int d : c.map->other_indices()) {
-      const int64_t req_q = SaturatingInt64(req.Get(d));
+      const int64_t req_q = SaturatingCast<int64_t>(req.Get(d));
       flag(req_q > 0 && static_cast<double>(req_q) > c.unused_whole[at(d, rank)], d);
     }
     // A handful of failure combinations per shape: intern each once.

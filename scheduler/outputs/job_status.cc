@@ -6,8 +6,8 @@
 
 #include "api/pod_condition.h"
 #include "api/well_known.h"
+#include "kube/base/saturating_cast.h"
 #include "kube/base/time.h"
-#include "scheduler/api/amount_bounds.h"
 #include "scheduler/framework/job_status.h"
 #include "scheduler/outputs/bind_request_builder.h"
 #include "scheduler/outputs/json_patch.h"
@@ -38,10 +38,10 @@ api::ResourceList ToResourceList(const std::map<std::string, double>& m) {
     return it == m.end() ? 0.0 : it->second;
   };
   api::ResourceList rl;
-  rl["cpu"] = api::Quantity::FromMilli(SaturatingInt64(get("cpu")));
-  rl["memory"] =
-      api::Quantity::FromInt(SaturatingInt64(get("memory")), api::Quantity::Format::kBinarySI);
-  rl["nvidia.com/gpu"] = api::Quantity::FromInt(SaturatingInt64(get("gpu")));
+  rl["cpu"] = api::Quantity::FromMilli(SaturatingCast<int64_t>(get("cpu")));
+  rl["memory"] = api::Quantity::FromInt(SaturatingCast<int64_t>(get("memory")),
+                                        api::Quantity::Format::kBinarySI);
+  rl["nvidia.com/gpu"] = api::Quantity::FromInt(SaturatingCast<int64_t>(get("gpu")));
   return rl;
 }
 

@@ -9,7 +9,7 @@
 #include <set>
 #include <span>
 
-#include "scheduler/api/amount_bounds.h"
+#include "kube/base/saturating_cast.h"
 #include "scheduler/plugins/plugins.h"
 
 namespace kai::scheduler {
@@ -169,7 +169,7 @@ class TopologyPlugin : public Plugin {
     for (int i = 0; i < max_pod.size(); ++i) {
       if (max_pod.Get(i) <= 0) continue;
       // Saturating: a node's bytes of memory over a request of a few bytes pass 2^31.
-      int pods = SaturatingInt(non_alloc.Get(i) / max_pod.Get(i));
+      int pods = SaturatingCast<int>(non_alloc.Get(i) / max_pod.Get(i));
       min_pods = std::min(min_pods, pods);
     }
     return min_pods == std::numeric_limits<int>::max() ? num_tasks : min_pods;

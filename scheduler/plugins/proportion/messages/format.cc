@@ -6,7 +6,7 @@
 #include <cstdlib>
 #include <string_view>
 
-#include "scheduler/api/amount_bounds.h"
+#include "kube/base/saturating_cast.h"
 
 namespace kai::proportion {
 
@@ -96,8 +96,7 @@ namespace {
 
 // KAI's GpuResourceRequirement built from a float GPU count, then GetGpusQuota().
 double GpuQuotaForDisplay(double gpus) {
-  if (gpus >= 1)
-    return static_cast<double>(scheduler::SaturatingInt64(gpus));  // a quota may be 1e300
+  if (gpus >= 1) return static_cast<double>(SaturatingCast<int64_t>(gpus));  // a quota may be 1e300
   if (gpus > 0) {
     // Two-decimal fixed point, count 1.
     return static_cast<double>(static_cast<int64_t>(std::round(gpus * 100))) / 100;
