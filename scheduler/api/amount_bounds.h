@@ -32,6 +32,10 @@ inline constexpr int64_t kMaxMigProfileNumber = int64_t{1} << 20;
 // Whether `resource` counts GPU devices (whole GPUs or MIG instances).
 bool IsGpuDeviceResource(std::string_view resource);
 
+// The bound of `resource` for a node / a pod.
+double NodeAmountBound(std::string_view resource);
+double PodAmountBound(std::string_view resource);
+
 // `amount` of `resource` clamped to the node / pod bound.
 double ClampNodeAmount(std::string_view resource, double amount);
 double ClampPodAmount(std::string_view resource, double amount);

@@ -36,15 +36,21 @@ bool IsGpuDeviceResource(std::string_view resource) {
   return IsGpuAlias(resource) || IsMigResource(resource);
 }
 
+double NodeAmountBound(std::string_view resource) {
+  return IsGpuDeviceResource(resource) ? static_cast<double>(kMaxNodeGpuDevices) : kMaxNodeAmount;
+}
+
+double PodAmountBound(std::string_view resource) {
+  return IsGpuDeviceResource(resource) ? static_cast<double>(kMaxPodGpuDevices) : kMaxPodAmount;
+}
+
 double ClampNodeAmount(std::string_view resource, double amount) {
-  const double bound =
-      IsGpuDeviceResource(resource) ? static_cast<double>(kMaxNodeGpuDevices) : kMaxNodeAmount;
+  const double bound = NodeAmountBound(resource);
   return std::clamp(amount, -bound, bound);
 }
 
 double ClampPodAmount(std::string_view resource, double amount) {
-  const double bound =
-      IsGpuDeviceResource(resource) ? static_cast<double>(kMaxPodGpuDevices) : kMaxPodAmount;
+  const double bound = PodAmountBound(resource);
   return std::clamp(amount, -bound, bound);
 }
 

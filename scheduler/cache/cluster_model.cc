@@ -5,7 +5,6 @@
 #include <algorithm>
 #include <charconv>
 #include <cmath>
-#include <limits>
 #include <set>
 
 #include "api/well_known.h"
@@ -279,7 +278,7 @@ PodRequirements ComputePodRequirements(const api::Pod& pod, const ResourceAmount
   std::map<std::string, int64_t> mig;
   double whole_gpus = 0;
   for (const auto& [name, value] : requests) {
-    const double bound = ClampPodAmount(name, std::numeric_limits<double>::infinity());
+    const double bound = PodAmountBound(name);
     if (std::abs(value) >= bound) {
       r.warnings.push_back(BeyondBound(pod.metadata, "the " + name + " request",
                                        SaturatingCast<int64_t>(bound), name == "cpu" ? "m" : ""));
