@@ -166,8 +166,9 @@ StatusOr<LoadedObjects> LoadObjects(std::string_view text) {
   StatusOr<std::vector<std::string>> yaml = api::YamlToJsonDocuments(text);
   if (!yaml.ok() && !json_error.ok()) {
     // Meant as JSON or as a YAML flow mapping: both readers' errors.
+    constexpr std::string_view kYamlPrefix = "invalid YAML: ";  // said once is enough
     std::string_view as_yaml = yaml.status().message();
-    if (as_yaml.starts_with("invalid YAML: ")) as_yaml.remove_prefix(14);
+    if (as_yaml.starts_with(kYamlPrefix)) as_yaml.remove_prefix(kYamlPrefix.size());
     return InvalidArgumentError(std::string(json_error.message()) +
                                 "; read as YAML: " + std::string(as_yaml));
   }
