@@ -138,7 +138,12 @@ class SharedInformer::Sink final : public ReflectorSink {
         Fan({kAdd, nullptr, obj, initial});
         continue;
       }
-      if (it->second->resource_version() != obj->resource_version()) {
+      if (Replaced(*it->second, *obj)) {
+        // Deleted and created again while we were not watching: two objects, not an update
+        // (an update filter comparing, say, generations would drop the new one's work).
+        Fan({kDelete, nullptr, it->second, true});
+        Fan({kAdd, nullptr, obj, false});
+      } else if (it->second->resource_version() != obj->resource_version()) {
         Fan({kUpdate, it->second, obj, false});
       }
       old.erase(it);
@@ -170,9 +175,17 @@ class SharedInformer::Sink final : public ReflectorSink {
     if (!stored) return;  // a duplicate (the cache holds this resourceVersion)
     if (current == nullptr) {
       Fan({kAdd, nullptr, std::move(obj), false});
+    } else if (Replaced(*current, *obj)) {  // a watch that missed the DELETED event
+      Fan({kDelete, nullptr, std::move(current), true});
+      Fan({kAdd, nullptr, std::move(obj), false});
     } else {
       Fan({kUpdate, std::move(current), std::move(obj), false});
     }
+  }
+
+  // The same key with another uid is another object.
+  static bool Replaced(const Object& before, const Object& after) {
+    return !before.uid().empty() && !after.uid().empty() && before.uid() != after.uid();
   }
 
   void Fan(const Notification& n) {

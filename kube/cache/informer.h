@@ -9,6 +9,9 @@
 // * A list Replaces the store: adds for new keys, updates for keys whose resourceVersion
 //   changed, tombstone deletes for keys that vanished. (client-go also sends OnUpdate for
 //   objects whose resourceVersion did not change; they are identical, so they are skipped.)
+//   A key whose uid changed was deleted and created again unseen: a tombstone delete of the
+//   old object, then an add of the new one (client-go sends OnUpdate, which update filters
+//   such as controller-runtime's GenerationChangedPredicate then drop).
 // * Watch events whose resourceVersion the cache already holds are duplicates and are dropped,
 //   so reconnects never deliver an event twice.
 // * HasSynced() turns true once the first list is in the store; a registration's HasSynced()
