@@ -116,6 +116,17 @@ void InitMetadata(Json& obj, JsonAlloc& a, const ResourceInfo& r, std::string_vi
   }
 }
 
+// etcd3's store refuses a create whose resourceVersion parses as a non-zero version (a copy of
+// a stored object, most likely); the error is a plain one, so the API server answers 500 with
+// no reason. An unparsable version ("-1", "abc") is ignored and dropped, as there.
+Status CheckNoResourceVersionOnCreate(const Json& meta) {
+  uint64_t version = 0;
+  if (!ParseDecimalUint64(GetStr(meta, {"resourceVersion"}), &version) || version == 0) {
+    return Status::OK();
+  }
+  return kube::NewInternalError("resourceVersion should not be set on objects to be created");
+}
+
 }  // namespace
 
 std::string_view EventTypeName(EventType t) {
@@ -537,6 +548,7 @@ StatusOr<ObjectPtr> Store::CreateImpl(const ResourcePtr& r, std::string_view ns_
       return kube::NewBadRequest("an empty namespace may not be set during creation");
     }
   }
+  KAI_RETURN_IF_ERROR(CheckNoResourceVersionOnCreate(obj.metadata()));
   const WallTime now = clock_->Now();
   InitMetadata(doc, a, *r, ns, random_, now);
   if (r->has_status() && !(r->hooks && r->hooks->keep_status_on_create)) {
@@ -910,9 +922,17 @@ StatusOr<ObjectPtr> Store::Patch(const GroupVersionResource& gvr, std::string_vi
   const bool has_precondition = prv != nullptr && prv->IsString();
   auto fn = [&](const ObjectPtr& old, MutableObject& obj) -> Status {
     if (type == PatchType::kApply) {
-      Status s = ServerSideApply(*r, obj.doc(), p, obj.alloc(), opts.field_manager, opts.force,
-                                 opts.subresource, clock_->Now());
-      return s;
+      // The applied resourceVersion lands in the object, as in the API server: a precondition
+      // on an update, an error on a create.
+      if (has_precondition && old == nullptr) {
+        KAI_RETURN_IF_ERROR(CheckNoResourceVersionOnCreate(*Path(p, {"metadata"})));
+      }
+      if (has_precondition && old != nullptr &&
+          View(*prv) != std::to_string(old->resource_version())) {
+        return ErrStaleConflict(ResourceWhat(*r), name);
+      }
+      return ServerSideApply(*r, obj.doc(), p, obj.alloc(), opts.field_manager, opts.force,
+                             opts.subresource, clock_->Now());
     }
     if (old == nullptr) return kube::NewNotFound(ResourceWhat(*r), name);
     Status s;

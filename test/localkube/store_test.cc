@@ -95,6 +95,49 @@ TEST_F(StoreTest, CreateAssignsMetadataAndDefaults) {
       << deep_patch.status();
 }
 
+TEST_F(StoreTest, CreateRefusesAResourceVersionAsEtcdDoes) {
+  // A copy of a stored object sent back as a create: 500 from etcd3's store, nothing written.
+  ObjectPtr c = MustCreate(kCms, R"({"metadata":{"name":"c"},"data":{"a":"1"}})");
+  ASSERT_NE(c, nullptr);
+  const std::string copy = R"({"metadata":{"name":"c2","resourceVersion":")" +
+                           std::to_string(c->resource_version()) + R"("},"data":{"a":"1"}})";
+  auto refused = store_->Create(kCms, "default", copy);
+  EXPECT_EQ(refused.status().http_code(), 500) << refused.status();
+  EXPECT_EQ(refused.status().message(),
+            "resourceVersion should not be set on objects to be created");
+  EXPECT_EQ(store_->Get(kCms, "default", "c2").status().reason(), "NotFound");
+  // Versions that do not parse as a non-zero number are dropped, as the API server drops them.
+  int n = 0;
+  for (const std::string rv : {"0", "-1", "abc", ""}) {
+    auto created = store_->Create(kCms, "default",
+                                  R"({"metadata":{"name":"v)" + std::to_string(n++) +
+                                      R"(","resourceVersion":")" + rv + R"("}})");
+    ASSERT_TRUE(created.ok()) << rv << ": " << created.status();
+    EXPECT_GT((*created)->resource_version(), c->resource_version()) << rv;
+  }
+  // Server-side apply that creates the object is a create too.
+  PatchOptions apply;
+  apply.field_manager = "test";
+  auto applied = store_->Patch(
+      kCms, "default", "c3", PatchType::kApply,
+      R"({"apiVersion":"v1","kind":"ConfigMap","metadata":{"name":"c3","resourceVersion":"7"}})",
+      apply);
+  EXPECT_EQ(applied.status().http_code(), 500) << applied.status();
+  EXPECT_EQ(store_->Get(kCms, "default", "c3").status().reason(), "NotFound");
+  // On an object that exists, the applied resourceVersion is a precondition.
+  auto apply_c = [&](uint64_t rv) {
+    return store_->Patch(kCms, "default", "c", PatchType::kApply,
+                         R"({"apiVersion":"v1","kind":"ConfigMap","metadata":{"name":"c",)"
+                         R"("resourceVersion":")" +
+                             std::to_string(rv) + R"("},"data":{"b":"2"}})",
+                         apply);
+  };
+  EXPECT_EQ(apply_c(c->resource_version() + 100).status().reason(), "Conflict");
+  auto current = apply_c(c->resource_version());
+  ASSERT_TRUE(current.ok()) << current.status();
+  EXPECT_GT((*current)->resource_version(), c->resource_version());
+}
+
 TEST_F(StoreTest, UpdateConflictsAndNoOpWrites) {
   ObjectPtr c = MustCreate(kCms, R"({"metadata":{"name":"c"},"data":{"a":"1"}})");
   const std::string rv = std::to_string(c->resource_version());
