@@ -243,6 +243,21 @@ TEST_F(LocalKubeTest, CrdsSamplesPrinterColumnsAndValidation) {
   // describe and -o yaml work for custom resources.
   r = K({"describe", "queue", "default-queue"});
   EXPECT_TRUE(r.ok()) << r.err;
+  // Custom resources take no unconditional update: a PUT must carry a resourceVersion.
+  const std::string queue = "/apis/scheduling.run.ai/v2/queues/default-queue";
+  auto got = kube_->Request("GET", queue, "");
+  ASSERT_EQ(got.code, 200) << got.body;
+  auto bare = kube_->Request(
+      "PUT", queue,
+      R"({"apiVersion":"scheduling.run.ai/v2","kind":"Queue","metadata":{"name":"default-queue"}})");
+  EXPECT_EQ(bare.code, 422) << bare.body;
+  EXPECT_NE(bare.body.find(R"(queues.scheduling.run.ai \"default-queue\" is invalid: )"
+                           "metadata.resourceVersion: Invalid value: 0x0: must be specified for "
+                           "an update"),
+            std::string::npos)
+      << bare.body;
+  auto versioned = kube_->Request("PUT", queue, got.body);
+  EXPECT_EQ(versioned.code, 200) << versioned.body;
 }
 
 TEST_F(LocalKubeTest, DeletingCrdDeletesItsObjects) {
@@ -752,6 +767,16 @@ TEST_F(LocalKubeTest, OptimisticConcurrency) {
   auto gen = kube_->Request("POST", base, R"({"metadata":{"generateName":"gen-"}})");
   EXPECT_EQ(gen.code, 201);
   EXPECT_NE(gen.body.find("\"name\":\"gen-"), std::string::npos);
+  // Built-in kinds take an unconditional update (no resourceVersion: the stored one).
+  auto unconditional = kube_->Request("PUT", base + "/o", R"({"metadata":{"name":"o"}})");
+  EXPECT_EQ(unconditional.code, 200) << unconditional.body;
+  // A create carrying a resourceVersion is refused as etcd3's store refuses it.
+  auto copied = kube_->Request("POST", base,
+                               R"({"metadata":{"name":"copy","resourceVersion":")" + rv + R"("}})");
+  EXPECT_EQ(copied.code, 500) << copied.body;
+  EXPECT_NE(copied.body.find("resourceVersion should not be set on objects to be created"),
+            std::string::npos)
+      << copied.body;
   auto pre = kube_->Request("DELETE", base + "/o", R"({"preconditions":{"uid":"wrong"}})");
   EXPECT_EQ(pre.code, 409) << pre.body;
 }

@@ -866,7 +866,15 @@ StatusOr<ObjectPtr> Store::Update(const GroupVersionResource& gvr, std::string_v
   KAI_RETURN_IF_ERROR(ToStorage(*r, body, body.GetAllocator(), *registry_));
   const std::string body_rv = GetStr(body, {"metadata", "resourceVersion"});
   const std::string body_uid = GetStr(body, {"metadata", "uid"});
+  // Custom resources and CRDs take no unconditional update (their strategies'
+  // AllowUnconditionalUpdate is false); built-in kinds take the stored version.
+  const bool needs_version = !r->crd_name.empty() || r->gr() == kCrds;
   auto fn = [&](const ObjectPtr& old, MutableObject& obj) -> Status {
+    if (needs_version && (body_rv.empty() || body_rv == "0")) {
+      return kube::NewInvalid(
+          ResourceWhat(*r), name,
+          {FieldInvalid("metadata.resourceVersion", "0x0", "must be specified for an update")});
+    }
     if (!body_rv.empty() && body_rv != std::to_string(old->resource_version())) {
       return ErrStaleConflict(ResourceWhat(*r), name);
     }
