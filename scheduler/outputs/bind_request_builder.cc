@@ -1,6 +1,7 @@
 #include "scheduler/outputs/bind_request_builder.h"
 
 #include "api/json_quote.h"
+#include "api/validation.h"
 #include "api/well_known.h"
 #include "scheduler/outputs/json_patch.h"
 
@@ -18,7 +19,12 @@ api::BindRequest BuildBindRequest(const BindDecision& d, const api::Pod& pod,
   owner.uid = pod.metadata.uid;
   br.metadata.owner_references.push_back(std::move(owner));
   br.metadata.annotations = d.annotations;
-  br.metadata.labels[std::string(api::kSelectedNodeLabel)] = d.node;
+  // A node name is a DNS subdomain of up to 253 characters; a label value holds 63. KAI labels
+  // every BindRequest, so the API server refuses the ones for longer names and their pods never
+  // bind. Nothing reads the label back (spec.selectedNode is the node), so it is left out then.
+  if (api::IsValidLabelValue(d.node).empty()) {
+    br.metadata.labels[std::string(api::kSelectedNodeLabel)] = d.node;
+  }
   if (!params.node_pool_label_key.empty() && !params.partition_label_value.empty()) {
     br.metadata.labels[params.node_pool_label_key] = params.partition_label_value;
   }

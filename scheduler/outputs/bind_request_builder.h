@@ -13,8 +13,9 @@
 namespace kai::scheduler {
 
 // The BindRequest for a committed allocation: named after the pod in its namespace, owned by the
-// pod (so it is garbage-collected with it), labelled selected-node=<node> plus the shard's
-// node-pool label, annotations from BindRequestMutateFns, and the GPU allocation.
+// pod (so it is garbage-collected with it), labelled selected-node=<node> (unless the name is too
+// long for a label value) plus the shard's node-pool label, annotations from
+// BindRequestMutateFns, and the GPU allocation.
 api::BindRequest BuildBindRequest(const BindDecision& d, const api::Pod& pod,
                                   const SchedulerParams& params);
 

@@ -4,6 +4,7 @@
 #include <gtest/gtest.h>
 
 #include "api/well_known.h"
+#include "scheduler/outputs/bind_request_builder.h"
 #include "scheduler/outputs/test_cluster.h"
 
 namespace kai::scheduler {
@@ -66,6 +67,22 @@ TEST(OutputSink, WholeGpuPodGetsOneBindRequestAsKaiWritesIt) {
                               R"({"kai.scheduler/last-start-timestamp":"2025-01-01T12:00:00Z"}}])");
   EXPECT_TRUE(updates[0].status_patch.empty());
   EXPECT_EQ(h.sink().counters().bind_requests_created, 1);
+}
+
+// Node names may be 253 characters long, label values 63: the API server would refuse a
+// BindRequest labelled with a longer name, so the label is left out and the spec names the node.
+TEST(OutputSink, BindRequestForANodeNameLongerThanALabelValueHasNoNodeLabel) {
+  api::Pod pod;
+  pod.metadata.name = "p1";
+  pod.metadata.namespace_ = "ns";
+  BindDecision d;
+  d.node = std::string(63, 'n');
+  EXPECT_EQ(BuildBindRequest(d, pod, {}).metadata.labels,
+            (std::map<std::string, std::string>{{"selected-node", d.node}}));
+  d.node = "ip-10-0-0-1." + std::string(60, 'a') + ".compute.internal";
+  api::BindRequest br = BuildBindRequest(d, pod, {});
+  EXPECT_TRUE(br.metadata.labels.empty());
+  EXPECT_EQ(br.spec.selected_node, d.node);
 }
 
 TEST(OutputSink, PodsWithABindRequestInFlightAreNotDecidedTwice) {
