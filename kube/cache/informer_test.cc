@@ -70,12 +70,14 @@ class Recorder {
 using ::kai::testing::Eventually;
 
 // Advances a FakeClock whenever a thread waits on it (backoffs, resyncs), in the background.
+// A paused driver moves nothing until Resume(): what happens in between takes no injected time.
 class ClockDriver {
  public:
-  ClockDriver(FakeClock* clock, Duration step) : clock_(clock) {
+  ClockDriver(FakeClock* clock, Duration step, bool paused = false)
+      : clock_(clock), paused_(paused) {
     thread_ = std::thread([this, step] {
       while (!done_.load()) {
-        if (clock_->NumWaiters() > 0) clock_->Advance(step);
+        if (!paused_.load() && clock_->NumWaiters() > 0) clock_->Advance(step);
         std::this_thread::sleep_for(std::chrono::microseconds(200));
       }
     });
@@ -84,9 +86,11 @@ class ClockDriver {
     done_ = true;
     thread_.join();
   }
+  void Resume() { paused_ = false; }
 
  private:
   FakeClock* clock_;
+  std::atomic<bool> paused_;
   std::atomic<bool> done_{false};
   std::thread thread_;
 };
@@ -342,6 +346,10 @@ TEST(InformerTest, ObjectRecreatedUnseenIsATombstoneAndAnAdd) {
   const std::vector<std::string> want = {"ADD ns/a initial", "ADD ns/b initial", "ADD ns/r",
                                          "DELETE ns/a tombstone", "ADD ns/a"};
   EXPECT_EQ(rec.WaitFor(want.size()), want);  // b's update was declined by the filter
+  EXPECT_TRUE(Eventually([&] {                // the other handler has its own queue and thread
+    std::lock_guard<std::mutex> l(mu);
+    return uids.size() >= 3;
+  }));
   informer.Stop();
   std::lock_guard<std::mutex> l(mu);
   ASSERT_EQ(uids.size(), 3u);
@@ -352,7 +360,9 @@ TEST(InformerTest, ObjectRecreatedUnseenIsATombstoneAndAnAdd) {
 
 TEST(InformerTest, VeryShortWatchBacksOffAndRelists) {
   FakeClock clock;
-  ClockDriver driver(&clock, std::chrono::milliseconds(100));
+  // Paused until the drop, so the first watch lasts no injected time at all: under load a
+  // driven clock could pass a second while it is open, and its close would be a clean one.
+  ClockDriver driver(&clock, std::chrono::milliseconds(100), /*paused=*/true);
   FakeClient fake;
   ASSERT_TRUE(fake.Seed(kPods, Pod("a")).ok());
   SharedInformer informer(&fake, kPods, Options(&clock));
@@ -361,6 +371,7 @@ TEST(InformerTest, VeryShortWatchBacksOffAndRelists) {
   ASSERT_TRUE(Eventually([&] { return fake.open_watches() == 1; }));
   const MonoTime before = clock.NowMonotonic();
   fake.DropWatches();  // closes at once with no event
+  driver.Resume();
   EXPECT_TRUE(Eventually([&] { return informer.reflector_stats().lists >= 2; }));
   EXPECT_GE(informer.reflector_stats().very_short_watches, 1);
   // The relist came after a backoff of at least 800 ms on the injected clock.
