@@ -5,6 +5,7 @@
 #include <cstdint>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "api/codec.h"
@@ -101,6 +102,16 @@ struct BindRequest {
   bool IsFailed() const {
     return status.phase == kBindRequestPhaseFailed &&
            (!spec.backoff_limit || status.failed_attempts >= *spec.backoff_limit);
+  }
+  // Made for an earlier pod of the same name: its Pod owner reference names another uid (the
+  // pod was deleted and created again before the garbage collector removed this BindRequest).
+  // Its node and GPUs were chosen for that pod, not for the one that now has the name.
+  bool IsForAnotherPod(std::string_view pod_uid) const {
+    if (pod_uid.empty()) return false;
+    for (const OwnerReference& o : metadata.owner_references) {
+      if (o.kind == "Pod" && !o.uid.empty() && o.uid != pod_uid) return true;
+    }
+    return false;
   }
 };
 KAI_API_DECLARE_CODEC(BindRequest);

@@ -66,6 +66,15 @@ ReconcileResult BindRequestReconciler::Reconcile(const std::string& ns, const st
     if (!IsNotFound(pod.status()))
       return ReconcileResult{Outcome::kError, std::nullopt, pod.status()};
     err = pod.status();
+  } else if (br->IsForAnotherPod(pod->metadata.uid)) {
+    // Chosen for an earlier pod of this name: never bind this one by it. The garbage collector
+    // or the scheduler deletes it; until then look again, in case our pod cache is the one
+    // behind (then the BindRequest is for the pod the cache has not seen yet).
+    return ReconcileResult{
+        Outcome::kError, std::nullopt,
+        FailedPreconditionError("BindRequest " + ns + "/" + name + " was made for another pod " +
+                                "of that name (owner uid differs from the pod's " +
+                                pod->metadata.uid + "); not binding by it")};
   } else if (!pod->spec.node_name.empty()) {
     already_bound = true;
   } else {

@@ -103,6 +103,28 @@ TEST_F(ReconcilerTest, ReadErrorsAreRetriedWithoutTouchingTheStatus) {
   EXPECT_EQ(r_.Reconcile("ns", "p").outcome, Outcome::kBound);
 }
 
+// A pod deleted and created again under its name before the garbage collector removed its
+// BindRequest: the node and GPUs were chosen for the old pod, so the new one is not bound by it;
+// the reconcile is retried (the pod cache may be the one behind) until the BindRequest goes.
+TEST_F(ReconcilerTest, BindRequestOfAnEarlierPodOfTheSameNameBindsNothing) {
+  client_.AddPod(Pod("ns", "p"));  // uid-p
+  api::BindRequest br = BindRequest("ns", "p", "n1");
+  br.metadata.owner_references.push_back(
+      {.api_version = "v1", .kind = "Pod", .name = "p", .uid = "uid-of-the-deleted-p"});
+  client_.AddBindRequest(br);
+  ReconcileResult res = r_.Reconcile("ns", "p");
+  EXPECT_EQ(res.outcome, Outcome::kError);
+  EXPECT_NE(res.error.message().find("made for another pod"), std::string::npos) << res.error;
+  EXPECT_TRUE(client_.calls.empty()) << "no write at all";
+  EXPECT_TRUE(client_.pods.at("ns/p").spec.node_name.empty());
+  EXPECT_EQ(client_.bind_requests.at("ns/p").status.phase, "");
+  // The BindRequest of this pod binds it.
+  br.metadata.owner_references[0].uid = "uid-p";
+  client_.AddBindRequest(br);
+  EXPECT_EQ(r_.Reconcile("ns", "p").outcome, Outcome::kBound);
+  EXPECT_EQ(client_.pods.at("ns/p").spec.node_name, "n1");
+}
+
 TEST_F(ReconcilerTest, BackoffLimitRetriesWithExponentialDelay) {
   client_.AddPod(Pod("ns", "p"));
   auto br = BindRequest("ns", "p", "n1");

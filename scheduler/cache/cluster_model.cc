@@ -460,6 +460,11 @@ std::string BoundPodKey(const api::BindRequest& br) {
 }
 }  // namespace
 
+bool ClusterModel::IsForAnotherPod(const api::BindRequest& br) const {
+  auto it = pods_.find(BoundPodKey(br));
+  return it != pods_.end() && br.IsForAnotherPod(it->second.loaded.pod->metadata.uid);
+}
+
 void ClusterModel::IndexBindRequest(const std::string& key, const api::BindRequest* old_br,
                                     const api::BindRequest* new_br) {
   // A BindRequest makes its pod Binding: the pods it named before and after are stale.
@@ -543,7 +548,7 @@ std::unique_ptr<ClusterInfo> ClusterModel::FullSnapshot(const SchedulerParams& p
   for (const auto& [key, br] : bind_requests_) {
     if (!InPartition(br->metadata, params) && !params.partition_label_value.empty()) continue;
     bool node_exists = c->nodes.count(br->spec.selected_node) > 0;
-    if (br->IsFailed() || !node_exists) {
+    if (br->IsFailed() || !node_exists || IsForAnotherPod(*br)) {
       c->stale_bind_requests.push_back(key);
       continue;
     }
@@ -773,7 +778,10 @@ void ClusterModel::RebuildTask(const SchedulerParams& params, const std::string&
     for (const std::string& br_key : b->second) {
       const api::BindRequest& br = *bind_requests_.at(br_key);
       if (!InPartition(br.metadata, params) && !params.partition_label_value.empty()) continue;
-      if (br.IsFailed() || k.nodes.count(br.spec.selected_node) == 0) continue;
+      if (br.IsFailed() || k.nodes.count(br.spec.selected_node) == 0 ||
+          br.IsForAnotherPod(e.loaded.pod->metadata.uid)) {
+        continue;
+      }
       binding = &br;
     }
   }
@@ -946,7 +954,7 @@ void ClusterModel::CopyKept(const SchedulerParams& params, std::vector<std::stri
   c->stale_bind_requests.clear();
   for (const auto& [key, br] : bind_requests_) {
     if (!InPartition(br->metadata, params) && !params.partition_label_value.empty()) continue;
-    if (br->IsFailed() || c->nodes.count(br->spec.selected_node) == 0) {
+    if (br->IsFailed() || c->nodes.count(br->spec.selected_node) == 0 || IsForAnotherPod(*br)) {
       c->stale_bind_requests.push_back(key);
     }
   }

@@ -111,6 +111,8 @@ class ClusterModel {
 
   // Incremental snapshot (the second half of cluster_model.cc).
   struct KeptSnapshot;
+  // The BindRequest names a pod the model holds under another uid (api::BindRequest).
+  bool IsForAnotherPod(const api::BindRequest& br) const;
   void IndexBindRequest(const std::string& key, const api::BindRequest* old_br,
                         const api::BindRequest* new_br);
   void CountPodResources(const PodEntry& e, int delta);

@@ -76,11 +76,25 @@ void RandomStructuralEvent(SyntheticCluster* cluster, ClusterModel* model, Rando
       br->spec.selected_node =
           r->Uniform(5) == 0 ? "no-such-node" : Pick(o.nodes, r).node->metadata.name;
       br->spec.received_resource_type = "Regular";
+      if (r->Uniform(3) > 0) {  // owned by the pod, or by an earlier pod of its name
+        br->metadata.owner_references.push_back(
+            {.api_version = "v1",
+             .kind = "Pod",
+             .name = p.pod->metadata.name,
+             .uid = r->Uniform(2) == 0 ? p.pod->metadata.uid : "uid-of-an-earlier-pod"});
+      }
       if (r->Uniform(4) == 0) {
         br->status.phase = std::string(api::kBindRequestPhaseFailed);
         br->spec.backoff_limit = 0;
       }
       model->UpsertBindRequest(br);
+      if (r->Uniform(4) == 0) {  // the pod deleted and created again: the BindRequest is stale
+        LoadedPod again = p;
+        auto pod = std::make_shared<api::Pod>(*p.pod);
+        pod->metadata.uid = "uid-of-an-earlier-pod";
+        again.pod = pod;
+        model->UpsertPod(again);
+      }
       break;
     }
     case 6: {  // a BindRequest deleted

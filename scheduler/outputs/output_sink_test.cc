@@ -142,6 +142,32 @@ TEST(OutputSink, StaleBindRequestsAreDeletedBeforeScheduling) {
   EXPECT_EQ(h.sink().counters().stale_bind_requests_deleted, 2);
 }
 
+// A BindRequest left by an earlier pod of the same name (deleted and created again before the
+// garbage collector removed it) is stale: the new pod is not Binding by it but decided anew.
+TEST(OutputSink, BindRequestOfAnEarlierPodOfTheSameNameIsStale) {
+  Harness h;
+  h.Load(NodeYaml("n1", 2) + QueueYaml("q") + PodGroupYaml("ns", "pg", "q", 1) +
+         PodYaml("ns", "p1", "pg", 1) + PodGroupYaml("ns", "pg2", "q", 1) +
+         PodYaml("ns", "p2", "pg2", 1) +
+         "apiVersion: scheduling.run.ai/v1alpha2\nkind: BindRequest\nmetadata: {name: p1, "
+         "namespace: ns, ownerReferences: [{apiVersion: v1, kind: Pod, name: p1, uid: uid-old}]}"
+         "\nspec: {podName: p1, selectedNode: n1, receivedResourceType: Regular}\n---\n"
+         "apiVersion: scheduling.run.ai/v1alpha2\nkind: BindRequest\nmetadata: {name: p2, "
+         "namespace: ns, ownerReferences: [{apiVersion: v1, kind: Pod, name: p2, uid: uid-p2}]}"
+         "\nspec: {podName: p2, selectedNode: n1, receivedResourceType: Regular}\n");
+  h.Cycle();
+  ASSERT_FALSE(h.writer().calls.empty());
+  EXPECT_EQ(h.writer().calls[0].verb, "DeleteBindRequest");
+  EXPECT_EQ(h.writer().calls[0].key, "ns/p1");
+  EXPECT_EQ(h.writer().CallsOf("DeleteBindRequest").size(), 1u) << "p2's own BindRequest stays";
+  auto creates = h.writer().CallsOf("CreateBindRequest");
+  ASSERT_EQ(creates.size(), 1u) << "p1 is decided again; p2 is Binding";
+  api::BindRequest br = DecodeBindRequest(creates[0].body);
+  EXPECT_EQ(br.metadata.name, "p1");
+  EXPECT_EQ(br.metadata.owner_references.at(0).uid, "uid-p1");
+  EXPECT_EQ(h.sink().counters().stale_bind_requests_deleted, 1);
+}
+
 TEST(OutputSink, UnschedulableJobConditionIsWrittenOnce) {
   Harness h;
   h.Load(NodeYaml("n1", 1) + QueueYaml("q") + PodGroupYaml("ns", "pg", "q", 1) +
