@@ -460,6 +460,38 @@ void RegisterBuiltins(ResourceRegistry* reg) {
   }
   {
     auto h = Hooks("Event");
+    // apiserver's legacyValidateEvent (both event APIs): an event lives in its object's
+    // namespace ("default" for cluster-scoped objects); one with an eventTime names its
+    // reporter and action. Fields by their core/v1 names.
+    h->validate = [](const Json& o, const Json*, std::string_view, std::vector<StatusCause>* errs) {
+      const std::string ns = GetStr(o, {"metadata", "namespace"});
+      const std::string involved_ns = GetStr(o, {"involvedObject", "namespace"});
+      const bool new_style = !GetStr(o, {"eventTime"}).empty();
+      bool matches = involved_ns.empty() ? (ns == "default" || (!new_style && ns.empty()) ||
+                                            (new_style && ns == "kube-system"))
+                                         : (new_style || ns == involved_ns);
+      if (!matches) {
+        errs->push_back(FieldInvalid("involvedObject.namespace", Quoted(involved_ns),
+                                     "does not match event.namespace"));
+      }
+      if (!new_style) return;
+      for (const auto& [field, limit] :
+           std::vector<std::pair<std::string, size_t>>{{"reportingComponent", 0},
+                                                       {"reportingInstance", 128},
+                                                       {"action", 128},
+                                                       {"reason", 128}}) {
+        const std::string v = GetStr(o, {field});
+        if (v.empty()) {
+          errs->push_back(FieldRequired(field));
+        } else if (limit > 0 && v.size() > limit) {
+          errs->push_back(FieldInvalid(
+              field, "\"\"", "can have at most " + std::to_string(limit) + " characters"));
+        }
+      }
+      if (GetStr(o, {"message"}).size() > 1024) {
+        errs->push_back(FieldInvalid("message", "\"\"", "can have at most 1024 characters"));
+      }
+    };
     reg->Add(
         Make({"",
               "v1",

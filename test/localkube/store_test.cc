@@ -138,6 +138,37 @@ TEST_F(StoreTest, CreateRefusesAResourceVersionAsEtcdDoes) {
   EXPECT_GT((*current)->resource_version(), c->resource_version());
 }
 
+// Events are validated as the API server's legacyValidateEvent does for both event APIs.
+TEST_F(StoreTest, EventsLiveInTheNamespaceOfTheirObject) {
+  const GroupVersionResource events{"", "v1", "events"};
+  auto event = [&](const std::string& name, const std::string& involved_ns,
+                   const std::string& extra) {
+    return store_->Create(events, "default",
+                          R"({"metadata":{"name":")" + name +
+                              R"("},"involvedObject":{"kind":"Pod","name":"p","namespace":")" +
+                              involved_ns + R"("},"reason":"Scheduled","type":"Normal")" + extra +
+                              "}");
+  };
+  EXPECT_TRUE(event("same", "default", "").ok());
+  EXPECT_TRUE(event("cluster-scoped", "", "").ok()) << "a Queue's or a Node's: in default";
+  auto other = event("other", "team-a", "");
+  EXPECT_EQ(other.status().http_code(), 422);
+  EXPECT_EQ(other.status().message(),
+            "Event \"other\" is invalid: involvedObject.namespace: Invalid value: \"team-a\": "
+            "does not match event.namespace");
+  // An eventTime makes it a new-style event: reporter, instance and action are required.
+  auto new_style = event("new", "default", R"(,"eventTime":"2026-12-01T10:00:00.000000Z")");
+  EXPECT_EQ(new_style.status().http_code(), 422);
+  std::vector<std::string> fields;
+  for (const auto& c : new_style.status().causes()) fields.push_back(c.field);
+  EXPECT_EQ(fields,
+            (std::vector<std::string>{"reportingComponent", "reportingInstance", "action"}));
+  EXPECT_TRUE(event("new2", "default",
+                    R"(,"eventTime":"2026-12-01T10:00:00.000000Z","reportingComponent":"kai",)"
+                    R"("reportingInstance":"kai-0","action":"Binding")")
+                  .ok());
+}
+
 TEST_F(StoreTest, UpdateConflictsAndNoOpWrites) {
   ObjectPtr c = MustCreate(kCms, R"({"metadata":{"name":"c"},"data":{"a":"1"}})");
   const std::string rv = std::to_string(c->resource_version());
