@@ -10,6 +10,7 @@
 namespace kai::scheduler {
 namespace {
 
+using outputs_testing::BindRequestYaml;
 using outputs_testing::DrainQueue;
 using outputs_testing::Harness;
 using outputs_testing::NodeYaml;
@@ -23,6 +24,12 @@ api::BindRequest DecodeBindRequest(const std::string& json) {
   auto br = api::Decode<api::BindRequest>(json);
   EXPECT_TRUE(br.ok()) << br.status();
   return br.ok() ? *br : api::BindRequest{};
+}
+
+// Queue q with two jobs of one 1-GPU pod each: ns/p1 (PodGroup pg) and ns/p2 (pg2).
+std::string TwoJobsOfOnePod() {
+  return QueueYaml("q") + PodGroupYaml("ns", "pg", "q", 1) + PodYaml("ns", "p1", "pg", 1) +
+         PodGroupYaml("ns", "pg2", "q", 1) + PodYaml("ns", "p2", "pg2", 1);
 }
 
 TEST(OutputSink, WholeGpuPodGetsOneBindRequestAsKaiWritesIt) {
@@ -109,12 +116,8 @@ TEST(OutputSink, PodsWithABindRequestInFlightAreNotDecidedTwice) {
 
 TEST(OutputSink, LoadedLiveBindRequestMakesItsPodBinding) {
   Harness h;
-  h.Load(NodeYaml("n1", 1) + QueueYaml("q") + PodGroupYaml("ns", "pg", "q", 1) +
-         PodYaml("ns", "p1", "pg", 1) + PodGroupYaml("ns", "pg2", "q", 1) +
-         PodYaml("ns", "p2", "pg2", 1) +
-         "apiVersion: scheduling.run.ai/v1alpha2\nkind: BindRequest\nmetadata: {name: p1, "
-         "namespace: ns}\nspec: {podName: p1, selectedNode: n1, receivedResourceType: Regular}\n"
-         "status: {phase: Pending}\n");
+  h.Load(NodeYaml("n1", 1) + TwoJobsOfOnePod() +
+         BindRequestYaml("ns", "p1", "n1", "", "{phase: Pending}"));
   h.Cycle();
   EXPECT_TRUE(h.writer().CallsOf("CreateBindRequest").empty());
   EXPECT_TRUE(h.writer().CallsOf("DeleteBindRequest").empty());
@@ -122,15 +125,8 @@ TEST(OutputSink, LoadedLiveBindRequestMakesItsPodBinding) {
 
 TEST(OutputSink, StaleBindRequestsAreDeletedBeforeScheduling) {
   Harness h;
-  h.Load(NodeYaml("n1", 2) + QueueYaml("q") + PodGroupYaml("ns", "pg", "q", 1) +
-         PodYaml("ns", "p1", "pg", 1) + PodGroupYaml("ns", "pg2", "q", 1) +
-         PodYaml("ns", "p2", "pg2", 1) +
-         "apiVersion: scheduling.run.ai/v1alpha2\nkind: BindRequest\nmetadata: {name: p2, "
-         "namespace: ns}\nspec: {podName: p2, selectedNode: gone, receivedResourceType: "
-         "Regular}\n---\n"
-         "apiVersion: scheduling.run.ai/v1alpha2\nkind: BindRequest\nmetadata: {name: p1, "
-         "namespace: ns}\nspec: {podName: p1, selectedNode: n1, receivedResourceType: Regular}\n"
-         "status: {phase: Failed, reason: boom}\n");
+  h.Load(NodeYaml("n1", 2) + TwoJobsOfOnePod() + BindRequestYaml("ns", "p2", "gone") +
+         BindRequestYaml("ns", "p1", "n1", "", "{phase: Failed, reason: boom}"));
   h.Cycle();
   ASSERT_GE(h.writer().calls.size(), 4u);
   EXPECT_EQ(h.writer().calls[0].verb, "DeleteBindRequest");
@@ -146,15 +142,8 @@ TEST(OutputSink, StaleBindRequestsAreDeletedBeforeScheduling) {
 // garbage collector removed it) is stale: the new pod is not Binding by it but decided anew.
 TEST(OutputSink, BindRequestOfAnEarlierPodOfTheSameNameIsStale) {
   Harness h;
-  h.Load(NodeYaml("n1", 2) + QueueYaml("q") + PodGroupYaml("ns", "pg", "q", 1) +
-         PodYaml("ns", "p1", "pg", 1) + PodGroupYaml("ns", "pg2", "q", 1) +
-         PodYaml("ns", "p2", "pg2", 1) +
-         "apiVersion: scheduling.run.ai/v1alpha2\nkind: BindRequest\nmetadata: {name: p1, "
-         "namespace: ns, ownerReferences: [{apiVersion: v1, kind: Pod, name: p1, uid: uid-old}]}"
-         "\nspec: {podName: p1, selectedNode: n1, receivedResourceType: Regular}\n---\n"
-         "apiVersion: scheduling.run.ai/v1alpha2\nkind: BindRequest\nmetadata: {name: p2, "
-         "namespace: ns, ownerReferences: [{apiVersion: v1, kind: Pod, name: p2, uid: uid-p2}]}"
-         "\nspec: {podName: p2, selectedNode: n1, receivedResourceType: Regular}\n");
+  h.Load(NodeYaml("n1", 2) + TwoJobsOfOnePod() + BindRequestYaml("ns", "p1", "n1", "uid-old") +
+         BindRequestYaml("ns", "p2", "n1", "uid-p2"));
   h.Cycle();
   ASSERT_FALSE(h.writer().calls.empty());
   EXPECT_EQ(h.writer().calls[0].verb, "DeleteBindRequest");

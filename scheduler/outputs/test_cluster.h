@@ -93,6 +93,24 @@ inline std::string PriorityClassYaml(const std::string& name, int value) {
          "\nvalue: " + std::to_string(value) + "\n---\n";
 }
 
+// A whole-GPU BindRequest for pod ns/name on `node`; `owner_uid` adds the pod owner reference,
+// `status` a status map such as "{phase: Failed}".
+inline std::string BindRequestYaml(const std::string& ns, const std::string& name,
+                                   const std::string& node, const std::string& owner_uid = "",
+                                   const std::string& status = "") {
+  std::string y =
+      "apiVersion: scheduling.run.ai/v1alpha2\nkind: BindRequest\nmetadata: {name: " + name +
+      ", namespace: " + ns;
+  if (!owner_uid.empty()) {
+    y += ", ownerReferences: [{apiVersion: v1, kind: Pod, name: " + name + ", uid: " + owner_uid +
+         "}]";
+  }
+  y += "}\nspec: {podName: " + name + ", selectedNode: " + node +
+       ", receivedResourceType: Regular}\n";
+  if (!status.empty()) y += "status: " + status + "\n";
+  return y + "---\n";
+}
+
 // Everything queued so far, in order.
 inline std::vector<StatusUpdate> DrainQueue(StatusUpdateQueue* q) {
   std::vector<StatusUpdate> out;
