@@ -143,5 +143,6 @@ Status UnauthenticatedError(std::string_view m) { return Status(StatusCode::kUna
 bool IsNotFound(const Status& s) { return s.code() == StatusCode::kNotFound; }
 bool IsAlreadyExists(const Status& s) { return s.code() == StatusCode::kAlreadyExists; }
 bool IsInvalidArgument(const Status& s) { return s.code() == StatusCode::kInvalidArgument; }
+bool IsAborted(const Status& s) { return s.code() == StatusCode::kAborted; }
 
 }  // namespace kai

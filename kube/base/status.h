@@ -119,6 +119,9 @@ Status UnauthenticatedError(std::string_view message);
 bool IsNotFound(const Status& s);
 bool IsAlreadyExists(const Status& s);
 bool IsInvalidArgument(const Status& s);
+// A concurrency conflict (an API server's 409 Conflict: stale resourceVersion, failed
+// precondition).
+bool IsAborted(const Status& s);
 
 }  // namespace kai
 

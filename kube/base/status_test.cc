@@ -30,6 +30,9 @@ TEST(StatusTest, CarriesKubernetesDetails) {
   Status prefixed = s.WithPrefix("update pod default/p");
   EXPECT_EQ(prefixed.message(), "update pod default/p: the object has been modified");
   EXPECT_EQ(prefixed.reason(), "Conflict");
+  EXPECT_TRUE(IsAborted(prefixed));
+  EXPECT_FALSE(IsAborted(AlreadyExistsError("also a 409, but not a conflict")));
+  EXPECT_FALSE(IsAborted(Status::OK()));
 }
 
 TEST(StatusTest, DetailsOnOkBecomeUnknownError) {

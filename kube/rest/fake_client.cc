@@ -228,7 +228,7 @@ class FakeClient::Impl : public std::enable_shared_from_this<FakeClient::Impl> {
 
   // Fills the server-owned metadata of a new object (mu_ held). Returns its key.
   StatusOr<std::string> PrepareCreate(const GroupVersionResource& gvr, std::string_view ns,
-                                      Document& doc) {
+                                      Document& doc, bool keep_uid) {
     if (!doc.IsObject()) return NewBadRequest("the body of the request is not a JSON object");
     Value& md = EnsureObject(doc, doc, "metadata");
     std::string name = GetString(doc, "metadata", "name");
@@ -251,7 +251,8 @@ class FakeClient::Impl : public std::enable_shared_from_this<FakeClient::Impl> {
     if (!ns.empty()) SetString(doc, md, "namespace", ns);
     std::string key = Key(ns, name);  // returned: not const, so it moves
     if (resources_[gvr].objects.count(key) > 0) return NewAlreadyExists(gvr.GroupResource(), name);
-    SetString(doc, md, "uid", NextUid());
+    if (!keep_uid || GetString(doc, "metadata", "uid").empty())
+      SetString(doc, md, "uid", NextUid());
     SetString(doc, md, "creationTimestamp", FormatRfc3339(clock_->Now()));
     SetString(doc, md, "resourceVersion", std::to_string(++rv_));
     if (Value* g = Member(md, "generation"); g != nullptr) {
@@ -271,11 +272,12 @@ class FakeClient::Impl : public std::enable_shared_from_this<FakeClient::Impl> {
   }
 
   StatusOr<std::string> Create(const GroupVersionResource& gvr, std::string_view ns,
-                               std::string_view body, const WriteOptions& options) {
+                               std::string_view body, const WriteOptions& options,
+                               bool keep_uid = false) {
     Document doc;
     KAI_RETURN_IF_ERROR(api::ParseJson(body, &doc).WithPrefix("request body"));
     std::lock_guard<std::mutex> l(mu_);
-    KAI_ASSIGN_OR_RETURN(std::string key, PrepareCreate(gvr, ns, doc));
+    KAI_ASSIGN_OR_RETURN(std::string key, PrepareCreate(gvr, ns, doc, keep_uid));
     auto json = std::make_shared<const std::string>(api::ToJsonString(doc));
     if (options.dry_run) return *json;
     resources_[gvr].objects[key] = json;
@@ -435,7 +437,7 @@ class FakeClient::Impl : public std::enable_shared_from_this<FakeClient::Impl> {
     KAI_RETURN_IF_ERROR(api::ParseJson(*patched, &doc));
     if (it == rs.objects.end()) {
       // Apply creates.
-      KAI_ASSIGN_OR_RETURN(std::string k, PrepareCreate(gvr, ns, doc));
+      KAI_ASSIGN_OR_RETURN(std::string k, PrepareCreate(gvr, ns, doc, /*keep_uid=*/false));
       auto json = std::make_shared<const std::string>(api::ToJsonString(doc));
       if (options.dry_run) return *json;
       rs.objects[k] = json;
@@ -648,7 +650,7 @@ Status FakeClient::Seed(const GroupVersionResource& gvr, std::string_view json) 
   Document doc;
   KAI_RETURN_IF_ERROR(api::ParseJson(json, &doc).WithPrefix("seed"));
   const std::string ns = doc.IsObject() ? GetString(doc, "metadata", "namespace") : "";
-  return impl_->Create(gvr, ns, json, {}).status();
+  return impl_->Create(gvr, ns, json, {}, /*keep_uid=*/true).status();
 }
 
 void FakeClient::PrependReactor(std::string verb, std::string resource, Reactor reactor) {

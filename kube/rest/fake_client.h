@@ -54,7 +54,9 @@ class FakeClient final : public Client {
   explicit FakeClient(FakeClientOptions options = {});
   ~FakeClient() override;
 
-  // Stores an object without recording an action (test setup). Fills in resourceVersion/uid.
+  // Stores an object without recording an action (test setup). Fills in resourceVersion, and a
+  // uid unless the object has one (client-go's tracker keeps it): a test's model and this
+  // server then agree on who is who.
   Status Seed(const GroupVersionResource& gvr, std::string_view json);
 
   // Reactors: return nullopt to fall through to the tracker, or the answer to give.

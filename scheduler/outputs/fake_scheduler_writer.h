@@ -19,7 +19,8 @@ class FakeSchedulerWriter : public SchedulerWriter {
     std::string verb;  // CreateBindRequest, DeleteBindRequest, DeletePod, PatchPod,
                        // PatchPodStatus, PatchPodGroup, PatchPodGroupStatus, Event
     std::string key;   // namespace/name
-    std::string body;  // JSON body (BindRequest, patch); empty for deletes and events
+    std::string body;  // JSON body (BindRequest, patch); DeletePod: the uid precondition;
+                       // empty for other deletes and events
     EventRecord event;
   };
 
@@ -75,8 +76,9 @@ class FakeSchedulerWriter : public SchedulerWriter {
     bind_requests.erase(ns + "/" + name);
     return Status::OK();
   }
-  Status DeletePod(const std::string& ns, const std::string& name) override {
-    return Record("DeletePod", ns + "/" + name, "");
+  Status DeletePod(const std::string& ns, const std::string& name,
+                   const std::string& uid) override {
+    return Record("DeletePod", ns + "/" + name, uid);  // body: the uid precondition
   }
   Status PatchPod(const std::string& ns, const std::string& name, std::string_view patch) override {
     return Record("PatchPod", ns + "/" + name, std::string(patch));

@@ -79,9 +79,10 @@ class GatedSchedulerWriter : public SchedulerWriter {
     std::lock_guard<std::mutex> lock(mu_);
     return inner_->DeleteBindRequest(ns, name);
   }
-  Status DeletePod(const std::string& ns, const std::string& name) override {
+  Status DeletePod(const std::string& ns, const std::string& name,
+                   const std::string& uid) override {
     std::lock_guard<std::mutex> lock(mu_);
-    return inner_->DeletePod(ns, name);
+    return inner_->DeletePod(ns, name, uid);
   }
   Status PatchPod(const std::string& ns, const std::string& name, std::string_view patch) override {
     std::lock_guard<std::mutex> lock(mu_);

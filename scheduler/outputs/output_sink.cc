@@ -253,7 +253,14 @@ Status OutputSink::Evict(const EvictDecision& d) {
   LOG(INFO) << "Evicting pod " << d.pod_key << " (" << d.metadata.action
             << (d.metadata.preemptor ? " for " + *d.metadata.preemptor : std::string())
             << "): " << d.message;
-  Status s = writer_->DeletePod(pod.metadata.namespace_, pod.metadata.name);
+  Status s = writer_->DeletePod(pod.metadata.namespace_, pod.metadata.name, pod.metadata.uid);
+  if (IsAborted(s)) {
+    // The victim is gone and another pod has its name (created since the snapshot): that one
+    // was not chosen, so it stays; the victim's resources are free all the same.
+    LOG(INFO) << "Pod " << d.pod_key << " was replaced by a new pod of its name before its "
+              << "eviction; the new pod is not evicted";
+    return Status::OK();
+  }
   if (!s.ok() && !IsNotFound(s)) {
     LOG(ERROR) << "Failed to evict pod: " << d.pod_key << ", error: " << s;
     return s;

@@ -157,6 +157,36 @@ TEST(OutputSink, BindRequestOfAnEarlierPodOfTheSameNameIsStale) {
   EXPECT_EQ(h.sink().counters().stale_bind_requests_deleted, 1);
 }
 
+// An eviction deletes the victim by name with its uid as a precondition: a pod created again
+// under that name since the snapshot answers 409 and is neither deleted nor counted.
+TEST(OutputSink, EvictionIsPreconditionedOnTheVictimsUid) {
+  const std::string cluster =
+      NodeYaml("n1", 1) + QueueYaml("q") + PriorityClassYaml("low", 50) +
+      PriorityClassYaml("high", 200) +
+      PodGroupYaml("ns", "pg-low", "q", 1, "  priorityClassName: low\n") +
+      PodYaml("ns", "low-0", "pg-low", 1, PodOptions{.node = "n1", .phase = "Running"}) +
+      PodGroupYaml("ns", "pg-high", "q", 1, "  priorityClassName: high\n") +
+      PodYaml("ns", "high-0", "pg-high", 1);
+  {
+    Harness h;
+    h.Load(cluster);
+    h.Cycle();
+    auto deletes = h.writer().CallsOf("DeletePod");
+    ASSERT_EQ(deletes.size(), 1u);
+    EXPECT_EQ(deletes[0].key, "ns/low-0");
+    EXPECT_EQ(deletes[0].body, "uid-low-0");
+    EXPECT_EQ(h.sink().counters().pods_evicted, 1);
+  }
+  Harness h;
+  h.Load(cluster);
+  h.writer().FailNext("DeletePod", AbortedError("Precondition failed: UID in precondition")
+                                       .SetReason("Conflict")
+                                       .SetHttpCode(409));
+  h.Cycle();
+  EXPECT_EQ(h.sink().counters().pods_evicted, 0);
+  EXPECT_TRUE(h.writer().CallsOf("CreateBindRequest").empty()) << "the preemptor is pipelined";
+}
+
 TEST(OutputSink, UnschedulableJobConditionIsWrittenOnce) {
   Harness h;
   h.Load(NodeYaml("n1", 1) + QueueYaml("q") + PodGroupYaml("ns", "pg", "q", 1) +

@@ -42,8 +42,11 @@ Status RestSchedulerWriter::DeleteBindRequest(const std::string& ns, const std::
   return client_->Delete(kube::GvrOf<api::BindRequest>(), ns, name).status();
 }
 
-Status RestSchedulerWriter::DeletePod(const std::string& ns, const std::string& name) {
-  return client_->Delete(Pods(), ns, name).status();
+Status RestSchedulerWriter::DeletePod(const std::string& ns, const std::string& name,
+                                      const std::string& uid) {
+  kube::DeleteOptions o;
+  o.precondition_uid = uid;
+  return client_->Delete(Pods(), ns, name, o).status();
 }
 
 Status RestSchedulerWriter::PatchPod(const std::string& ns, const std::string& name,

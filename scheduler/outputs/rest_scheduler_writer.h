@@ -19,7 +19,7 @@ class RestSchedulerWriter final : public SchedulerWriter {
   Status DeleteBindRequest(const std::string& ns, const std::string& name) override;
   StatusOr<api::BindRequest> GetBindRequest(const std::string& ns,
                                             const std::string& name) override;
-  Status DeletePod(const std::string& ns, const std::string& name) override;
+  Status DeletePod(const std::string& ns, const std::string& name, const std::string& uid) override;
   Status PatchPod(const std::string& ns, const std::string& name, std::string_view patch) override;
   Status PatchPodStatus(const std::string& ns, const std::string& name,
                         std::string_view patch) override;

@@ -8,6 +8,7 @@
 #include "api/podgroup.h"
 #include "api/rapidjson_util.h"
 #include "api/yaml_json.h"
+#include "kube/rest/errors.h"
 #include "kube/rest/fake_client.h"
 #include "scheduler/outputs/test_cluster.h"
 
@@ -136,7 +137,17 @@ TEST(RestSchedulerWriter, PreemptionDeletesTheVictim) {
 TEST(RestSchedulerWriter, ErrorsComeBackAsApiErrors) {
   kube::FakeClient fake;
   RestSchedulerWriter w(&fake, nullptr);
-  EXPECT_TRUE(IsNotFound(w.DeletePod("ns", "missing")));
+  EXPECT_TRUE(IsNotFound(w.DeletePod("ns", "missing", "uid-missing")));
+  // The uid is a precondition: another pod of the victim's name is not deleted.
+  ASSERT_TRUE(fake.Create(kPods, "ns", R"({"metadata":{"name":"p"}})").ok());
+  auto created = fake.Get(kPods, "ns", "p");
+  ASSERT_TRUE(created.ok());
+  auto uid = api::Decode<api::Pod>(*created);
+  ASSERT_TRUE(uid.ok());
+  EXPECT_TRUE(kube::IsConflict(w.DeletePod("ns", "p", "uid-of-an-earlier-p")));
+  EXPECT_TRUE(fake.Get(kPods, "ns", "p").ok());
+  EXPECT_TRUE(w.DeletePod("ns", "p", uid->metadata.uid).ok());
+  EXPECT_TRUE(IsNotFound(fake.Get(kPods, "ns", "p").status()));
   EXPECT_TRUE(IsNotFound(w.PatchPodGroupStatus("ns", "missing", "[]").status()));
   api::BindRequest br;
   br.metadata.namespace_ = "ns";

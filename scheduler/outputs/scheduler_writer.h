@@ -47,8 +47,11 @@ class SchedulerWriter {
   // GET of one BindRequest: the answer to a create whose outcome is unknown.
   virtual StatusOr<api::BindRequest> GetBindRequest(const std::string& ns,
                                                     const std::string& name) = 0;
-  // Eviction is a plain DELETE of the pod (KAI default_evictor), default grace period.
-  virtual Status DeletePod(const std::string& ns, const std::string& name) = 0;
+  // Eviction is a DELETE of the pod (KAI default_evictor), default grace period, with the
+  // victim's uid as a precondition (ours: a pod created again under the victim's name since the
+  // snapshot is another pod, answered 409 Conflict instead of deleted).
+  virtual Status DeletePod(const std::string& ns, const std::string& name,
+                           const std::string& uid) = 0;
   // application/strategic-merge-patch+json on the pod (labels).
   virtual Status PatchPod(const std::string& ns, const std::string& name,
                           std::string_view patch) = 0;
