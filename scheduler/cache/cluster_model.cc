@@ -460,7 +460,9 @@ std::string BoundPodKey(const api::BindRequest& br) {
 }
 }  // namespace
 
-bool ClusterModel::IsForAnotherPod(const api::BindRequest& br) const {
+bool ClusterModel::IsStale(const api::BindRequest& br,
+                           const std::map<std::string, std::unique_ptr<NodeInfo>>& nodes) const {
+  if (br.IsFailed() || nodes.count(br.spec.selected_node) == 0) return true;
   auto it = pods_.find(BoundPodKey(br));
   return it != pods_.end() && br.IsForAnotherPod(it->second.loaded.pod->metadata.uid);
 }
@@ -547,8 +549,7 @@ std::unique_ptr<ClusterInfo> ClusterModel::FullSnapshot(const SchedulerParams& p
   std::map<std::string, const api::BindRequest*> bindings;  // by pod key
   for (const auto& [key, br] : bind_requests_) {
     if (!InPartition(br->metadata, params) && !params.partition_label_value.empty()) continue;
-    bool node_exists = c->nodes.count(br->spec.selected_node) > 0;
-    if (br->IsFailed() || !node_exists || IsForAnotherPod(*br)) {
+    if (IsStale(*br, c->nodes)) {
       c->stale_bind_requests.push_back(key);
       continue;
     }
@@ -778,10 +779,7 @@ void ClusterModel::RebuildTask(const SchedulerParams& params, const std::string&
     for (const std::string& br_key : b->second) {
       const api::BindRequest& br = *bind_requests_.at(br_key);
       if (!InPartition(br.metadata, params) && !params.partition_label_value.empty()) continue;
-      if (br.IsFailed() || k.nodes.count(br.spec.selected_node) == 0 ||
-          br.IsForAnotherPod(e.loaded.pod->metadata.uid)) {
-        continue;
-      }
+      if (IsStale(br, k.nodes)) continue;
       binding = &br;
     }
   }
@@ -954,7 +952,7 @@ void ClusterModel::CopyKept(const SchedulerParams& params, std::vector<std::stri
   c->stale_bind_requests.clear();
   for (const auto& [key, br] : bind_requests_) {
     if (!InPartition(br->metadata, params) && !params.partition_label_value.empty()) continue;
-    if (br->IsFailed() || c->nodes.count(br->spec.selected_node) == 0 || IsForAnotherPod(*br)) {
+    if (IsStale(*br, c->nodes)) {
       c->stale_bind_requests.push_back(key);
     }
   }

@@ -111,8 +111,11 @@ class ClusterModel {
 
   // Incremental snapshot (the second half of cluster_model.cc).
   struct KeptSnapshot;
-  // The BindRequest names a pod the model holds under another uid (api::BindRequest).
-  bool IsForAnotherPod(const api::BindRequest& br) const;
+  // Stale for good, so deleted before the session and never a pod's binding: failed with no
+  // retries left, for a node not in `nodes` (this shard's), or made for an earlier pod of the
+  // name (api::BindRequest::IsForAnotherPod).
+  bool IsStale(const api::BindRequest& br,
+               const std::map<std::string, std::unique_ptr<NodeInfo>>& nodes) const;
   void IndexBindRequest(const std::string& key, const api::BindRequest* old_br,
                         const api::BindRequest* new_br);
   void CountPodResources(const PodEntry& e, int delta);
