@@ -153,7 +153,8 @@ struct CurlSlistDeleter {
 };
 using Slist = std::unique_ptr<curl_slist, CurlSlistDeleter>;
 
-// Easy handles, and open connections, kept for reuse between requests.
+// Easy handles kept for reuse between requests; each keeps its own connection open (libcurl
+// keeps an easy handle's live connections across curl_easy_reset).
 constexpr size_t kMaxIdleHandles = 64;
 
 }  // namespace
@@ -179,7 +180,10 @@ class RestClient::Impl {
     curl_share_setopt(share_, CURLSHOPT_USERDATA, this);
     curl_share_setopt(share_, CURLSHOPT_SHARE, CURL_LOCK_DATA_DNS);
     curl_share_setopt(share_, CURLSHOPT_SHARE, CURL_LOCK_DATA_SSL_SESSION);
-    curl_share_setopt(share_, CURLSHOPT_SHARE, CURL_LOCK_DATA_CONNECT);
+    // Not CURL_LOCK_DATA_CONNECT: libcurl does not support sharing connections between
+    // concurrent threads (curl_share_setopt(3); KNOWN_BUGS "A shared connection cache is not
+    // thread-safe", crashes reported up to 8.x). Each pooled handle keeps its own connection,
+    // and a handle serves one thread at a time.
   }
 
   ~Impl() {
@@ -254,10 +258,6 @@ class RestClient::Impl {
     const std::string url = base_url_ + req.path;
     curl_easy_setopt(h, CURLOPT_URL, url.c_str());
     curl_easy_setopt(h, CURLOPT_SHARE, share_);
-    // The shared connection cache keeps at most MAXCONNECTS idle connections (libcurl's default
-    // is 5): with more concurrent callers than that, every request beyond the fifth would open
-    // a new connection and pay a TLS handshake. Keep as many as idle handles are kept.
-    curl_easy_setopt(h, CURLOPT_MAXCONNECTS, static_cast<long>(kMaxIdleHandles));
     curl_easy_setopt(h, CURLOPT_NOSIGNAL, 1L);
     curl_easy_setopt(h, CURLOPT_ERRORBUFFER, errbuf);
     curl_easy_setopt(h, CURLOPT_USERAGENT, user_agent_.c_str());

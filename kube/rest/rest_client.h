@@ -3,7 +3,8 @@
 // - TLS from memory (CA, client certificate and key as PEM blobs), tls-server-name, insecure.
 // - Auth: bearer token, token file (re-read every minute), basic, exec plugins (cached until
 //   expiry, re-run once after a 401).
-// - Connection reuse: a pool of curl handles sharing DNS, TLS sessions and connections.
+// - Connection reuse: a pool of curl handles, each keeping its own connection, sharing DNS and
+//   TLS sessions (never connections: libcurl does not support that across threads).
 // - Client-side throttling: a token bucket (qps/burst from the config, settable).
 // - Retries (client-go rest/request.go): a 429, or a 5xx on an idempotent verb (GET, LIST, PUT,
 //   DELETE; watches at connect time), is retried up to max_retries times, waiting Retry-After

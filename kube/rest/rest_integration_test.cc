@@ -472,15 +472,16 @@ TEST_F(RestIntegrationTest, ClientSideThrottlingWaitsOnTheClock) {
   EXPECT_GE(client->stats().throttled, 1);
 }
 
-// Controllers call one client from many workers: every connection they open stays open for the
-// next request (libcurl's own cache would keep only 5 and close the others, costing a TLS
-// handshake per request beyond 5 threads).
+// Controllers call one client from many workers while informers open and close watches: every
+// connection a worker opens stays open for its next request, so no more are opened than requests
+// ran at once (each pooled handle keeps its own; a TLS handshake per request would follow from
+// closing them).
 TEST_F(RestIntegrationTest, ConcurrentWorkersReuseTheirConnections) {
   auto client = NewClient();
-  constexpr int kThreads = 12, kRequests = 25;
+  constexpr int kThreads = 12, kRequests = 25, kWatchers = 3;
   std::atomic<int> failures{0};
   std::vector<std::thread> threads;
-  threads.reserve(kThreads);
+  threads.reserve(kThreads + kWatchers);
   for (int t = 0; t < kThreads; ++t) {
     threads.emplace_back([&] {
       for (int i = 0; i < kRequests; ++i) {
@@ -488,9 +489,22 @@ TEST_F(RestIntegrationTest, ConcurrentWorkersReuseTheirConnections) {
       }
     });
   }
+  for (int t = 0; t < kWatchers; ++t) {
+    threads.emplace_back([&] {
+      for (int i = 0; i < kRequests / 5; ++i) {
+        auto w = client->Watch(kConfigMaps, "default");
+        if (!w.ok()) {
+          ++failures;
+          continue;
+        }
+        (*w)->Stop();
+      }
+    });
+  }
   for (auto& t : threads) t.join();
   EXPECT_EQ(failures.load(), 0);
   EXPECT_LE(client->stats().connections, kThreads);  // at most one per concurrent request
+  EXPECT_GE(client->stats().connections, 1);
 }
 
 TEST_F(RestIntegrationTest, ConnectionReuseUserAgentAndTimeouts) {
