@@ -75,7 +75,10 @@ class BinderClient {
   // application/merge-patch+json on bindrequests/status.
   virtual Status MergePatchBindRequestStatus(const std::string& ns, const std::string& name,
                                              std::string_view patch) = 0;
-  virtual Status DeleteBindRequest(const std::string& ns, const std::string& name) = 0;
+  // With the uid as a precondition: a BindRequest the scheduler created since under the same
+  // name is another one (409 Conflict, not deleted).
+  virtual Status DeleteBindRequest(const std::string& ns, const std::string& name,
+                                   const std::string& uid) = 0;
   virtual void RecordEvent(const BinderEvent& event) = 0;
 };
 

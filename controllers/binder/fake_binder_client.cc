@@ -340,10 +340,20 @@ Status FakeBinderClient::MergePatchBindRequestStatus(const std::string& ns, cons
   });
 }
 
-Status FakeBinderClient::DeleteBindRequest(const std::string& ns, const std::string& name) {
+Status FakeBinderClient::DeleteBindRequest(const std::string& ns, const std::string& name,
+                                           const std::string& uid) {
   std::string key = Key(ns, name);
-  return Write("DeleteBindRequest", key, "", [&]() -> Status {
-    if (bind_requests.erase(key) == 0) return NotFound("bindrequests.scheduling.run.ai", name);
+  return Write("DeleteBindRequest", key, uid, [&]() -> Status {
+    auto it = bind_requests.find(key);
+    if (it == bind_requests.end()) return NotFound("bindrequests.scheduling.run.ai", name);
+    if (!uid.empty() && it->second.metadata.uid != uid) {
+      return AbortedError("Operation cannot be fulfilled on bindrequests.scheduling.run.ai \"" +
+                          name + "\": Precondition failed: UID in precondition: " + uid +
+                          ", UID in object meta: " + it->second.metadata.uid)
+          .SetReason("Conflict")
+          .SetHttpCode(409);
+    }
+    bind_requests.erase(it);
     return Status::OK();
   });
 }

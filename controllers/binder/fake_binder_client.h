@@ -75,7 +75,8 @@ class FakeBinderClient : public BinderClient {
   Status DeleteConfigMap(const std::string& ns, const std::string& name) override;
   Status MergePatchBindRequestStatus(const std::string& ns, const std::string& name,
                                      std::string_view patch) override;
-  Status DeleteBindRequest(const std::string& ns, const std::string& name) override;
+  Status DeleteBindRequest(const std::string& ns, const std::string& name,
+                           const std::string& uid) override;
   void RecordEvent(const BinderEvent& event) override { events.push_back(event); }
 
   std::vector<Call> CallsOf(const std::string& verb) const;

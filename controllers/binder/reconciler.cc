@@ -94,8 +94,11 @@ ReconcileResult BindRequestReconciler::Reconcile(const std::string& ns, const st
         LOG(INFO) << "BindRequest " << ns << "/" << name
                   << " has no selected GPU groups for a fractional pod; deleting it so that a "
                      "valid one is created";
-        Status d = client_->DeleteBindRequest(ns, name);
-        if (!d.ok() && !IsNotFound(d)) return ReconcileResult{Outcome::kError, std::nullopt, d};
+        Status d = client_->DeleteBindRequest(ns, name, br->metadata.uid);
+        // 409: the scheduler already replaced it (the uid precondition failed).
+        if (!d.ok() && !IsNotFound(d) && !IsAborted(d)) {
+          return ReconcileResult{Outcome::kError, std::nullopt, d};
+        }
         return ReconcileResult{Outcome::kInvalidDeleted, std::nullopt, b.error};
       }
       if (b.unknown) {

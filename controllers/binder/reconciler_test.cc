@@ -271,6 +271,27 @@ TEST_F(ReconcilerTest, FractionWithoutGroupsIsDeleted) {
   EXPECT_EQ(client_.bind_requests.count("ns/f"), 0u);
 }
 
+// The invalid BindRequest is deleted with its uid as a precondition; when the scheduler already
+// replaced it (409), there is nothing left to delete and nothing to retry.
+TEST_F(ReconcilerTest, InvalidBindRequestIsDeletedOnlyWhileTheNameHoldsIt) {
+  client_.AddPod(Pod("ns", "f", true));
+  auto br = BindRequest("ns", "f", "n1", {}, "0.50");
+  br.metadata.uid = "br-1";
+  client_.AddBindRequest(br);
+  EXPECT_EQ(r_.Reconcile("ns", "f").outcome, Outcome::kInvalidDeleted);
+  ASSERT_FALSE(client_.calls.empty());
+  EXPECT_EQ(client_.calls.back().verb, "DeleteBindRequest");
+  EXPECT_EQ(client_.calls.back().body, "br-1");
+
+  client_.AddBindRequest(br);
+  client_.FailNext("DeleteBindRequest",
+                   AbortedError("Precondition failed: UID in precondition: br-1, UID in object "
+                                "meta: br-2")
+                       .SetReason("Conflict")
+                       .SetHttpCode(409));
+  EXPECT_EQ(r_.Reconcile("ns", "f").outcome, Outcome::kInvalidDeleted);
+}
+
 TEST_F(ReconcilerTest, DeletedBindRequestAndFinishedPodReleaseTheGroup) {
   client_.AddPod(Pod("ns", "f", true));
   client_.AddBindRequest(BindRequest("ns", "f", "n1", {"g1"}, "0.50"));

@@ -209,8 +209,11 @@ Status RestBinderClient::MergePatchBindRequestStatus(const std::string& ns, cons
   return client_->Patch(BindRequests(), ns, name, kube::PatchType::kMerge, patch, o).status();
 }
 
-Status RestBinderClient::DeleteBindRequest(const std::string& ns, const std::string& name) {
-  return client_->Delete(BindRequests(), ns, name).status();
+Status RestBinderClient::DeleteBindRequest(const std::string& ns, const std::string& name,
+                                           const std::string& uid) {
+  kube::DeleteOptions o;
+  o.precondition_uid = uid;
+  return client_->Delete(BindRequests(), ns, name, o).status();
 }
 
 }  // namespace kai::binder

@@ -78,7 +78,8 @@ class RestBinderClient final : public BinderClient {
   Status DeleteConfigMap(const std::string& ns, const std::string& name) override;
   Status MergePatchBindRequestStatus(const std::string& ns, const std::string& name,
                                      std::string_view patch) override;
-  Status DeleteBindRequest(const std::string& ns, const std::string& name) override;
+  Status DeleteBindRequest(const std::string& ns, const std::string& name,
+                           const std::string& uid) override;
   void RecordEvent(const BinderEvent& event) override {
     if (events_) events_(event);
   }

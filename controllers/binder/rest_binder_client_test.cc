@@ -194,6 +194,16 @@ TEST_F(RestBinderTest, ApiErrorsAreClassified) {
   Seed(kPods, api::EncodeJson(Pod("ns", "b")));
   ASSERT_TRUE(client_.CreateBinding("ns", "b", "", "n1").ok());
   EXPECT_FALSE(client_.CreateBinding("ns", "b", "", "n1").ok());  // already bound
+
+  // A BindRequest is deleted with its uid as a precondition.
+  const kube::GroupVersionResource brs{"scheduling.run.ai", "v1alpha2", "bindrequests"};
+  auto br = testing::BindRequest("ns", "b", "n1");
+  br.metadata.uid = "br-2";
+  Seed(brs, api::EncodeJson(br));
+  EXPECT_TRUE(IsAborted(client_.DeleteBindRequest("ns", "b", "br-1")));
+  EXPECT_TRUE(client_.GetBindRequest("ns", "b").ok());
+  EXPECT_TRUE(client_.DeleteBindRequest("ns", "b", "br-2").ok());
+  EXPECT_TRUE(IsNotFound(client_.GetBindRequest("ns", "b").status()));
 }
 
 }  // namespace
