@@ -64,9 +64,15 @@ struct ClusterInfo {
   // requests into GPUs for fairness.
   std::optional<int64_t> min_node_gpu_memory;
 
-  // BindRequests the cache should delete after this snapshot (failed or pointing to a missing
-  // node), as "namespace/name".
-  std::vector<std::string> stale_bind_requests;
+  // BindRequests the cache should delete after this snapshot (failed, pointing to a missing
+  // node, or made for an earlier pod of the name): "namespace/name" and the uid the delete is
+  // preconditioned on, so a newer BindRequest under the name is never the one deleted.
+  struct StaleBindRequest {
+    std::string key;
+    std::string uid;
+    bool operator==(const StaleBindRequest&) const = default;
+  };
+  std::vector<StaleBindRequest> stale_bind_requests;
 
   NodeInfo* FindNode(const std::string& name) const {
     if (session_epoch != 0 && node_index_.epoch == session_epoch) {

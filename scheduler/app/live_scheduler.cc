@@ -190,6 +190,12 @@ void LiveScheduler::Upsert(const std::string& resource, const kube::ObjectPtr& o
 void LiveScheduler::Remove(const std::string& resource, const kube::ObjectPtr& obj) {
   const std::string& key = obj->key();
   std::lock_guard<std::mutex> lock(model_mu_);
+  if (resource == "bindrequests") {
+    // The model may already hold a newer BindRequest under this name: one this scheduler created
+    // after deleting the stale one whose DELETED arrives now.
+    if (model_.DeleteBindRequest(key, obj->uid())) raw_[resource].erase(key);
+    return;
+  }
   raw_[resource].erase(key);
   if (resource == "nodes") model_.DeleteNode(key);
   if (resource == "pods") model_.DeletePod(key);
@@ -199,7 +205,6 @@ void LiveScheduler::Remove(const std::string& resource, const kube::ObjectPtr& o
   }
   if (resource == "queues") model_.DeleteQueue(key);
   if (resource == "priorityclasses") model_.DeletePriorityClass(key);
-  if (resource == "bindrequests") model_.DeleteBindRequest(key);
   if (resource == "topologies") model_.DeleteTopology(key);
   if (resource == "configmaps") model_.DeleteConfigMap(key);
 }

@@ -491,11 +491,15 @@ void ClusterModel::UpsertBindRequest(std::shared_ptr<const api::BindRequest> br)
   IndexBindRequest(key, it == bind_requests_.end() ? nullptr : it->second.get(), br.get());
   bind_requests_[key] = std::move(br);
 }
-void ClusterModel::DeleteBindRequest(const std::string& key) {
+bool ClusterModel::DeleteBindRequest(const std::string& key, std::string_view uid) {
   auto it = bind_requests_.find(key);
-  if (it == bind_requests_.end()) return;
+  if (it == bind_requests_.end()) return true;
+  if (!uid.empty() && !it->second->metadata.uid.empty() && it->second->metadata.uid != uid) {
+    return false;
+  }
   IndexBindRequest(key, it->second.get(), nullptr);
   bind_requests_.erase(it);
+  return true;
 }
 
 void ClusterModel::AddAll(const LoadedObjects& o) {
@@ -550,7 +554,7 @@ std::unique_ptr<ClusterInfo> ClusterModel::FullSnapshot(const SchedulerParams& p
   for (const auto& [key, br] : bind_requests_) {
     if (!InPartition(br->metadata, params) && !params.partition_label_value.empty()) continue;
     if (IsStale(*br, c->nodes)) {
-      c->stale_bind_requests.push_back(key);
+      c->stale_bind_requests.push_back({key, br->metadata.uid});
       continue;
     }
     bindings[BoundPodKey(*br)] = br.get();
@@ -952,9 +956,7 @@ void ClusterModel::CopyKept(const SchedulerParams& params, std::vector<std::stri
   c->stale_bind_requests.clear();
   for (const auto& [key, br] : bind_requests_) {
     if (!InPartition(br->metadata, params) && !params.partition_label_value.empty()) continue;
-    if (IsStale(*br, c->nodes)) {
-      c->stale_bind_requests.push_back(key);
-    }
+    if (IsStale(*br, c->nodes)) c->stale_bind_requests.push_back({key, br->metadata.uid});
   }
   AssignMapInPlace(
       &c->queues, k.queues,

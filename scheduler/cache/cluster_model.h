@@ -22,6 +22,7 @@
 #include <optional>
 #include <set>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "scheduler/api/cluster_info.h"
@@ -55,7 +56,11 @@ class ClusterModel {
   void UpsertConfigMap(std::shared_ptr<const api::ConfigMap> cm);
   void DeleteConfigMap(const std::string& key);
   void UpsertBindRequest(std::shared_ptr<const api::BindRequest> br);
-  void DeleteBindRequest(const std::string& key);
+  // Forgets the BindRequest `key`; with a `uid`, only if the model's has that uid (or none).
+  // The model learns BindRequests from two sources, the scheduler's creates and the informer: a
+  // late DELETED of a stale BindRequest must not remove the one created under its name since.
+  // Returns false only when it kept a BindRequest of another uid.
+  bool DeleteBindRequest(const std::string& key, std::string_view uid = {});
 
   // Adds everything a loader read.
   void AddAll(const LoadedObjects& objects);

@@ -325,7 +325,7 @@ TEST(IncrementalSnapshot, RecycledSnapshotIsOverwrittenWhole) {
   used->jobs_pending_at_open_set = true;
   used->num_jobs_at_open = 99;
   used->queue_usage["q"]["gpu"] = 1;
-  used->stale_bind_requests.push_back("ns/br");
+  used->stale_bind_requests.push_back({"ns/br", "uid-br"});
   used->IndexQueues();
   used->session_epoch = 12345;
   used->queues.clear();

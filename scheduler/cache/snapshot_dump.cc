@@ -164,7 +164,7 @@ std::string DumpSnapshot(const ClusterInfo& c) {
   o << "\nconfig_maps";
   for (const auto& k : c.config_maps) o << " " << k;
   o << "\nstale_bind_requests";
-  for (const auto& k : c.stale_bind_requests) o << " " << k;
+  for (const auto& b : c.stale_bind_requests) o << " " << b.key << "@" << b.uid;
   o << "\nmin_node_gpu_memory " << (c.min_node_gpu_memory ? *c.min_node_gpu_memory : -1)
     << "\njobs_pending_at_open " << c.jobs_pending_at_open.size() << " "
     << c.jobs_pending_at_open_set << " " << c.num_jobs_at_open << "\nqueue_usage";

@@ -19,8 +19,8 @@ class FakeSchedulerWriter : public SchedulerWriter {
     std::string verb;  // CreateBindRequest, DeleteBindRequest, DeletePod, PatchPod,
                        // PatchPodStatus, PatchPodGroup, PatchPodGroupStatus, Event
     std::string key;   // namespace/name
-    std::string body;  // JSON body (BindRequest, patch); DeletePod: the uid precondition;
-                       // empty for other deletes and events
+    std::string body;  // JSON body (BindRequest, patch); deletes: the uid precondition;
+                       // empty for events
     EventRecord event;
   };
 
@@ -71,8 +71,18 @@ class FakeSchedulerWriter : public SchedulerWriter {
   // The next CreateBindRequest fails with `s` although the object is stored (the answer was
   // lost: a connection reset after the server committed).
   void LoseNextCreateAnswer(Status s) { lost_answers_.push_back(std::move(s)); }
-  Status DeleteBindRequest(const std::string& ns, const std::string& name) override {
-    KAI_RETURN_IF_ERROR(Record("DeleteBindRequest", ns + "/" + name, ""));
+  // Honours the uid precondition as the API server does.
+  Status DeleteBindRequest(const std::string& ns, const std::string& name,
+                           const std::string& uid) override {
+    KAI_RETURN_IF_ERROR(Record("DeleteBindRequest", ns + "/" + name, uid));
+    auto it = bind_requests.find(ns + "/" + name);
+    if (it != bind_requests.end() && !uid.empty() && it->second.metadata.uid != uid) {
+      return AbortedError("Operation cannot be fulfilled on bindrequests.scheduling.run.ai \"" +
+                          name + "\": Precondition failed: UID in precondition: " + uid +
+                          ", UID in object meta: " + it->second.metadata.uid)
+          .SetReason("Conflict")
+          .SetHttpCode(409);
+    }
     bind_requests.erase(ns + "/" + name);
     return Status::OK();
   }

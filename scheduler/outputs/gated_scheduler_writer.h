@@ -75,9 +75,10 @@ class GatedSchedulerWriter : public SchedulerWriter {
     std::lock_guard<std::mutex> lock(mu_);
     return inner_->GetBindRequest(ns, name);
   }
-  Status DeleteBindRequest(const std::string& ns, const std::string& name) override {
+  Status DeleteBindRequest(const std::string& ns, const std::string& name,
+                           const std::string& uid) override {
     std::lock_guard<std::mutex> lock(mu_);
-    return inner_->DeleteBindRequest(ns, name);
+    return inner_->DeleteBindRequest(ns, name, uid);
   }
   Status DeletePod(const std::string& ns, const std::string& name,
                    const std::string& uid) override {

@@ -308,16 +308,22 @@ void OutputSink::RecordJobStatuses(const ClusterInfo& cluster) {
 }
 
 Status OutputSink::CleanStaleBindRequests(const ClusterInfo& cluster) {
-  std::vector<std::string> keys = cluster.stale_bind_requests;
-  std::sort(keys.begin(), keys.end());
+  std::vector<ClusterInfo::StaleBindRequest> stale = cluster.stale_bind_requests;
+  std::sort(stale.begin(), stale.end(), [](const auto& a, const auto& b) { return a.key < b.key; });
   Status first;
-  for (const auto& key : keys) {
+  for (const auto& [key, uid] : stale) {
     auto slash = key.find('/');
     std::string ns = slash == std::string::npos ? "" : key.substr(0, slash);
     std::string name = slash == std::string::npos ? key : key.substr(slash + 1);
-    Status s = writer_->DeleteBindRequest(ns, name);
+    Status s = writer_->DeleteBindRequest(ns, name, uid);
     if (s.ok() || IsNotFound(s)) {
       ++counters_.stale_bind_requests_deleted;
+      continue;
+    }
+    if (IsAborted(s)) {
+      // The uid precondition failed: the name holds a newer BindRequest (this scheduler's own
+      // since the snapshot, or a new leader's), which is not stale.
+      VLOG(2) << "stale bind request <" << key << "> was already replaced: " << s;
       continue;
     }
     LOG(WARNING) << "failed to delete stale bind request <" << key << ">: " << s;

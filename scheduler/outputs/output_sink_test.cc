@@ -138,6 +138,58 @@ TEST(OutputSink, StaleBindRequestsAreDeletedBeforeScheduling) {
   EXPECT_EQ(h.sink().counters().stale_bind_requests_deleted, 2);
 }
 
+// A stale BindRequest is deleted with its uid as a precondition: when the name holds a newer
+// one (a new leader's, created since the snapshot), the API server refuses (409) and the newer
+// one stays. That is no error of the cycle and no stale BindRequest deleted.
+TEST(OutputSink, StaleBindRequestIsDeletedOnlyWhileTheNameStillHoldsIt) {
+  Harness h;
+  h.Load(NodeYaml("n1", 2) + TwoJobsOfOnePod() +
+         BindRequestYaml("ns", "p1", "n1", "", "{phase: Failed, reason: boom}", "br-old"));
+  api::BindRequest newer;
+  newer.metadata.namespace_ = "ns";
+  newer.metadata.name = "p1";
+  newer.metadata.uid = "br-new";
+  newer.spec.pod_name = "p1";
+  newer.spec.selected_node = "n1";
+  h.writer().bind_requests["ns/p1"] = newer;
+
+  CycleResult r = h.Cycle();
+  EXPECT_TRUE(r.clean_stale_bind_requests.ok()) << r.clean_stale_bind_requests;
+  auto deletes = h.writer().CallsOf("DeleteBindRequest");
+  ASSERT_EQ(deletes.size(), 1u);
+  EXPECT_EQ(deletes[0].key, "ns/p1");
+  EXPECT_EQ(deletes[0].body, "br-old") << "the uid precondition";
+  EXPECT_EQ(h.writer().bind_requests.at("ns/p1").metadata.uid, "br-new");
+  EXPECT_EQ(h.sink().counters().stale_bind_requests_deleted, 0);
+}
+
+// The model learns BindRequests from the scheduler's own creates and from the informer. The
+// informer's DELETED of a stale BindRequest can arrive after the scheduler created a new one
+// under its name: it must not make the pod look unscheduled again (a second decision, a 409 and
+// a FailedBinding event).
+TEST(OutputSink, LateDeleteOfAReplacedBindRequestKeepsItsSuccessor) {
+  Harness h;
+  h.Load(NodeYaml("n1", 2) + TwoJobsOfOnePod() +
+         BindRequestYaml("ns", "p1", "n1", "", "{phase: Failed, reason: boom}", "br-old"));
+  h.Cycle();
+  ASSERT_EQ(h.writer().CallsOf("CreateBindRequest").size(), 2u);
+  const std::string successor = h.writer().bind_requests.at("ns/p1").metadata.uid;
+  ASSERT_NE(successor, "br-old");
+
+  EXPECT_FALSE(h.model().DeleteBindRequest("ns/p1", "br-old")) << "the informer, late";
+  h.writer().calls.clear();
+  h.Cycle();
+  EXPECT_TRUE(h.writer().CallsOf("CreateBindRequest").empty()) << "p1 is Binding";
+  EXPECT_TRUE(h.writer().CallsOf("DeleteBindRequest").empty());
+  EXPECT_TRUE(h.writer().CallsOf("Event").empty());
+
+  // The successor's own DELETED does remove it: p1 is decided again.
+  EXPECT_TRUE(h.model().DeleteBindRequest("ns/p1", successor));
+  h.writer().bind_requests.erase("ns/p1");
+  h.Cycle();
+  EXPECT_EQ(h.writer().CallsOf("CreateBindRequest").size(), 1u);
+}
+
 // A BindRequest left by an earlier pod of the same name (deleted and created again before the
 // garbage collector removed it) is stale: the new pod is not Binding by it but decided anew.
 TEST(OutputSink, BindRequestOfAnEarlierPodOfTheSameNameIsStale) {

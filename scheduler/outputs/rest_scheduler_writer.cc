@@ -38,8 +38,11 @@ StatusOr<api::BindRequest> RestSchedulerWriter::GetBindRequest(const std::string
   return api::Decode<api::BindRequest>(got);
 }
 
-Status RestSchedulerWriter::DeleteBindRequest(const std::string& ns, const std::string& name) {
-  return client_->Delete(kube::GvrOf<api::BindRequest>(), ns, name).status();
+Status RestSchedulerWriter::DeleteBindRequest(const std::string& ns, const std::string& name,
+                                              const std::string& uid) {
+  kube::DeleteOptions o;
+  o.precondition_uid = uid;
+  return client_->Delete(kube::GvrOf<api::BindRequest>(), ns, name, o).status();
 }
 
 Status RestSchedulerWriter::DeletePod(const std::string& ns, const std::string& name,

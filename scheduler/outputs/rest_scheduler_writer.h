@@ -16,7 +16,8 @@ class RestSchedulerWriter final : public SchedulerWriter {
       : client_(client), events_(std::move(events)) {}
 
   StatusOr<api::BindRequest> CreateBindRequest(const api::BindRequest& br) override;
-  Status DeleteBindRequest(const std::string& ns, const std::string& name) override;
+  Status DeleteBindRequest(const std::string& ns, const std::string& name,
+                           const std::string& uid) override;
   StatusOr<api::BindRequest> GetBindRequest(const std::string& ns,
                                             const std::string& name) override;
   Status DeletePod(const std::string& ns, const std::string& name, const std::string& uid) override;

@@ -153,8 +153,14 @@ TEST(RestSchedulerWriter, ErrorsComeBackAsApiErrors) {
   br.metadata.namespace_ = "ns";
   br.metadata.name = "p";
   br.spec.pod_name = "p";
-  ASSERT_TRUE(w.CreateBindRequest(br).ok());
+  auto stored = w.CreateBindRequest(br);
+  ASSERT_TRUE(stored.ok()) << stored.status();
   EXPECT_TRUE(IsAlreadyExists(w.CreateBindRequest(br).status()));
+  // So is a stale BindRequest's: a newer one under its name stays.
+  EXPECT_TRUE(kube::IsConflict(w.DeleteBindRequest("ns", "p", "uid-of-an-earlier-br")));
+  EXPECT_TRUE(w.GetBindRequest("ns", "p").ok());
+  EXPECT_TRUE(w.DeleteBindRequest("ns", "p", stored->metadata.uid).ok());
+  EXPECT_TRUE(IsNotFound(w.GetBindRequest("ns", "p").status()));
   w.RecordEvent(EventRecord{});  // no sink: dropped
 }
 

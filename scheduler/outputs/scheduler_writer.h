@@ -43,7 +43,10 @@ class SchedulerWriter {
 
   // POST scheduling.run.ai/v1alpha2 bindrequests; returns the created object.
   virtual StatusOr<api::BindRequest> CreateBindRequest(const api::BindRequest& br) = 0;
-  virtual Status DeleteBindRequest(const std::string& ns, const std::string& name) = 0;
+  // With the uid as a precondition (ours: a BindRequest created since under the same name is
+  // another one, answered 409 Conflict instead of deleted).
+  virtual Status DeleteBindRequest(const std::string& ns, const std::string& name,
+                                   const std::string& uid) = 0;
   // GET of one BindRequest: the answer to a create whose outcome is unknown.
   virtual StatusOr<api::BindRequest> GetBindRequest(const std::string& ns,
                                                     const std::string& name) = 0;

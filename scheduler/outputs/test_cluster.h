@@ -94,13 +94,14 @@ inline std::string PriorityClassYaml(const std::string& name, int value) {
 }
 
 // A whole-GPU BindRequest for pod ns/name on `node`; `owner_uid` adds the pod owner reference,
-// `status` a status map such as "{phase: Failed}".
+// `status` a status map such as "{phase: Failed}", `uid` the BindRequest's own uid.
 inline std::string BindRequestYaml(const std::string& ns, const std::string& name,
                                    const std::string& node, const std::string& owner_uid = "",
-                                   const std::string& status = "") {
+                                   const std::string& status = "", const std::string& uid = "") {
   std::string y =
       "apiVersion: scheduling.run.ai/v1alpha2\nkind: BindRequest\nmetadata: {name: " + name +
       ", namespace: " + ns;
+  if (!uid.empty()) y += ", uid: " + uid;
   if (!owner_uid.empty()) {
     y += ", ownerReferences: [{apiVersion: v1, kind: Pod, name: " + name + ", uid: " + owner_uid +
          "}]";
