@@ -18,6 +18,7 @@ using outputs_testing::PodGroupYaml;
 using outputs_testing::PodOptions;
 using outputs_testing::PodYaml;
 using outputs_testing::QueueYaml;
+using outputs_testing::WholeGpuBindRequest;
 
 // 2 nodes x 4 GPUs; two gangs of 2 whole-GPU pods, three whole-GPU bare pods and a half-GPU bare
 // pod (the restart e2e workload).
@@ -143,13 +144,7 @@ TEST(InDoubtBindRequest, AlreadyExistsIsReadIntoTheModel) {
   Harness h;
   h.Load(NodeYaml("n0", 1) + QueueYaml("q") +
          PodYaml("ns", "a", "", 1, PodOptions{.labels = "    kai.scheduler/queue: q\n"}));
-  api::BindRequest existing;
-  existing.metadata.name = "a";
-  existing.metadata.namespace_ = "ns";
-  existing.spec.pod_name = "a";
-  existing.spec.selected_node = "n0";
-  existing.spec.received_resource_type = "Regular";
-  h.writer().bind_requests["ns/a"] = existing;
+  h.writer().bind_requests["ns/a"] = WholeGpuBindRequest("ns", "a", "n0");
   h.Cycle();
   EXPECT_EQ(h.sink().counters().bind_request_failures, 1);  // AlreadyExists
   h.writer().calls.clear();

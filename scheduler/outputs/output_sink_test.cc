@@ -19,6 +19,7 @@ using outputs_testing::PodOptions;
 using outputs_testing::PodYaml;
 using outputs_testing::PriorityClassYaml;
 using outputs_testing::QueueYaml;
+using outputs_testing::WholeGpuBindRequest;
 
 api::BindRequest DecodeBindRequest(const std::string& json) {
   auto br = api::Decode<api::BindRequest>(json);
@@ -145,13 +146,7 @@ TEST(OutputSink, StaleBindRequestIsDeletedOnlyWhileTheNameStillHoldsIt) {
   Harness h;
   h.Load(NodeYaml("n1", 2) + TwoJobsOfOnePod() +
          BindRequestYaml("ns", "p1", "n1", "", "{phase: Failed, reason: boom}", "br-old"));
-  api::BindRequest newer;
-  newer.metadata.namespace_ = "ns";
-  newer.metadata.name = "p1";
-  newer.metadata.uid = "br-new";
-  newer.spec.pod_name = "p1";
-  newer.spec.selected_node = "n1";
-  h.writer().bind_requests["ns/p1"] = newer;
+  h.writer().bind_requests["ns/p1"] = WholeGpuBindRequest("ns", "p1", "n1", "br-new");
 
   CycleResult r = h.Cycle();
   EXPECT_TRUE(r.clean_stale_bind_requests.ok()) << r.clean_stale_bind_requests;

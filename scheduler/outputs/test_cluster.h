@@ -112,6 +112,19 @@ inline std::string BindRequestYaml(const std::string& ns, const std::string& nam
   return y + "---\n";
 }
 
+// The typed form of BindRequestYaml without owner or status, e.g. to put on the fake server.
+inline api::BindRequest WholeGpuBindRequest(const std::string& ns, const std::string& name,
+                                            const std::string& node, const std::string& uid = "") {
+  api::BindRequest br;
+  br.metadata.namespace_ = ns;
+  br.metadata.name = name;
+  br.metadata.uid = uid;
+  br.spec.pod_name = name;
+  br.spec.selected_node = node;
+  br.spec.received_resource_type = "Regular";
+  return br;
+}
+
 // Everything queued so far, in order.
 inline std::vector<StatusUpdate> DrainQueue(StatusUpdateQueue* q) {
   std::vector<StatusUpdate> out;
