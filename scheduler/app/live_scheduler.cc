@@ -99,6 +99,11 @@ LiveScheduler::LiveScheduler(kube::Client* client, LiveSchedulerOptions options)
     model_.DeleteBindRequest(key);
     raw_["bindrequests"].erase(key);
   });
+  sink_.set_on_bind_request_deleted([this](const std::string& key, const std::string& uid) {
+    std::lock_guard<std::mutex> lock(model_mu_);
+    // The dump follows the model: it keeps a successor the model holds under the name.
+    if (model_.ForgetDeletedBindRequest(key, uid)) raw_["bindrequests"].erase(key);
+  });
   model_.set_podgroup_overlay(
       [this](std::shared_ptr<const api::PodGroup> pg) { return updates_.Overlay(std::move(pg)); });
   if (metrics::Registry* r = options_.registry) {
@@ -181,10 +186,11 @@ void LiveScheduler::Upsert(const std::string& resource, const kube::ObjectPtr& o
   for (const auto& p : o->podgroups) model_.UpsertPodGroup(p);
   for (const auto& q : o->queues) model_.UpsertQueue(q);
   for (const auto& p : o->priority_classes) model_.UpsertPriorityClass(p);
-  for (const auto& b : o->bind_requests) model_.UpsertBindRequest(b);
+  bool applied = true;
+  for (const auto& b : o->bind_requests) applied = model_.UpsertBindRequest(b) && applied;
   for (const auto& t : o->topologies) model_.UpsertTopology(t);
   for (const auto& c : o->config_maps) model_.UpsertConfigMap(c);
-  raw_[resource][obj->key()] = obj->json();
+  if (applied) raw_[resource][obj->key()] = obj->json();  // not a late event of a deleted one
 }
 
 void LiveScheduler::Remove(const std::string& resource, const kube::ObjectPtr& obj) {

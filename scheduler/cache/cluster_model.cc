@@ -485,13 +485,33 @@ void ClusterModel::IndexBindRequest(const std::string& key, const api::BindReque
     bind_requests_by_pod_[pod].insert(key);
   }
 }
-void ClusterModel::UpsertBindRequest(std::shared_ptr<const api::BindRequest> br) {
+std::map<std::string, std::string>::iterator ClusterModel::FindDeletedBindRequest(
+    const std::string& key, std::string_view uid) {
+  auto d = deleted_bind_requests_.find(key);
+  if (d == deleted_bind_requests_.end() || uid.empty() || d->second != uid) {
+    return deleted_bind_requests_.end();
+  }
+  return d;
+}
+bool ClusterModel::UpsertBindRequest(std::shared_ptr<const api::BindRequest> br) {
   std::string key = Key(br->metadata);
+  if (FindDeletedBindRequest(key, br->metadata.uid) != deleted_bind_requests_.end()) return false;
   auto it = bind_requests_.find(key);
   IndexBindRequest(key, it == bind_requests_.end() ? nullptr : it->second.get(), br.get());
   bind_requests_[key] = std::move(br);
+  return true;
+}
+bool ClusterModel::ForgetDeletedBindRequest(const std::string& key, const std::string& uid) {
+  const bool forgotten = DeleteBindRequest(key, uid);
+  if (uid.empty()) return forgotten;
+  if (deleted_bind_requests_.size() >= kMaxDeletedBindRequests) deleted_bind_requests_.clear();
+  deleted_bind_requests_[key] = uid;
+  return forgotten;
 }
 bool ClusterModel::DeleteBindRequest(const std::string& key, std::string_view uid) {
+  if (auto d = FindDeletedBindRequest(key, uid); d != deleted_bind_requests_.end()) {
+    deleted_bind_requests_.erase(d);
+  }
   auto it = bind_requests_.find(key);
   if (it == bind_requests_.end()) return true;
   if (!uid.empty() && !it->second->metadata.uid.empty() && it->second->metadata.uid != uid) {

@@ -55,12 +55,19 @@ class ClusterModel {
   void DeleteTopology(const std::string& name);
   void UpsertConfigMap(std::shared_ptr<const api::ConfigMap> cm);
   void DeleteConfigMap(const std::string& key);
-  void UpsertBindRequest(std::shared_ptr<const api::BindRequest> br);
-  // Forgets the BindRequest `key`; with a `uid`, only if the model's has that uid (or none).
-  // The model learns BindRequests from two sources, the scheduler's creates and the informer: a
-  // late DELETED of a stale BindRequest must not remove the one created under its name since.
-  // Returns false only when it kept a BindRequest of another uid.
+  // The model learns BindRequests from two sources, the scheduler's own writes and the informer,
+  // which can be behind them: an informer event of a BindRequest the scheduler already deleted,
+  // or of a stale one it replaced under the same name, must not undo what the scheduler knows.
+  //
+  // Ignored (returns false) for a BindRequest the scheduler deleted (ForgetDeletedBindRequest)
+  // until the informer's DELETED of it arrived.
+  bool UpsertBindRequest(std::shared_ptr<const api::BindRequest> br);
+  // Forgets the BindRequest `key`; with a `uid`, only if the model's has that uid (or none), and
+  // the uid is no longer ignored. Returns false only when it kept a BindRequest of another uid.
   bool DeleteBindRequest(const std::string& key, std::string_view uid = {});
+  // The scheduler deleted BindRequest `key` of `uid` (or found it gone): forgets it now and
+  // ignores the informer's late events of it until its DELETED. Returns as DeleteBindRequest.
+  bool ForgetDeletedBindRequest(const std::string& key, const std::string& uid);
 
   // Adds everything a loader read.
   void AddAll(const LoadedObjects& objects);
@@ -112,6 +119,12 @@ class ClusterModel {
   std::map<std::string, std::shared_ptr<const api::Topology>> topologies_;
   std::map<std::string, std::shared_ptr<const api::ConfigMap>> config_maps_;
   std::map<std::string, std::shared_ptr<const api::BindRequest>> bind_requests_;
+  // Key -> uid of a BindRequest the scheduler deleted whose DELETED the informer has not
+  // delivered yet. One per key (a newer deletion under the key replaces it); cleared whole past
+  // kMaxDeletedBindRequests, for BindRequests the informer never saw (created and deleted while
+  // its watch was down), which only reopens the rare race it closes.
+  std::map<std::string, std::string> deleted_bind_requests_;
+  static constexpr size_t kMaxDeletedBindRequests = 10000;
   PodGroupOverlay podgroup_overlay_;
 
   // Incremental snapshot (the second half of cluster_model.cc).
@@ -123,6 +136,9 @@ class ClusterModel {
                const std::map<std::string, std::unique_ptr<NodeInfo>>& nodes) const;
   void IndexBindRequest(const std::string& key, const api::BindRequest* old_br,
                         const api::BindRequest* new_br);
+  // deleted_bind_requests_'s entry for `key` if it is `uid`'s, else its end().
+  std::map<std::string, std::string>::iterator FindDeletedBindRequest(const std::string& key,
+                                                                      std::string_view uid);
   void CountPodResources(const PodEntry& e, int delta);
   void RebuildKept(const SchedulerParams& params, const std::string& params_key) const;
   void ApplyDirty(const SchedulerParams& params) const;

@@ -316,14 +316,16 @@ Status OutputSink::CleanStaleBindRequests(const ClusterInfo& cluster) {
     std::string ns = slash == std::string::npos ? "" : key.substr(0, slash);
     std::string name = slash == std::string::npos ? key : key.substr(slash + 1);
     Status s = writer_->DeleteBindRequest(ns, name, uid);
-    if (s.ok() || IsNotFound(s)) {
-      ++counters_.stale_bind_requests_deleted;
-      continue;
-    }
-    if (IsAborted(s)) {
-      // The uid precondition failed: the name holds a newer BindRequest (this scheduler's own
-      // since the snapshot, or a new leader's), which is not stale.
-      VLOG(2) << "stale bind request <" << key << "> was already replaced: " << s;
+    // 409: the uid precondition failed, the name holds a newer BindRequest (this scheduler's own
+    // since the snapshot, or a new leader's), which is not stale. The stale one is gone in all
+    // three cases.
+    if (s.ok() || IsNotFound(s) || IsAborted(s)) {
+      if (on_bind_request_deleted_) on_bind_request_deleted_(key, uid);
+      if (IsAborted(s)) {
+        VLOG(2) << "stale bind request <" << key << "> was already replaced: " << s;
+      } else {
+        ++counters_.stale_bind_requests_deleted;
+      }
       continue;
     }
     LOG(WARNING) << "failed to delete stale bind request <" << key << ">: " << s;

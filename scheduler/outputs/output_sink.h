@@ -62,6 +62,12 @@ class OutputSink : public DecisionSink {
   void set_on_bind_request_dropped(std::function<void(const std::string&)> f) {
     on_bind_request_dropped_ = std::move(f);
   }
+  // Stale BindRequests deleted (namespace/name, uid), or found gone (404, or 409: the name holds
+  // another), so that the model forgets them before the informer says so.
+  void set_on_bind_request_deleted(
+      std::function<void(const std::string& key, const std::string& uid)> f) {
+    on_bind_request_deleted_ = std::move(f);
+  }
   // Every pod evicted (deleted, or already gone), with its job and the eviction's metadata
   // (pod_group_evicted_pods_total).
   void set_on_pod_evicted(std::function<void(const PodGroupInfo&, const EvictionMetadata&)> f) {
@@ -153,6 +159,7 @@ class OutputSink : public DecisionSink {
   const ClusterInfo* cluster_ = nullptr;
   std::function<void(const api::BindRequest&)> on_bind_request_created_;
   std::function<void(const std::string&)> on_bind_request_dropped_;
+  std::function<void(const std::string&, const std::string&)> on_bind_request_deleted_;
   std::function<void(const PodGroupInfo&, const EvictionMetadata&)> on_pod_evicted_;
   std::function<void(const BindTiming&)> on_bind_timed_;
   std::map<std::string, api::BindRequest> in_doubt_;  // namespace/name -> what was sent

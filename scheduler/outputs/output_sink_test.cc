@@ -158,21 +158,27 @@ TEST(OutputSink, StaleBindRequestIsDeletedOnlyWhileTheNameStillHoldsIt) {
   EXPECT_EQ(h.sink().counters().stale_bind_requests_deleted, 0);
 }
 
-// The model learns BindRequests from the scheduler's own creates and from the informer. The
-// informer's DELETED of a stale BindRequest can arrive after the scheduler created a new one
-// under its name: it must not make the pod look unscheduled again (a second decision, a 409 and
-// a FailedBinding event).
-TEST(OutputSink, LateDeleteOfAReplacedBindRequestKeepsItsSuccessor) {
+// The model learns BindRequests from the scheduler's own writes and from the informer, which can
+// be behind them. A stale BindRequest's late events (a MODIFIED in flight when the scheduler
+// deleted it, e.g. the binder's status write for a vanished node; then its DELETED) arrive after
+// the scheduler created its successor under the name: they must not make the pod look
+// unscheduled again (a second decision, a 409 and a FailedBinding event).
+TEST(OutputSink, LateEventsOfAReplacedBindRequestKeepItsSuccessor) {
   Harness h;
-  h.Load(NodeYaml("n1", 2) + TwoJobsOfOnePod() +
-         BindRequestYaml("ns", "p1", "n1", "", "{phase: Failed, reason: boom}", "br-old"));
+  const std::string stale =
+      BindRequestYaml("ns", "p1", "n1", "", "{phase: Failed, reason: boom}", "br-old");
+  h.Load(NodeYaml("n1", 2) + TwoJobsOfOnePod() + stale);
   h.Cycle();
   ASSERT_EQ(h.writer().CallsOf("CreateBindRequest").size(), 2u);
   const std::string successor = h.writer().bind_requests.at("ns/p1").metadata.uid;
   ASSERT_NE(successor, "br-old");
 
-  EXPECT_FALSE(h.model().DeleteBindRequest("ns/p1", "br-old")) << "the informer, late";
+  auto late = LoadObjects(stale);
+  ASSERT_TRUE(late.ok()) << late.status();
+  EXPECT_FALSE(h.model().UpsertBindRequest(late->bind_requests.at(0))) << "a late MODIFIED";
   h.writer().calls.clear();
+  h.Cycle();
+  EXPECT_FALSE(h.model().DeleteBindRequest("ns/p1", "br-old")) << "its late DELETED";
   h.Cycle();
   EXPECT_TRUE(h.writer().CallsOf("CreateBindRequest").empty()) << "p1 is Binding";
   EXPECT_TRUE(h.writer().CallsOf("DeleteBindRequest").empty());

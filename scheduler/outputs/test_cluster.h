@@ -150,6 +150,9 @@ class Harness {
     });
     sink_.set_on_bind_request_dropped(
         [this](const std::string& key) { model_.DeleteBindRequest(key); });
+    sink_.set_on_bind_request_deleted([this](const std::string& key, const std::string& uid) {
+      model_.ForgetDeletedBindRequest(key, uid);
+    });
     model_.set_podgroup_overlay([this](std::shared_ptr<const api::PodGroup> pg) {
       return updates_.Overlay(std::move(pg));
     });
