@@ -8,6 +8,13 @@
 namespace kai::api {
 
 size_t JsonDepthExceededAt(std::string_view text, int max_depth) {
+  // Nesting deeper than max_depth needs more than max_depth openers: most documents have too few
+  // bytes, or too few brackets (counted branch-free, strings included), to need the exact scan.
+  if (max_depth >= 0 && text.size() <= static_cast<size_t>(max_depth)) return text.npos;
+  size_t openers = 0;
+  for (const char c : text)
+    openers += static_cast<size_t>(c == '{') + static_cast<size_t>(c == '[');
+  if (max_depth >= 0 && openers <= static_cast<size_t>(max_depth)) return text.npos;
   int depth = 0;
   bool in_string = false;
   for (size_t i = 0; i < text.size(); ++i) {
