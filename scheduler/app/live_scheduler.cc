@@ -84,15 +84,24 @@ LiveScheduler::LiveScheduler(kube::Client* client, LiveSchedulerOptions options)
               }),
       sink_(options_.params, &writer_, &updates_, clock_),
       cycle_(options_.conf, options_.params, &sink_, clock_, random_),
+      unconfirmed_(options_.unconfirmed_bind_request_read_back),
       factory_(client, {.clock = clock_, .random = random_}),
       metrics_(std::make_unique<Metrics>()) {
   sink_.SetBindRequestWorkers(options_.bind_request_workers);
   sink_.set_on_bind_request_created([this](const api::BindRequest& br) {
     // Encoded before taking the lock: the dump shows what the model schedules with.
     auto json = std::make_shared<const std::string>(api::EncodeJson(br));
+    const std::string key = br.metadata.namespace_ + "/" + br.metadata.name;
     std::lock_guard<std::mutex> lock(model_mu_);
     model_.UpsertBindRequest(std::make_shared<const api::BindRequest>(br));
-    raw_["bindrequests"][br.metadata.namespace_ + "/" + br.metadata.name] = std::move(json);
+    raw_["bindrequests"][key] = std::move(json);
+    // The informer's store is updated before its handlers run (and they take this lock): either
+    // it holds this BindRequest already or its Upsert confirms it later.
+    const kube::ObjectPtr seen =
+        bind_request_informer_ != nullptr ? bind_request_informer_->store().Get(key) : nullptr;
+    if (seen == nullptr || seen->uid() != br.metadata.uid) {
+      unconfirmed_.Created(key, br.metadata.uid, clock_->NowMonotonic());
+    }
   });
   sink_.set_on_bind_request_dropped([this](const std::string& key) {
     std::lock_guard<std::mutex> lock(model_mu_);
@@ -187,7 +196,10 @@ void LiveScheduler::Upsert(const std::string& resource, const kube::ObjectPtr& o
   for (const auto& q : o->queues) model_.UpsertQueue(q);
   for (const auto& p : o->priority_classes) model_.UpsertPriorityClass(p);
   bool applied = true;
-  for (const auto& b : o->bind_requests) applied = model_.UpsertBindRequest(b) && applied;
+  for (const auto& b : o->bind_requests) {
+    unconfirmed_.Seen(obj->key(), obj->uid());
+    applied = model_.UpsertBindRequest(b) && applied;
+  }
   for (const auto& t : o->topologies) model_.UpsertTopology(t);
   for (const auto& c : o->config_maps) model_.UpsertConfigMap(c);
   if (applied) raw_[resource][obj->key()] = obj->json();  // not a late event of a deleted one
@@ -197,6 +209,7 @@ void LiveScheduler::Remove(const std::string& resource, const kube::ObjectPtr& o
   const std::string& key = obj->key();
   std::lock_guard<std::mutex> lock(model_mu_);
   if (resource == "bindrequests") {
+    unconfirmed_.Seen(key, obj->uid());
     // The model may already hold a newer BindRequest under this name: one this scheduler created
     // after deleting the stale one whose DELETED arrives now.
     if (model_.DeleteBindRequest(key, obj->uid())) raw_[resource].erase(key);
@@ -235,6 +248,10 @@ void LiveScheduler::Start() {
   for (const Resource& r : Resources()) {
     std::string resource = r.name;
     kube::SharedInformer* informer = factory_.InformerFor(r.gvr);  // keeps the JSON
+    if (resource == "bindrequests") {
+      std::lock_guard<std::mutex> lock(model_mu_);
+      bind_request_informer_ = informer;
+    }
     registrations_.Add(informer->AddEventHandler(
         {[this, resource](const kube::ObjectPtr& o, bool) { Upsert(resource, o); },
          [this, resource](const kube::ObjectPtr&, const kube::ObjectPtr& o) {
@@ -265,11 +282,34 @@ void LiveScheduler::FlushStatusUpdates() {
   broadcaster_.Flush();
 }
 
+void LiveScheduler::ReadBackUnconfirmedBindRequests() {
+  std::vector<std::pair<std::string, std::string>> due;
+  {
+    std::lock_guard<std::mutex> lock(model_mu_);
+    due = unconfirmed_.Due(clock_->NowMonotonic(), kMaxReadBacksPerCycle);
+  }
+  for (const auto& [key, uid] : due) {
+    const size_t slash = key.find('/');
+    auto got = writer_.GetBindRequest(key.substr(0, slash), key.substr(slash + 1));
+    if (!got.ok() && !IsNotFound(got.status())) {
+      LOG(WARNING) << "reading back BindRequest " << key << ": " << got.status();
+      continue;  // due again later
+    }
+    std::lock_guard<std::mutex> lock(model_mu_);
+    unconfirmed_.Forget(key);
+    if (got.ok() && got->metadata.uid == uid) continue;  // there: the informer is only behind
+    LOG(WARNING) << "BindRequest " << key << " (uid " << uid
+                 << ") was deleted unseen by the informer; its pod is decided again";
+    if (model_.ForgetDeletedBindRequest(key, uid)) raw_["bindrequests"].erase(key);
+  }
+}
+
 CycleResult LiveScheduler::RunOnce() {
   std::unique_ptr<ClusterInfo> snapshot;
   std::vector<std::string> warnings;
-  // BindRequests whose creation had no answer are read back first: the snapshot then sees them
-  // (or their pods pending again).
+  // BindRequests whose creation had no answer, or that the informer never confirmed, are read
+  // back first: the snapshot then sees them (or their pods pending again).
+  ReadBackUnconfirmedBindRequests();
   sink_.ResolveInDoubtBindRequests();
   {
     std::lock_guard<std::mutex> lock(model_mu_);

@@ -24,6 +24,7 @@
 #include "kube/rest/client.h"
 #include "scheduler/app/cycle.h"
 #include "scheduler/app/debug_snapshot.h"
+#include "scheduler/app/unconfirmed_bind_requests.h"
 #include "scheduler/cache/cluster_model.h"
 #include "scheduler/outputs/output_sink.h"
 #include "scheduler/outputs/rest_scheduler_writer.h"
@@ -46,6 +47,9 @@ struct LiveSchedulerOptions {
   metrics::Registry* registry = nullptr;  // no metrics when null
   Clock* clock = nullptr;                 // RealClock when null
   Random* random = nullptr;               // SeededRandom::Default() when null
+  // A BindRequest this scheduler created that the informer has not delivered after this long is
+  // read back (UnconfirmedBindRequests); at most kMaxReadBacksPerCycle per cycle.
+  Duration unconfirmed_bind_request_read_back = std::chrono::minutes(1);
 };
 
 class LiveScheduler {
@@ -80,6 +84,9 @@ class LiveScheduler {
  private:
   void Upsert(const std::string& resource, const kube::ObjectPtr& obj);
   void Remove(const std::string& resource, const kube::ObjectPtr& obj);
+  // Reads back BindRequests the informer has not confirmed in time; forgets those that are gone.
+  void ReadBackUnconfirmedBindRequests();
+  static constexpr size_t kMaxReadBacksPerCycle = 20;
   void StatusWorker();
 
   LiveSchedulerOptions options_;
@@ -97,6 +104,8 @@ class LiveScheduler {
   ClusterModel model_;
   // resource -> key -> the JSON of every object in the model (guarded by model_mu_).
   std::map<std::string, std::map<std::string, std::shared_ptr<const std::string>>> raw_;
+  UnconfirmedBindRequests unconfirmed_;                          // guarded by model_mu_
+  const kube::SharedInformer* bind_request_informer_ = nullptr;  // set by Start()
 
   kube::SharedInformerFactory factory_;
   kube::Registrations registrations_;

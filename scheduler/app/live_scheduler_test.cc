@@ -228,5 +228,46 @@ TEST(LiveScheduler, DebugSnapshotReplaysToTheLiveDecisions) {
   s.Stop();
 }
 
+// A BindRequest this scheduler created and someone else deleted while the BindRequest watch was
+// down, its history compacted: the informer's relist lists no such object and no event names
+// it. The model learned it from the create's answer; without a read-back its pod would stay
+// Binding for ever. (The read-back delay is 0 here; it is a minute by default.)
+TEST(LiveScheduler, BindRequestDeletedUnseenByTheInformerIsReadBackAndItsPodDecidedAgain) {
+  kube::FakeClient fake;
+  Seed(&fake, NodeYaml("n1", 2) + QueueYaml("q") + PodGroupYaml("ns", "pg", "q", 1) +
+                  PodYaml("ns", "p1", "pg", 1));
+  std::atomic<bool> watch_down{false};
+  fake.PrependReactor("watch", "bindrequests",
+                      [&](const kube::FakeAction&) -> std::optional<StatusOr<std::string>> {
+                        if (!watch_down.load()) return std::nullopt;
+                        return StatusOr<std::string>(UnavailableError("watch down"));
+                      });
+  LiveSchedulerOptions o = Options();
+  o.unconfirmed_bind_request_read_back = Duration::zero();
+  LiveScheduler s(&fake, o);
+  s.Start();
+  ASSERT_TRUE(Eventually([&] { return s.HasSynced(); }));
+  const int watches = fake.open_watches();
+
+  watch_down = true;
+  fake.DropWatches();
+  ASSERT_TRUE(Eventually([&] { return fake.open_watches() == watches - 1; }));
+  s.RunOnce();
+  auto first = fake.Get(kBindRequests, "ns", "p1");
+  ASSERT_TRUE(first.ok()) << first.status();
+  ASSERT_TRUE(fake.Delete(kBindRequests, "ns", "p1").ok());  // by someone else, unseen
+  fake.CompactHistory();
+  watch_down = false;
+  ASSERT_TRUE(Eventually([&] { return fake.open_watches() == watches; }));
+
+  // The next cycle reads it back, finds it gone, and binds p1 anew.
+  s.RunOnce();
+  auto second = fake.Get(kBindRequests, "ns", "p1");
+  ASSERT_TRUE(second.ok()) << "p1 was left Binding by a BindRequest that no longer exists";
+  EXPECT_NE(api::Decode<api::BindRequest>(*second)->metadata.uid,
+            api::Decode<api::BindRequest>(*first)->metadata.uid);
+  s.Stop();
+}
+
 }  // namespace
 }  // namespace kai::scheduler
