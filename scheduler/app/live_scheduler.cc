@@ -299,8 +299,13 @@ void LiveScheduler::ReadBackUnconfirmedBindRequests() {
     unconfirmed_.Forget(key);
     if (got.ok() && got->metadata.uid == uid) continue;  // there: the informer is only behind
     LOG(WARNING) << "BindRequest " << key << " (uid " << uid
-                 << ") was deleted unseen by the informer; its pod is decided again";
+                 << ") was deleted unseen by the informer"
+                 << (got.ok() ? "; another holds its name" : "; its pod is decided again");
     if (model_.ForgetDeletedBindRequest(key, uid)) raw_["bindrequests"].erase(key);
+    if (got.ok() && model_.UpsertBindRequest(std::make_shared<const api::BindRequest>(*got))) {
+      // Another BindRequest holds the name (a new leader's): its pod is Binding by that one.
+      raw_["bindrequests"][key] = std::make_shared<const std::string>(api::EncodeJson(*got));
+    }
   }
 }
 

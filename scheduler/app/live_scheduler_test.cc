@@ -4,6 +4,8 @@
 #include <gtest/gtest.h>
 
 #include <chrono>
+#include <functional>
+#include <memory>
 #include <thread>
 
 #include "api/rapidjson_util.h"
@@ -228,45 +230,81 @@ TEST(LiveScheduler, DebugSnapshotReplaysToTheLiveDecisions) {
   s.Stop();
 }
 
-// A BindRequest this scheduler created and someone else deleted while the BindRequest watch was
-// down, its history compacted: the informer's relist lists no such object and no event names
-// it. The model learned it from the create's answer; without a read-back its pod would stay
-// Binding for ever. (The read-back delay is 0 here; it is a minute by default.)
-TEST(LiveScheduler, BindRequestDeletedUnseenByTheInformerIsReadBackAndItsPodDecidedAgain) {
-  kube::FakeClient fake;
-  Seed(&fake, NodeYaml("n1", 2) + QueueYaml("q") + PodGroupYaml("ns", "pg", "q", 1) +
-                  PodYaml("ns", "p1", "pg", 1));
-  std::atomic<bool> watch_down{false};
-  fake.PrependReactor("watch", "bindrequests",
-                      [&](const kube::FakeAction&) -> std::optional<StatusOr<std::string>> {
-                        if (!watch_down.load()) return std::nullopt;
-                        return StatusOr<std::string>(UnavailableError("watch down"));
-                      });
-  LiveSchedulerOptions o = Options();
-  o.unconfirmed_bind_request_read_back = Duration::zero();
-  LiveScheduler s(&fake, o);
-  s.Start();
-  ASSERT_TRUE(Eventually([&] { return s.HasSynced(); }));
-  const int watches = fake.open_watches();
+// A BindRequest this scheduler created and someone else deleted (or replaced) while the
+// BindRequest watch was down, its history compacted: the informer's relist lists no such object
+// and no event names it. The model learned it from the create's answer; without a read-back its
+// pod would stay Binding by it for ever. (The read-back delay is 0 here; a minute by default.)
+class UnseenBindRequestChange : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    Seed(&fake_, NodeYaml("n1", 2) + QueueYaml("q") + PodGroupYaml("ns", "pg", "q", 1) +
+                     PodYaml("ns", "p1", "pg", 1));
+    fake_.PrependReactor("watch", "bindrequests",
+                         [this](const kube::FakeAction&) -> std::optional<StatusOr<std::string>> {
+                           if (!watch_down_.load()) return std::nullopt;
+                           return StatusOr<std::string>(UnavailableError("watch down"));
+                         });
+    LiveSchedulerOptions o = Options();
+    o.unconfirmed_bind_request_read_back = Duration::zero();
+    s_ = std::make_unique<LiveScheduler>(&fake_, o);
+    s_->Start();
+    ASSERT_TRUE(Eventually([&] { return s_->HasSynced(); }));
+  }
+  void TearDown() override { s_->Stop(); }
 
-  watch_down = true;
-  fake.DropWatches();
-  ASSERT_TRUE(Eventually([&] { return fake.open_watches() == watches - 1; }));
-  s.RunOnce();
-  auto first = fake.Get(kBindRequests, "ns", "p1");
-  ASSERT_TRUE(first.ok()) << first.status();
-  ASSERT_TRUE(fake.Delete(kBindRequests, "ns", "p1").ok());  // by someone else, unseen
-  fake.CompactHistory();
-  watch_down = false;
-  ASSERT_TRUE(Eventually([&] { return fake.open_watches() == watches; }));
+  // Runs a cycle while the BindRequest watch is down and lets `change` act on the BindRequest it
+  // created. With `watch_back`, compacts the history and brings the watch back (a relist that
+  // lists what `change` left). Returns the created BindRequest.
+  api::BindRequest CycleWhileTheWatchIsDown(const std::function<void()>& change, bool watch_back) {
+    const int watches = fake_.open_watches();
+    watch_down_ = true;
+    fake_.DropWatches();
+    EXPECT_TRUE(Eventually([&] { return fake_.open_watches() == watches - 1; }));
+    s_->RunOnce();
+    auto created = fake_.Get(kBindRequests, "ns", "p1");
+    EXPECT_TRUE(created.ok()) << created.status();
+    change();
+    if (watch_back) {
+      fake_.CompactHistory();
+      watch_down_ = false;
+      EXPECT_TRUE(Eventually([&] { return fake_.open_watches() == watches; }));
+    }
+    return api::Decode<api::BindRequest>(created.ok() ? *created : "{}").value();
+  }
+  int Creates() const {
+    int n = 0;
+    for (const auto& a : fake_.actions()) n += a.verb == "create" && a.gvr == kBindRequests;
+    return n;
+  }
 
-  // The next cycle reads it back, finds it gone, and binds p1 anew.
-  s.RunOnce();
-  auto second = fake.Get(kBindRequests, "ns", "p1");
+  kube::FakeClient fake_;
+  std::atomic<bool> watch_down_{false};
+  std::unique_ptr<LiveScheduler> s_;
+};
+
+TEST_F(UnseenBindRequestChange, DeletedBindRequestIsReadBackAndItsPodDecidedAgain) {
+  api::BindRequest first = CycleWhileTheWatchIsDown(
+      [&] { ASSERT_TRUE(fake_.Delete(kBindRequests, "ns", "p1").ok()); }, true);
+  s_->RunOnce();  // reads it back, finds it gone, binds p1 anew
+  auto second = fake_.Get(kBindRequests, "ns", "p1");
   ASSERT_TRUE(second.ok()) << "p1 was left Binding by a BindRequest that no longer exists";
-  EXPECT_NE(api::Decode<api::BindRequest>(*second)->metadata.uid,
-            api::Decode<api::BindRequest>(*first)->metadata.uid);
-  s.Stop();
+  EXPECT_NE(api::Decode<api::BindRequest>(*second)->metadata.uid, first.metadata.uid);
+}
+
+// Replaced by another BindRequest (a new leader's) that the informer has not delivered either:
+// the read-back hands that one to the model, so p1 is Binding by it and not decided again (a
+// create would be refused with AlreadyExists and report a FailedBinding).
+TEST_F(UnseenBindRequestChange, ReplacedBindRequestIsReadBackAndTheOtherOneTaken) {
+  CycleWhileTheWatchIsDown(
+      [&] {
+        ASSERT_TRUE(fake_.Delete(kBindRequests, "ns", "p1").ok());
+        api::BindRequest other = outputs_testing::WholeGpuBindRequest("ns", "p1", "n1");
+        ASSERT_TRUE(fake_.Create(kBindRequests, "ns", api::EncodeJson(other)).ok());
+      },
+      false);
+  const int creates = Creates();
+  s_->RunOnce();
+  EXPECT_EQ(Creates(), creates);
 }
 
 }  // namespace
