@@ -80,6 +80,11 @@ class LiveScheduler {
   // outside the lock.
   StatusOr<std::string> DebugSnapshotZip() const;
   int64_t cycles() const { return cycles_.load(); }
+  // Created BindRequests the informer has not delivered yet.
+  size_t unconfirmed_bind_requests() const {
+    std::lock_guard<std::mutex> lock(model_mu_);
+    return unconfirmed_.size();
+  }
 
  private:
   void Upsert(const std::string& resource, const kube::ObjectPtr& obj);

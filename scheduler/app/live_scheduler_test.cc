@@ -282,6 +282,19 @@ class UnseenBindRequestChange : public ::testing::Test {
   std::unique_ptr<LiveScheduler> s_;
 };
 
+// The usual case: the informer delivers the created BindRequest (before or after the create's
+// answer is handled) and nothing is read back.
+TEST_F(UnseenBindRequestChange, DeliveredBindRequestIsNotReadBack) {
+  s_->RunOnce();
+  ASSERT_TRUE(fake_.Get(kBindRequests, "ns", "p1").ok());
+  EXPECT_TRUE(Eventually([&] { return s_->unconfirmed_bind_requests() == 0; }));
+  fake_.ClearActions();
+  s_->RunOnce();
+  for (const auto& a : fake_.actions()) {
+    EXPECT_FALSE(a.verb == "get" && a.gvr == kBindRequests) << a.name;
+  }
+}
+
 TEST_F(UnseenBindRequestChange, DeletedBindRequestIsReadBackAndItsPodDecidedAgain) {
   api::BindRequest first = CycleWhileTheWatchIsDown(
       [&] { ASSERT_TRUE(fake_.Delete(kBindRequests, "ns", "p1").ok()); }, true);
