@@ -93,8 +93,7 @@ LiveScheduler::LiveScheduler(kube::Client* client, LiveSchedulerOptions options)
     auto json = std::make_shared<const std::string>(api::EncodeJson(br));
     const std::string key = br.metadata.namespace_ + "/" + br.metadata.name;
     std::lock_guard<std::mutex> lock(model_mu_);
-    model_.UpsertBindRequest(std::make_shared<const api::BindRequest>(br));
-    raw_["bindrequests"][key] = std::move(json);
+    LearnBindRequestLocked(br, std::move(json));
     // The informer's store is updated before its handlers run (and they take this lock): either
     // it holds this BindRequest already or its Upsert confirms it later.
     const kube::ObjectPtr seen =
@@ -110,8 +109,7 @@ LiveScheduler::LiveScheduler(kube::Client* client, LiveSchedulerOptions options)
   });
   sink_.set_on_bind_request_deleted([this](const std::string& key, const std::string& uid) {
     std::lock_guard<std::mutex> lock(model_mu_);
-    // The dump follows the model: it keeps a successor the model holds under the name.
-    if (model_.ForgetDeletedBindRequest(key, uid)) raw_["bindrequests"].erase(key);
+    ForgetDeletedBindRequestLocked(key, uid);
   });
   model_.set_podgroup_overlay(
       [this](std::shared_ptr<const api::PodGroup> pg) { return updates_.Overlay(std::move(pg)); });
@@ -301,12 +299,24 @@ void LiveScheduler::ReadBackUnconfirmedBindRequests() {
     LOG(WARNING) << "BindRequest " << key << " (uid " << uid
                  << ") was deleted unseen by the informer"
                  << (got.ok() ? "; another holds its name" : "; its pod is decided again");
-    if (model_.ForgetDeletedBindRequest(key, uid)) raw_["bindrequests"].erase(key);
-    if (got.ok() && model_.UpsertBindRequest(std::make_shared<const api::BindRequest>(*got))) {
-      // Another BindRequest holds the name (a new leader's): its pod is Binding by that one.
-      raw_["bindrequests"][key] = std::make_shared<const std::string>(api::EncodeJson(*got));
+    ForgetDeletedBindRequestLocked(key, uid);
+    // Another BindRequest holds the name (a new leader's): its pod is Binding by that one.
+    if (got.ok()) {
+      LearnBindRequestLocked(*got, std::make_shared<const std::string>(api::EncodeJson(*got)));
     }
   }
+}
+
+void LiveScheduler::LearnBindRequestLocked(const api::BindRequest& br,
+                                           std::shared_ptr<const std::string> json) {
+  if (model_.UpsertBindRequest(std::make_shared<const api::BindRequest>(br))) {
+    raw_["bindrequests"][br.metadata.namespace_ + "/" + br.metadata.name] = std::move(json);
+  }
+}
+
+void LiveScheduler::ForgetDeletedBindRequestLocked(const std::string& key, const std::string& uid) {
+  // The dump follows the model: it keeps a successor the model holds under the name.
+  if (model_.ForgetDeletedBindRequest(key, uid)) raw_["bindrequests"].erase(key);
 }
 
 CycleResult LiveScheduler::RunOnce() {

@@ -91,6 +91,10 @@ class LiveScheduler {
   void Remove(const std::string& resource, const kube::ObjectPtr& obj);
   // Reads back BindRequests the informer has not confirmed in time; forgets those that are gone.
   void ReadBackUnconfirmedBindRequests();
+  // BindRequests learned from this scheduler's own requests, into the model and the dump in
+  // step (model_mu_ held).
+  void LearnBindRequestLocked(const api::BindRequest& br, std::shared_ptr<const std::string> json);
+  void ForgetDeletedBindRequestLocked(const std::string& key, const std::string& uid);
   static constexpr size_t kMaxReadBacksPerCycle = 20;
   void StatusWorker();
 

@@ -83,7 +83,7 @@ class FakeSchedulerWriter : public SchedulerWriter {
           .SetReason("Conflict")
           .SetHttpCode(409);
     }
-    bind_requests.erase(ns + "/" + name);
+    if (it != bind_requests.end()) bind_requests.erase(it);
     return Status::OK();
   }
   Status DeletePod(const std::string& ns, const std::string& name,
