@@ -417,12 +417,44 @@ HttpResponse ApiHandler::HandleResource(const HttpRequest& req, const UserInfo& 
       return ErrorResponse(
           kube::NewBadRequest("the object provided is unrecognized (must be of type Binding)"));
     }
-    const std::string pod = sub == "binding" ? name : GetStr(*doc, {"metadata", "name"});
-    const std::string target = GetStr(*doc, {"target", "name"});
+    const std::string body_name = GetStr(*doc, {"metadata", "name"});
+    if (sub == "binding" && body_name != name) {
+      return ErrorResponse(
+          kube::NewBadRequest("name in URL does not match name in Binding object"));
+    }
+    if (const std::string body_ns = GetStr(*doc, {"metadata", "namespace"});
+        !body_ns.empty() && body_ns != ns) {
+      return ErrorResponse(
+          kube::NewBadRequest("the namespace of the provided object does not match the "
+                              "namespace sent on the request"));
+    }
+    PodBinding binding;
+    binding.node = GetStr(*doc, {"target", "name"});
+    binding.target_kind = GetStr(*doc, {"target", "kind"});
+    // pods/binding keeps the body's uid and resourceVersion as preconditions
+    // (SubresourceObjectMetaPreserver).
+    binding.uid = GetStr(*doc, {"metadata", "uid"});
+    binding.resource_version = GetStr(*doc, {"metadata", "resourceVersion"});
+    if (const Json* ann = Path(*doc, {"metadata", "annotations"});
+        ann != nullptr && !ann->IsNull()) {
+      if (!ann->IsObject()) {
+        return ErrorResponse(kube::NewBadRequest(
+            "Binding in version \"v1\" cannot be handled as a Binding: json: cannot unmarshal "
+            "into Go struct field ObjectMeta.metadata.annotations of type map[string]string"));
+      }
+      for (const auto& m : ann->GetObject()) {
+        if (!m.value.IsString()) {
+          return ErrorResponse(kube::NewBadRequest(
+              "Binding in version \"v1\" cannot be handled as a Binding: json: cannot unmarshal "
+              "into Go struct field ObjectMeta.metadata.annotations of type string"));
+        }
+        binding.annotations.emplace_back(View(m.name), View(m.value));
+      }
+    }
     WriteOptions wo;
     if (Status s = write_opts(&wo); !s.ok()) return ErrorResponse(s);
     wo.subresource = "binding";
-    auto bound = store_->Bind(ns, pod, target, wo);
+    auto bound = store_->Bind(ns, body_name, binding, wo);
     if (!bound.ok()) return ErrorResponse(bound.status());
     return JsonResponse(201, SuccessStatus(201, "", "", "", ""));
   }

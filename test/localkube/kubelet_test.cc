@@ -142,7 +142,7 @@ class KubeletTest : public testing::SimFixture {
     ASSERT_TRUE(r.ok()) << r.status() << " " << json;
   }
   void Bind(const std::string& name, const std::string& node, const std::string& ns = "default") {
-    auto r = store_->Bind(ns, name, node);
+    auto r = store_->Bind(ns, name, PodBinding{.node = node});
     ASSERT_TRUE(r.ok()) << r.status();
     Settle();
   }
@@ -403,7 +403,7 @@ TEST_F(KubeletTest, GracefulDeletionEndsAfterGracePeriod) {
   EXPECT_EQ(Phase("default", "quick"), "<gone>");
   // A pod on a node without the simulated kubelet is still completed by the store.
   CreatePod("elsewhere", 0, "1");
-  ASSERT_TRUE(store_->Bind("default", "elsewhere", "real-node").ok());
+  ASSERT_TRUE(store_->Bind("default", "elsewhere", PodBinding{.node = "real-node"}).ok());
   ASSERT_TRUE(store_->Delete(kPodsGvr, "default", "elsewhere", {}).ok());
   Advance(std::chrono::seconds(29));
   EXPECT_EQ(Phase("default", "elsewhere"), "Pending");

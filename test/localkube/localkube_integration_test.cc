@@ -431,14 +431,34 @@ TEST_F(LocalKubeTest, BindingAndEviction) {
   const std::string ns = Ns("bind1");
   ASSERT_TRUE(K({"apply", "-n", ns, "-f", "-"}, kPod).ok());
   const std::string binding =
-      R"({"apiVersion":"v1","kind":"Binding","metadata":{"name":"web"},"target":{"kind":"Node","name":"node-1"}})";
-  auto r = kube_->Request("POST", "/api/v1/namespaces/" + ns + "/pods/web/binding", binding);
+      R"({"apiVersion":"v1","kind":"Binding","metadata":{"name":"web","annotations":{"bound-by":"test"}},"target":{"kind":"Node","name":"node-1"}})";
+  // As the real binding registry: the body names the pod of the URL, its uid is a precondition.
+  auto r = kube_->Request(
+      "POST", "/api/v1/namespaces/" + ns + "/pods/web/binding",
+      R"({"apiVersion":"v1","kind":"Binding","metadata":{"name":"other"},"target":{"kind":"Node","name":"node-1"}})");
+  EXPECT_EQ(r.code, 400) << r.body;
+  EXPECT_NE(r.body.find("name in URL does not match name in Binding object"), std::string::npos);
+  r = kube_->Request(
+      "POST", "/api/v1/namespaces/" + ns + "/pods/web/binding",
+      R"({"apiVersion":"v1","kind":"Binding","metadata":{"name":"web","uid":"not-the-pods"},"target":{"kind":"Node","name":"node-1"}})");
+  EXPECT_EQ(r.code, 409) << r.body;
+  EXPECT_NE(r.body.find("Precondition failed: UID in precondition: not-the-pods"),
+            std::string::npos)
+      << r.body;
+  r = kube_->Request("POST", "/api/v1/namespaces/" + ns + "/pods/web/binding",
+                     R"({"apiVersion":"v1","kind":"Binding","metadata":{"name":"web"}})");
+  EXPECT_EQ(r.code, 500) << r.body;
+  EXPECT_NE(r.body.find("target.name: Required value"), std::string::npos) << r.body;
+  r = kube_->Request("POST", "/api/v1/namespaces/" + ns + "/pods/web/binding", binding);
   EXPECT_EQ(r.code, 201) << r.body;
   r = kube_->Request("POST", "/api/v1/namespaces/" + ns + "/pods/web/binding", binding);
   EXPECT_EQ(r.code, 409) << r.body;
   EXPECT_NE(r.body.find("\"reason\":\"Conflict\""), std::string::npos) << r.body;
   CommandResult k = K({"get", "pod", "web", "-n", ns, "-o", "jsonpath={.spec.nodeName}"});
   EXPECT_EQ(k.out, "node-1");
+  EXPECT_NE(K({"get", "pod", "web", "-n", ns, "-o", "jsonpath={.metadata.annotations}"})
+                .out.find(R"("bound-by":"test")"),
+            std::string::npos);
   r = kube_->Request(
       "POST", "/api/v1/namespaces/" + ns + "/pods/web/eviction",
       R"({"apiVersion":"policy/v1","kind":"Eviction","metadata":{"name":"web"},"deleteOptions":{"gracePeriodSeconds":0}})");
@@ -956,7 +976,7 @@ TEST_F(LocalKubeTest, StatsCountRequestsByClientVerbAndResource) {
   ASSERT_TRUE(K({"run", "p", "-n", ns, "--image=busybox", "--restart=Never"}).ok());
   auto bindings = count("", "create", "pods/binding");
   auto b = kube_->Request("POST", "/api/v1/namespaces/" + ns + "/pods/p/binding",
-                          R"({"target":{"kind":"Node","name":"n1"}})");
+                          R"({"metadata":{"name":"p"},"target":{"kind":"Node","name":"n1"}})");
   ASSERT_EQ(b.code, 201) << b.body;
   EXPECT_EQ(count("", "create", "pods/binding").first - bindings.first, 1);
 }

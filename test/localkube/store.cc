@@ -1403,15 +1403,35 @@ StatusOr<std::vector<ObjectPtr>> Store::DeleteCollection(const GroupVersionResou
 // ---------------------------------------------------------------------------------------------
 // Binding.
 
-StatusOr<ObjectPtr> Store::Bind(std::string_view ns, std::string_view pod, std::string_view node,
-                                const WriteOptions& opts) {
+StatusOr<ObjectPtr> Store::Bind(std::string_view ns, std::string_view pod,
+                                const PodBinding& binding, const WriteOptions& opts) {
   const GroupVersionResource gvr{"", "v1", "pods"};
   KAI_ASSIGN_OR_RETURN(ResourcePtr r, Resolve(gvr));
-  if (node.empty()) {
-    return kube::NewInvalid("Binding", pod, {FieldRequired("target.name")});
+  // ValidatePodBinding's errors reach the client as an aggregate, not a Status, so the real
+  // server answers 500 with reason "" (ErrorToAPIStatus's default).
+  std::vector<std::string> invalid;
+  if (!binding.target_kind.empty() && binding.target_kind != "Node") {
+    invalid.push_back("target.kind: Unsupported value: \"" + binding.target_kind +
+                      "\": supported values: \"Node\", \"<empty>\"");
   }
+  if (binding.node.empty()) invalid.push_back("target.name: Required value");
+  if (invalid.size() == 1) return kube::NewApiError(500, "", invalid[0]);
+  if (invalid.size() > 1) return kube::NewApiError(500, "", "[" + StrJoin(invalid, ", ") + "]");
+  const std::string_view node = binding.node;
   auto fn = [&](const ObjectPtr& old, MutableObject& obj) -> Status {
     if (old == nullptr) return kube::NewNotFound("pods", pod);
+    if (!binding.uid.empty() && binding.uid != old->uid()) {
+      return kube::NewConflict("pods", pod,
+                               "Precondition failed: UID in precondition: " + binding.uid +
+                                   ", UID in object meta: " + old->uid());
+    }
+    if (!binding.resource_version.empty() &&
+        binding.resource_version != std::to_string(old->resource_version())) {
+      return kube::NewConflict(
+          "pods", pod,
+          "Precondition failed: ResourceVersion in precondition: " + binding.resource_version +
+              ", ResourceVersion in object meta: " + std::to_string(old->resource_version()));
+    }
     if (old->deleting()) {
       return kube::NewConflict(
           "pods/binding", pod,
@@ -1425,7 +1445,17 @@ StatusOr<ObjectPtr> Store::Bind(std::string_view ns, std::string_view pod, std::
           "pods/binding", pod,
           "pod " + std::string(pod) + " is already assigned to node \"" + cur + "\"");
     }
+    if (const Json* gates = Member(spec, "schedulingGates");
+        gates != nullptr && gates->IsArray() && !gates->Empty()) {
+      return kube::NewConflict("pods/binding", pod,
+                               "pod " + std::string(pod) + " has non-empty .spec.schedulingGates");
+    }
     SetString(spec, "nodeName", node, a);
+    if (!binding.annotations.empty()) {
+      Json& md = EnsureObject(obj.doc(), "metadata", a);
+      Json& ann = EnsureObject(md, "annotations", a);
+      for (const auto& [k, v] : binding.annotations) SetString(ann, k, v, a);
+    }
     // The real binding registry also records the PodScheduled condition.
     Json& status = EnsureObject(obj.doc(), "status", a);
     Json* conds = Member(status, "conditions");

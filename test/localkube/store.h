@@ -21,6 +21,7 @@
 #include <string_view>
 #include <thread>
 #include <unordered_map>
+#include <utility>
 #include <vector>
 
 #include "kube/base/clock.h"
@@ -55,6 +56,16 @@ struct WriteOptions {
   UserInfo user;
   // Out: warnings (e.g. unknown fields with fieldValidation=Warn); may be null.
   std::vector<std::string>* warnings = nullptr;
+};
+
+// The parts of a Binding (core/v1) the binding registry uses. A non-empty uid or
+// resourceVersion is a precondition on the pod, as the real registry keeps them from the body.
+struct PodBinding {
+  std::string node;
+  std::string target_kind;  // "" or "Node"
+  std::string uid;
+  std::string resource_version;
+  std::vector<std::pair<std::string, std::string>> annotations;
 };
 
 enum class PatchType { kMerge, kJson, kStrategic, kApply };
@@ -218,8 +229,9 @@ class Store {
                                               const WatchOptions& opts);
 
   // Subresources.
-  // pods/binding: sets spec.nodeName (409 Conflict if already bound).
-  StatusOr<ObjectPtr> Bind(std::string_view ns, std::string_view pod, std::string_view node,
+  // pods/binding: sets spec.nodeName and PodScheduled=True, merges the Binding's annotations
+  // into the pod's; 409 Conflict if already bound, being deleted, gated, or a precondition fails.
+  StatusOr<ObjectPtr> Bind(std::string_view ns, std::string_view pod, const PodBinding& binding,
                            const WriteOptions& opts = {});
   // The object's JSON converted to `gvr`'s version (kind/apiVersion and any schema changes).
   StatusOr<std::string> ConvertToVersion(const ObjectPtr& obj,

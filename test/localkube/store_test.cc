@@ -449,11 +449,11 @@ TEST_F(StoreTest, FinalizersAndGarbageCollection) {
 TEST_F(StoreTest, BindingSetsNodeOnce) {
   MustCreate(kPods,
              R"({"metadata":{"name":"b"},"spec":{"containers":[{"name":"c","image":"i"}]}})");
-  auto b = store_->Bind("default", "b", "n1");
+  auto b = store_->Bind("default", "b", PodBinding{.node = "n1"});
   ASSERT_TRUE(b.ok()) << b.status();
   EXPECT_NE((*b)->json().find("\"nodeName\":\"n1\""), std::string::npos);
   EXPECT_EQ((*b)->Field("spec.nodeName"), "n1");
-  auto again = store_->Bind("default", "b", "n2");
+  auto again = store_->Bind("default", "b", PodBinding{.node = "n2"});
   EXPECT_EQ(again.status().reason(), "Conflict");
   // A bound pod is deleted gracefully; without a kubelet the store completes it.
   auto d = store_->Delete(kPods, "default", "b");
@@ -465,6 +465,45 @@ TEST_F(StoreTest, BindingSetsNodeOnce) {
     clock_.Advance(std::chrono::seconds(1));
   }
   EXPECT_TRUE(IsNotFound(store_->Get(kPods, "default", "b").status()));
+}
+
+TEST_F(StoreTest, BindingHonoursPreconditionsGatesAndAnnotations) {
+  auto pod = MustCreate(
+      kPods,
+      R"({"metadata":{"name":"p","annotations":{"keep":"1"}},"spec":{"containers":[{"name":"c","image":"i"}]}})");
+  const std::string rv = std::to_string(pod->resource_version());
+  auto wrong_uid = store_->Bind("default", "p", PodBinding{.node = "n1", .uid = "other"});
+  EXPECT_EQ(wrong_uid.status().reason(), "Conflict");
+  EXPECT_NE(wrong_uid.status().message().find("Precondition failed: UID in precondition: other"),
+            std::string::npos)
+      << wrong_uid.status();
+  auto wrong_rv =
+      store_->Bind("default", "p", PodBinding{.node = "n1", .resource_version = rv + "0"});
+  EXPECT_EQ(wrong_rv.status().reason(), "Conflict");
+  auto bad_kind = store_->Bind("default", "p", PodBinding{.node = "n1", .target_kind = "Pod"});
+  EXPECT_EQ(bad_kind.status().http_code(), 500) << bad_kind.status();
+  EXPECT_EQ(store_->Bind("default", "p", PodBinding{}).status().http_code(), 500);
+  EXPECT_EQ(store_->Get(kPods, "default", "p").value()->Field("spec.nodeName"), "");
+
+  auto b = store_->Bind("default", "p",
+                        PodBinding{.node = "n1",
+                                   .target_kind = "Node",
+                                   .uid = pod->uid(),
+                                   .resource_version = rv,
+                                   .annotations = {{"kai.scheduler/x", "y"}, {"keep", "2"}}});
+  ASSERT_TRUE(b.ok()) << b.status();
+  EXPECT_EQ((*b)->Field("spec.nodeName"), "n1");
+  EXPECT_NE((*b)->json().find(R"("annotations":{"keep":"2","kai.scheduler/x":"y"})"),
+            std::string::npos)
+      << (*b)->json();
+
+  MustCreate(
+      kPods,
+      R"({"metadata":{"name":"gated"},"spec":{"schedulingGates":[{"name":"g"}],"containers":[{"name":"c","image":"i"}]}})");
+  auto gated = store_->Bind("default", "gated", PodBinding{.node = "n1"});
+  EXPECT_EQ(gated.status().reason(), "Conflict");
+  EXPECT_NE(gated.status().message().find("has non-empty .spec.schedulingGates"),
+            std::string::npos);
 }
 
 TEST_F(StoreTest, MutateRetriesAndSeesCurrentObject) {

@@ -38,7 +38,9 @@ class ControllersTest : public testing::SimFixture {
     int n = 0;
     for (const ObjectPtr& p : Pods()) {
       if (!p->Field("spec.nodeName").empty() || p->deleting()) continue;
-      EXPECT_TRUE(store_->Bind("default", p->name(), "node-" + std::to_string(n++ % 2)).ok());
+      EXPECT_TRUE(
+          store_->Bind("default", p->name(), PodBinding{.node = "node-" + std::to_string(n++ % 2)})
+              .ok());
     }
     Settle();
     return n;
@@ -103,7 +105,7 @@ TEST_F(ControllersTest, ReplicaSetKeepsReplicasAndStatus) {
   EXPECT_EQ(Field(kRsGvr, "rs", {"status", "observedGeneration"}), "1");
   // Bind one: it becomes Running and ready; scaling down deletes the unbound ones first.
   const std::string bound = pods[1]->name();
-  ASSERT_TRUE(store_->Bind("default", bound, "node-0").ok());
+  ASSERT_TRUE(store_->Bind("default", bound, PodBinding{.node = "node-0"}).ok());
   Settle();
   EXPECT_EQ(Field(kRsGvr, "rs", {"status", "readyReplicas"}), "1");
   EXPECT_EQ(Field(kRsGvr, "rs", {"status", "availableReplicas"}), "1");
@@ -292,7 +294,10 @@ TEST_F(ControllersTest, LargeJobCountsEveryPodOnce) {
   ASSERT_EQ(Pods("job-name=big").size(), 1100u);
   int bound = 0;
   for (const ObjectPtr& pod : Pods("job-name=big")) {
-    ASSERT_TRUE(store_->Bind("default", pod->name(), "node-" + std::to_string(bound++ % 6)).ok());
+    ASSERT_TRUE(store_
+                    ->Bind("default", pod->name(),
+                           PodBinding{.node = "node-" + std::to_string(bound++ % 6)})
+                    .ok());
   }
   Settle();
   EXPECT_EQ(CountPhase("Running", "job-name=big"), 1100);
