@@ -44,11 +44,20 @@ StatusOr<std::string> Client::UpdateStatus(const GroupVersionResource& gvr, std:
 }
 
 Status Client::Bind(std::string_view ns, std::string_view pod, std::string_view node,
-                    std::string_view pod_uid) {
+                    std::string_view pod_uid,
+                    const std::map<std::string, std::string>& annotations) {
   using api::JsonQuote;
   std::string body = R"({"apiVersion":"v1","kind":"Binding","metadata":{"name":)" + JsonQuote(pod) +
                      R"(,"namespace":)" + JsonQuote(ns);
   if (!pod_uid.empty()) body += R"(,"uid":)" + JsonQuote(pod_uid);
+  if (!annotations.empty()) {
+    body += R"(,"annotations":{)";
+    for (auto it = annotations.begin(); it != annotations.end(); ++it) {
+      if (it != annotations.begin()) body += ",";
+      body += JsonQuote(it->first) + ":" + JsonQuote(it->second);
+    }
+    body += "}";
+  }
   body += R"(},"target":{"apiVersion":"v1","kind":"Node","name":)" + JsonQuote(node) + "}}";
   return CreateSubresource({"", "v1", "pods"}, ns, pod, "binding", body).status();
 }

@@ -12,6 +12,7 @@
 #pragma once
 
 #include <cstdint>
+#include <map>
 #include <memory>
 #include <optional>
 #include <string>
@@ -89,9 +90,12 @@ class Client {
   StatusOr<std::string> UpdateStatus(const GroupVersionResource& gvr, std::string_view ns,
                                      std::string_view name, std::string_view body,
                                      WriteOptions options = {});
-  // POST pods/{pod}/binding with a v1.Binding targeting `node`.
+  // POST pods/{pod}/binding with a v1.Binding targeting `node`. A non-empty `pod_uid` is a
+  // precondition (409 if the name now holds another pod); `annotations` are merged into the
+  // pod's by the same write.
   Status Bind(std::string_view ns, std::string_view pod, std::string_view node,
-              std::string_view pod_uid = {});
+              std::string_view pod_uid = {},
+              const std::map<std::string, std::string>& annotations = {});
   // POST pods/{pod}/eviction with a policy/v1 Eviction (429 when a PDB forbids it).
   Status Evict(std::string_view ns, std::string_view pod, const DeleteOptions& options = {});
 };

@@ -506,6 +506,19 @@ class FakeClient::Impl : public std::enable_shared_from_this<FakeClient::Impl> {
     if (it == rs.objects.end()) return NewNotFound("pods", name);
     Document cur;
     KAI_RETURN_IF_ERROR(api::ParseJson(*it->second, &cur));
+    // As the real registry: the Binding's uid is a precondition, its annotations are merged.
+    const std::string want_uid = GetString(binding, "metadata", "uid");
+    const std::string uid = GetString(cur, "metadata", "uid");
+    if (!want_uid.empty() && want_uid != uid) {
+      return NewConflict(
+          "pods", name,
+          "Precondition failed: UID in precondition: " + want_uid + ", UID in object meta: " + uid);
+    }
+    if (!GetString(cur, "metadata", "deletionTimestamp").empty()) {
+      return NewConflict(
+          "pods/binding", name,
+          "pod " + std::string(name) + " is being deleted, cannot be assigned to a host");
+    }
     const std::string bound = GetString(cur, "spec", "nodeName");
     if (!bound.empty()) {
       return NewConflict(
@@ -515,6 +528,20 @@ class FakeClient::Impl : public std::enable_shared_from_this<FakeClient::Impl> {
     Value& spec = EnsureObject(cur, cur, "spec");
     SetString(cur, spec, "nodeName", node);
     Value& md = EnsureObject(cur, cur, "metadata");
+    if (Value* bmd = Member(binding, "metadata"); bmd != nullptr && bmd->IsObject()) {
+      if (Value* ann = Member(*bmd, "annotations"); ann != nullptr && ann->IsObject()) {
+        Value& out = EnsureObject(cur, md, "annotations");
+        for (const auto& m : ann->GetObject()) {
+          if (!m.value.IsString()) return NewBadRequest("binding: annotation values are strings");
+          if (Value* v = Member(out, m.name.GetString()); v != nullptr) {
+            v->CopyFrom(m.value, cur.GetAllocator());
+          } else {
+            out.AddMember(Value(m.name, cur.GetAllocator()), Value(m.value, cur.GetAllocator()),
+                          cur.GetAllocator());
+          }
+        }
+      }
+    }
     SetString(cur, md, "resourceVersion", std::to_string(++rv_));
     auto old_json = it->second;
     auto json = std::make_shared<const std::string>(api::ToJsonString(cur));

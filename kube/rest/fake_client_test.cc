@@ -95,9 +95,13 @@ TEST(FakeClientTest, PatchesDeletesBindingEviction) {
           .status()));
   EXPECT_FALSE(fake.Patch(kPods, "ns", "p", PatchType::kApply, "{}").ok());  // no fieldManager
 
-  // Binding.
-  ASSERT_TRUE(fake.Bind("ns", "p", "node-1").ok());
-  EXPECT_EQ(Decode(fake.Get(kPods, "ns", "p")).spec.node_name, "node-1");
+  // Binding: the uid is a precondition, the annotations land with the node.
+  const api::Pod before = Decode(fake.Get(kPods, "ns", "p"));
+  EXPECT_TRUE(IsConflict(fake.Bind("ns", "p", "node-1", "another-pods-uid")));
+  ASSERT_TRUE(fake.Bind("ns", "p", "node-1", before.metadata.uid, {{"granted", "Regular"}}).ok());
+  const api::Pod bound = Decode(fake.Get(kPods, "ns", "p"));
+  EXPECT_EQ(bound.spec.node_name, "node-1");
+  EXPECT_EQ(bound.metadata.annotations.at("granted"), "Regular");
   EXPECT_TRUE(IsConflict(fake.Bind("ns", "p", "node-2")));
 
   // Delete preconditions and finalizers.

@@ -147,9 +147,13 @@ TEST_F(RestIntegrationTest, VerbsAndTypedErrors) {
   EXPECT_EQ(conds[0].reason, "Unschedulable");
 
   // Binding, delete preconditions, eviction.
-  ASSERT_TRUE(client->Bind("default", "verbs", "node-1").ok());
-  EXPECT_EQ(api::Decode<api::Pod>(*client->Get(kPods, "default", "verbs"))->spec.node_name,
-            "node-1");
+  const std::string uid = api::Decode<api::Pod>(*patched)->metadata.uid;
+  EXPECT_TRUE(IsConflict(client->Bind("default", "verbs", "node-1", "not-the-uid")));
+  ASSERT_TRUE(client->Bind("default", "verbs", "node-1", uid, {{"b", "2"}, {"a", "1"}}).ok());
+  const api::Pod bound = *api::Decode<api::Pod>(*client->Get(kPods, "default", "verbs"));
+  EXPECT_EQ(bound.spec.node_name, "node-1");
+  EXPECT_EQ(bound.metadata.annotations.at("a"), "1");
+  EXPECT_EQ(bound.metadata.annotations.at("b"), "2");
   EXPECT_TRUE(IsConflict(client->Bind("default", "verbs", "node-2")));
   Status wrong_uid =
       client->Delete(kPods, "default", "verbs", {.precondition_uid = "not-the-uid"}).status();
