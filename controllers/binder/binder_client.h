@@ -64,9 +64,11 @@ class BinderClient {
   // application/strategic-merge-patch+json on pods/status (conditions).
   virtual Status PatchPodStatus(const std::string& ns, const std::string& name,
                                 std::string_view patch) = 0;
-  // POST pods/{name}/binding.
+  // POST pods/{name}/binding; the pod's uid is a precondition and `annotations` are merged into
+  // the pod's by the binding itself.
   virtual Status CreateBinding(const std::string& ns, const std::string& pod_name,
-                               const std::string& pod_uid, const std::string& node) = 0;
+                               const std::string& pod_uid, const std::string& node,
+                               const std::map<std::string, std::string>& annotations) = 0;
   virtual Status CreateConfigMap(const api::ConfigMap& cm) = 0;
   // application/merge-patch+json on the ConfigMap.
   virtual Status MergePatchConfigMap(const std::string& ns, const std::string& name,

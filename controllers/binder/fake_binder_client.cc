@@ -270,7 +270,8 @@ Status FakeBinderClient::PatchPodStatus(const std::string& ns, const std::string
 }
 
 Status FakeBinderClient::CreateBinding(const std::string& ns, const std::string& pod_name,
-                                       const std::string& pod_uid, const std::string& node) {
+                                       const std::string& pod_uid, const std::string& node,
+                                       const std::map<std::string, std::string>& annotations) {
   std::string key = Key(ns, pod_name);
   return Write("CreateBinding", key, node, [&]() -> Status {
     auto it = pods.find(key);
@@ -287,6 +288,7 @@ Status FakeBinderClient::CreateBinding(const std::string& ns, const std::string&
           .SetHttpCode(409);
     }
     it->second.spec.node_name = node;
+    for (const auto& [k, v] : annotations) it->second.metadata.annotations[k] = v;
     Stamp(&it->second, false);
     bindings[key]++;
     return Status::OK();

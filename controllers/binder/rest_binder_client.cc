@@ -183,8 +183,9 @@ Status RestBinderClient::PatchPodStatus(const std::string& ns, const std::string
 }
 
 Status RestBinderClient::CreateBinding(const std::string& ns, const std::string& pod_name,
-                                       const std::string& pod_uid, const std::string& node) {
-  return client_->Bind(ns, pod_name, node, pod_uid);
+                                       const std::string& pod_uid, const std::string& node,
+                                       const std::map<std::string, std::string>& annotations) {
+  return client_->Bind(ns, pod_name, node, pod_uid, annotations);
 }
 
 Status RestBinderClient::CreateConfigMap(const api::ConfigMap& cm) {

@@ -71,7 +71,8 @@ class RestBinderClient final : public BinderClient {
   Status PatchPodStatus(const std::string& ns, const std::string& name,
                         std::string_view patch) override;
   Status CreateBinding(const std::string& ns, const std::string& pod_name,
-                       const std::string& pod_uid, const std::string& node) override;
+                       const std::string& pod_uid, const std::string& node,
+                       const std::map<std::string, std::string>& annotations) override;
   Status CreateConfigMap(const api::ConfigMap& cm) override;
   Status MergePatchConfigMap(const std::string& ns, const std::string& name,
                              std::string_view patch) override;

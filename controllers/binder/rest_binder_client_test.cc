@@ -10,6 +10,7 @@
 #include "kube/cache/factory.h"
 #include "kube/cache/informer.h"
 #include "kube/cache/typed.h"
+#include "kube/rest/errors.h"
 #include "kube/rest/fake_client.h"
 
 namespace kai::binder {
@@ -166,10 +167,12 @@ TEST_F(RestBinderTest, SyncedCachesServeTheReads) {
     verbs.push_back(a.verb + " " + a.gvr.resource + (a.subresource.empty() ? "" : "/") +
                     a.subresource);
   }
-  const std::vector<std::string> want = {"patch pods", "create-subresource pods/binding",
+  const std::vector<std::string> want = {"create-subresource pods/binding",
                                          "patch bindrequests/status", "patch pods/status"};
   EXPECT_EQ(verbs, want);
   EXPECT_EQ(Get<api::Pod>(kPods, "ns", "p").spec.node_name, "n1");
+  EXPECT_EQ(Get<api::Pod>(kPods, "ns", "p").metadata.annotations.at("received-resource-type"),
+            "Regular");
 
   // A Get the cache misses (newer than the watch) and a fresh Get ask the server.
   fake_.ClearActions();
@@ -192,8 +195,12 @@ TEST_F(RestBinderTest, ApiErrorsAreClassified) {
   ASSERT_TRUE(client_.CreateConfigMap(cm).ok());
   EXPECT_TRUE(IsAlreadyExists(client_.CreateConfigMap(cm)));
   Seed(kPods, api::EncodeJson(Pod("ns", "b")));
-  ASSERT_TRUE(client_.CreateBinding("ns", "b", "", "n1").ok());
-  EXPECT_FALSE(client_.CreateBinding("ns", "b", "", "n1").ok());  // already bound
+  EXPECT_TRUE(kube::IsConflict(client_.CreateBinding("ns", "b", "another-pods-uid", "n1", {})));
+  ASSERT_TRUE(
+      client_.CreateBinding("ns", "b", "", "n1", {{"received-resource-type", "Regular"}}).ok());
+  EXPECT_EQ(client_.GetPod("ns", "b", true)->metadata.annotations.at("received-resource-type"),
+            "Regular");
+  EXPECT_FALSE(client_.CreateBinding("ns", "b", "", "n1", {}).ok());  // already bound
 
   // A BindRequest is deleted with its uid as a precondition.
   const kube::GroupVersionResource brs{"scheduling.run.ai", "v1alpha2", "bindrequests"};
