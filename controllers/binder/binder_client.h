@@ -12,6 +12,7 @@
 
 #include "api/bind_request.h"
 #include "api/config_map.h"
+#include "api/json_quote.h"
 #include "api/node.h"
 #include "api/pod.h"
 #include "kube/base/statusor.h"
@@ -37,6 +38,19 @@ struct BinderEvent {
   std::string message;
   bool operator==(const BinderEvent&) const = default;
 };
+
+// A BindRequest's status as JSON, zero fields left out (Go's omitempty).
+inline std::string BindRequestStatusJson(const api::BindRequestStatus& s) {
+  std::string out = "{";
+  auto add = [&out](std::string_view member) {
+    if (out.size() > 1) out += ",";
+    out += member;
+  };
+  if (!s.phase.empty()) add("\"phase\":" + api::JsonQuote(s.phase));
+  if (!s.reason.empty()) add("\"reason\":" + api::JsonQuote(s.reason));
+  if (s.failed_attempts != 0) add("\"failedAttempts\":" + std::to_string(s.failed_attempts));
+  return out + "}";
+}
 
 class BinderClient {
  public:
@@ -74,9 +88,11 @@ class BinderClient {
   virtual Status MergePatchConfigMap(const std::string& ns, const std::string& name,
                                      std::string_view patch) = 0;
   virtual Status DeleteConfigMap(const std::string& ns, const std::string& name) = 0;
-  // application/merge-patch+json on bindrequests/status.
-  virtual Status MergePatchBindRequestStatus(const std::string& ns, const std::string& name,
-                                             std::string_view patch) = 0;
+  // Writes bindrequests/status of the BindRequest with this uid. One the scheduler created since
+  // under the same name is not written: kAborted (409-like), as for a gone one's NotFound.
+  virtual Status UpdateBindRequestStatus(const std::string& ns, const std::string& name,
+                                         const std::string& uid,
+                                         const api::BindRequestStatus& status) = 0;
   // With the uid as a precondition: a BindRequest the scheduler created since under the same
   // name is another one (409 Conflict, not deleted).
   virtual Status DeleteBindRequest(const std::string& ns, const std::string& name,

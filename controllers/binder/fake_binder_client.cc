@@ -123,6 +123,7 @@ Status FakeBinderClient::ReadFailure(const std::string& verb) const {
 Status FakeBinderClient::Write(const std::string& verb, const std::string& key, std::string body,
                                const std::function<Status()>& write) {
   ++write_attempts_;
+  if (before_write) before_write(verb);
   auto it = failures_.find(verb);
   std::optional<Failure> failure;
   if (it != failures_.end() && !it->second.empty()) {
@@ -330,13 +331,17 @@ Status FakeBinderClient::DeleteConfigMap(const std::string& ns, const std::strin
   });
 }
 
-Status FakeBinderClient::MergePatchBindRequestStatus(const std::string& ns, const std::string& name,
-                                                     std::string_view patch) {
+Status FakeBinderClient::UpdateBindRequestStatus(const std::string& ns, const std::string& name,
+                                                 const std::string& uid,
+                                                 const api::BindRequestStatus& status) {
   std::string key = Key(ns, name);
-  return Write("MergePatchBindRequestStatus", key, std::string(patch), [&]() -> Status {
+  return Write("UpdateBindRequestStatus", key, BindRequestStatusJson(status), [&]() -> Status {
     auto it = bind_requests.find(key);
     if (it == bind_requests.end()) return NotFound("bindrequests.scheduling.run.ai", name);
-    KAI_RETURN_IF_ERROR(MergePatchObject(&it->second, patch));
+    if (!uid.empty() && it->second.metadata.uid != uid) {
+      return AbortedError("BindRequest " + key + " is now another one").SetReason("Conflict");
+    }
+    it->second.status = status;
     Stamp(&it->second, false);
     return Status::OK();
   });

@@ -25,7 +25,7 @@ class FakeBinderClient : public BinderClient {
   struct Call {
     std::string verb;  // CreatePod, DeletePod, MergePatchPod, PatchPodStatus, CreateBinding,
                        // CreateConfigMap, MergePatchConfigMap, DeleteConfigMap,
-                       // MergePatchBindRequestStatus, DeleteBindRequest
+                       // UpdateBindRequestStatus, DeleteBindRequest
     std::string key;
     std::string body;
   };
@@ -39,6 +39,8 @@ class FakeBinderClient : public BinderClient {
     numbered_failures_[write_attempts_ + n] = Failure{std::move(s), when};
   }
   int write_attempts() const { return write_attempts_; }
+  // Runs before every write attempt with its verb: lets a test change the world mid-reconcile.
+  std::function<void(const std::string& verb)> before_write;
   // Fails every read of `verb` (GetPod, ListPods, ...) while set.
   void FailReads(const std::string& verb, Status s) { read_failures_[verb] = std::move(s); }
   void ClearReadFailures() { read_failures_.clear(); }
@@ -74,8 +76,9 @@ class FakeBinderClient : public BinderClient {
   Status MergePatchConfigMap(const std::string& ns, const std::string& name,
                              std::string_view patch) override;
   Status DeleteConfigMap(const std::string& ns, const std::string& name) override;
-  Status MergePatchBindRequestStatus(const std::string& ns, const std::string& name,
-                                     std::string_view patch) override;
+  Status UpdateBindRequestStatus(const std::string& ns, const std::string& name,
+                                 const std::string& uid,
+                                 const api::BindRequestStatus& status) override;
   Status DeleteBindRequest(const std::string& ns, const std::string& name,
                            const std::string& uid) override;
   void RecordEvent(const BinderEvent& event) override { events.push_back(event); }

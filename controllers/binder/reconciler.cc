@@ -236,18 +236,17 @@ std::optional<Duration> BindRequestReconciler::UpdateStatus(api::BindRequest* br
     br->status.phase = std::string(api::kBindRequestPhaseSucceeded);
   }
   if (br->status == original) return retry;
-  std::string patch = "{\"status\":{\"phase\":" + api::JsonQuote(br->status.phase);
-  if (br->status.reason != original.reason)
-    patch += ",\"reason\":" + api::JsonQuote(br->status.reason);
-  if (br->status.failed_attempts != original.failed_attempts) {
-    patch += ",\"failedAttempts\":" + std::to_string(br->status.failed_attempts);
-  }
-  patch += "}}";
-  *patch_error =
-      client_->MergePatchBindRequestStatus(br->metadata.namespace_, br->metadata.name, patch);
-  if (!patch_error->ok()) {
+  // Written only to this uid: the scheduler may have replaced the BindRequest meanwhile (its
+  // node vanished), and this outcome is not its successor's.
+  Status s = client_->UpdateBindRequestStatus(br->metadata.namespace_, br->metadata.name,
+                                              br->metadata.uid, br->status);
+  if (IsAborted(s) || IsNotFound(s)) {
+    LOG(INFO) << "BindRequest " << br->metadata.namespace_ << "/" << br->metadata.name
+              << " was replaced or deleted while it was handled; its status is not written: " << s;
+  } else if (!s.ok()) {
     LOG(ERROR) << "Failed to patch status for BindRequest " << br->metadata.namespace_ << "/"
-               << br->metadata.name << ": " << *patch_error;
+               << br->metadata.name << ": " << s;
+    *patch_error = s;
   }
   return retry;
 }

@@ -37,9 +37,9 @@ TEST_F(ReconcilerTest, WholeGpuPodIsBoundWithKaisWrites) {
   ReconcileResult res = r_.Reconcile("ns", "p");
   EXPECT_EQ(res.outcome, Outcome::kBound) << res.error;
   // KAI's annotation patch rides on the binding: three writes, the annotation lands with the node.
-  EXPECT_EQ(Verbs(), (std::vector<std::string>{"CreateBinding", "MergePatchBindRequestStatus",
+  EXPECT_EQ(Verbs(), (std::vector<std::string>{"CreateBinding", "UpdateBindRequestStatus",
                                                "PatchPodStatus"}));
-  EXPECT_EQ(client_.calls[1].body, R"({"status":{"phase":"Succeeded"}})");
+  EXPECT_EQ(client_.calls[1].body, R"({"phase":"Succeeded"})");
   const api::Pod& pod = client_.pods.at("ns/p");
   EXPECT_EQ(pod.spec.node_name, "n1");
   EXPECT_EQ(pod.metadata.annotations.at("received-resource-type"), "Regular");
@@ -182,7 +182,7 @@ TEST_F(ReconcilerTest, FractionalPodWaitsForItsReservationThenIsBound) {
                                       "MergePatchConfigMap",  // NVIDIA_VISIBLE_DEVICES
                                       "MergePatchConfigMap",  // GPU_PORTION, RUNAI_NUM_OF_GPUS
                                       "CreateBinding",        // with received-resource-type
-                                      "MergePatchBindRequestStatus", "PatchPodStatus"}));
+                                      "UpdateBindRequestStatus", "PatchPodStatus"}));
   const api::Pod& pod = client_.pods.at("ns/f");
   EXPECT_EQ(pod.spec.node_name, "n1");
   EXPECT_EQ(pod.metadata.labels.at("runai-gpu-group"), "g1");
@@ -291,6 +291,28 @@ TEST_F(ReconcilerTest, InvalidBindRequestIsDeletedOnlyWhileTheNameHoldsIt) {
                        .SetReason("Conflict")
                        .SetHttpCode(409));
   EXPECT_EQ(r_.Reconcile("ns", "f").outcome, Outcome::kInvalidDeleted);
+}
+
+// The scheduler replaced the BindRequest while it was being handled: the outcome of the old one
+// is not written onto its successor, and that is not an error to retry.
+TEST_F(ReconcilerTest, ReplacedBindRequestDoesNotGetItsPredecessorsStatus) {
+  client_.AddNode(Node("n2"));
+  client_.AddPod(Pod("ns", "p"));
+  auto br = BindRequest("ns", "p", "n1");
+  br.metadata.uid = "br-1";
+  client_.AddBindRequest(br);
+  client_.before_write = [&](const std::string& verb) {
+    if (verb != "CreateBinding") return;
+    auto successor = BindRequest("ns", "p", "n2");
+    successor.metadata.uid = "br-2";
+    client_.bind_requests["ns/p"] = successor;
+  };
+  ReconcileResult res = r_.Reconcile("ns", "p");
+  EXPECT_EQ(res.outcome, Outcome::kBound) << res.error;
+  EXPECT_TRUE(res.error.ok()) << res.error;
+  EXPECT_TRUE(client_.CallsOf("UpdateBindRequestStatus").empty());
+  EXPECT_EQ(client_.bind_requests.at("ns/p").metadata.uid, "br-2");
+  EXPECT_EQ(client_.bind_requests.at("ns/p").status.phase, "");
 }
 
 TEST_F(ReconcilerTest, DeletedBindRequestAndFinishedPodReleaseTheGroup) {

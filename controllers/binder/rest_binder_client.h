@@ -77,8 +77,9 @@ class RestBinderClient final : public BinderClient {
   Status MergePatchConfigMap(const std::string& ns, const std::string& name,
                              std::string_view patch) override;
   Status DeleteConfigMap(const std::string& ns, const std::string& name) override;
-  Status MergePatchBindRequestStatus(const std::string& ns, const std::string& name,
-                                     std::string_view patch) override;
+  Status UpdateBindRequestStatus(const std::string& ns, const std::string& name,
+                                 const std::string& uid,
+                                 const api::BindRequestStatus& status) override;
   Status DeleteBindRequest(const std::string& ns, const std::string& name,
                            const std::string& uid) override;
   void RecordEvent(const BinderEvent& event) override {

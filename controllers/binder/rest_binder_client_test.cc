@@ -211,6 +211,22 @@ TEST_F(RestBinderTest, ApiErrorsAreClassified) {
   EXPECT_TRUE(client_.GetBindRequest("ns", "b").ok());
   EXPECT_TRUE(client_.DeleteBindRequest("ns", "b", "br-2").ok());
   EXPECT_TRUE(IsNotFound(client_.GetBindRequest("ns", "b").status()));
+
+  // Its status is written only to the BindRequest of that uid.
+  EXPECT_TRUE(IsNotFound(client_.UpdateBindRequestStatus("ns", "b", "br-2", {.phase = "Failed"})));
+  br.metadata.uid = "br-3";
+  Seed(brs, api::EncodeJson(br));
+  EXPECT_TRUE(IsAborted(client_.UpdateBindRequestStatus("ns", "b", "br-2", {.phase = "Failed"})));
+  EXPECT_EQ(Get<api::BindRequest>(brs, "ns", "b").status.phase, "");
+  ASSERT_TRUE(client_
+                  .UpdateBindRequestStatus("ns", "b", "br-3",
+                                           {.phase = "Failed", .reason = "x", .failed_attempts = 1})
+                  .ok());
+  EXPECT_EQ(Get<api::BindRequest>(brs, "ns", "b").status,
+            (api::BindRequestStatus{.phase = "Failed", .reason = "x", .failed_attempts = 1}));
+  ASSERT_TRUE(client_.UpdateBindRequestStatus("ns", "b", "br-3", {.phase = "Succeeded"}).ok());
+  EXPECT_EQ(Get<api::BindRequest>(brs, "ns", "b").status,
+            (api::BindRequestStatus{.phase = "Succeeded"}));
 }
 
 }  // namespace
