@@ -439,13 +439,13 @@ TEST_P(ConvergenceTest, OneFailedWriteAnywhereConverges) {
 
 std::vector<FaultCase> AllFaults() {
   std::vector<FaultCase> out;
-  // Whole GPU: 4 writes; fractional: 1 (reservation pod) + 9 (see the test above).
-  for (int w = 1; w <= 4; ++w) {
+  // Whole GPU: 3 writes; fractional: 1 (reservation pod) + 8 (see the test above).
+  for (int w = 1; w <= 3; ++w) {
     for (auto when : {FakeBinderClient::When::kBefore, FakeBinderClient::When::kAfter}) {
       out.push_back({false, w, when});
     }
   }
-  for (int w = 1; w <= 10; ++w) {
+  for (int w = 1; w <= 9; ++w) {
     for (auto when : {FakeBinderClient::When::kBefore, FakeBinderClient::When::kAfter}) {
       out.push_back({true, w, when});
     }
