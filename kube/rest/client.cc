@@ -1,6 +1,7 @@
 #include "kube/rest/client.h"
 
 #include "api/json_quote.h"
+#include "api/rapidjson_util.h"
 #include "kube/rest/errors.h"
 #include "kube/rest/json_writer.h"
 
@@ -68,6 +69,34 @@ Status Client::Evict(std::string_view ns, std::string_view pod, const DeleteOpti
                      JsonQuote(pod) + R"(,"namespace":)" + JsonQuote(ns) + R"(},"deleteOptions":)" +
                      internal::DeleteOptionsJson(options) + "}";
   return CreateSubresource({"", "v1", "pods"}, ns, pod, "eviction", body).status();
+}
+
+StatusOr<std::string> PatchJsonWithUid(Client& client, const GroupVersionResource& gvr,
+                                       std::string_view ns, std::string_view name,
+                                       std::string_view uid, std::string_view ops,
+                                       const PatchOptions& options) {
+  if (uid.empty()) return client.Patch(gvr, ns, name, PatchType::kJson, ops, options);
+  const size_t open = ops.find('[');
+  if (open == std::string_view::npos) return NewBadRequest("a JSON patch is a JSON array");
+  std::string rest(ops.substr(open + 1));
+  const bool no_ops = rest.find_first_not_of(" \t\r\n]") == std::string::npos;
+  std::string patch = R"([{"op":"test","path":"/metadata/uid","value":)" + api::JsonQuote(uid) +
+                      "}" + (no_ops ? "]" : "," + rest);
+  StatusOr<std::string> out = client.Patch(gvr, ns, name, PatchType::kJson, patch, options);
+  if (out.ok() || !IsInvalid(out.status())) return out;
+  StatusOr<std::string> now = client.Get(gvr, ns, name);
+  if (!now.ok()) return IsNotFound(now.status()) ? now.status() : out.status();
+  rapidjson::Document doc;
+  if (!api::ParseJson(*now, &doc).ok() || !doc.IsObject()) return out.status();
+  const rapidjson::Value* md = api::FindMember(doc, "metadata");
+  const rapidjson::Value* id =
+      md != nullptr && md->IsObject() ? api::FindMember(*md, "uid") : nullptr;
+  const std::string current = id != nullptr && id->IsString() ? id->GetString() : "";
+  if (current == uid) return out.status();
+  const std::string what = gvr.group.empty() ? gvr.resource : gvr.resource + "." + gvr.group;
+  return NewConflict(what, name,
+                     "Precondition failed: UID in precondition: " + std::string(uid) +
+                         ", UID in object meta: " + current);
 }
 
 StatusOr<ObjectList> ListAll(Client& client, const GroupVersionResource& gvr, std::string_view ns,

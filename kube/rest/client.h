@@ -107,4 +107,15 @@ class Client {
 StatusOr<ObjectList> ListAll(Client& client, const GroupVersionResource& gvr, std::string_view ns,
                              ListOptions options = {}, int64_t page_size = 500);
 
+// An RFC 6902 patch (`ops`, a JSON array) of the object with this uid only: a `test` of
+// /metadata/uid goes first, so a namesake created since is left alone. (A uid in a merge patch's
+// body guards nothing on a custom resource's status subresource, where the server keeps the
+// stored metadata; a patch's test runs against the stored object.) A failed test is a 422 like
+// any refused patch: a read tells them apart, and another uid comes back as 409 Conflict, a gone
+// object as 404. An empty uid adds no test.
+StatusOr<std::string> PatchJsonWithUid(Client& client, const GroupVersionResource& gvr,
+                                       std::string_view ns, std::string_view name,
+                                       std::string_view uid, std::string_view ops,
+                                       const PatchOptions& options = {});
+
 }  // namespace kai::kube

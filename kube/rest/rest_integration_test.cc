@@ -11,6 +11,7 @@
 
 #include "api/codec.h"
 #include "api/pod.h"
+#include "api/podgroup.h"
 #include "kube/base/fake_clock.h"
 #include "kube/base/file.h"
 #include "kube/patch/json_patch.h"
@@ -204,6 +205,41 @@ TEST_F(RestIntegrationTest, JsonPatchDiffOnACustomResource) {
   ASSERT_FALSE(cms->items.empty());
   EXPECT_NE(cms->items[0].find(R"("kind":"ConfigMap")"), std::string::npos)
       << cms->items[0].substr(0, 100);
+}
+
+// A status written for one PodGroup never lands on a namesake created since: the uid test runs
+// on the stored object, status subresource included.
+TEST_F(RestIntegrationTest, JsonPatchWithUidLeavesANamesakeAlone) {
+  auto r = kube_->Kubectl({"apply", "-f", "crds/"});
+  ASSERT_TRUE(r.ok()) << r.err;
+  auto client = NewClient();
+  const GroupVersionResource pgs{"scheduling.run.ai", "v2alpha2", "podgroups"};
+  const std::string pg =
+      R"({"apiVersion":"scheduling.run.ai/v2alpha2","kind":"PodGroup","metadata":{"name":"named"},"spec":{"minMember":1,"queue":"q"}})";
+  auto first = client->Create(pgs, "default", pg);
+  ASSERT_TRUE(first.ok()) << first.status();
+  const std::string old_uid = api::Decode<api::PodGroup>(*first)->metadata.uid;
+  ASSERT_TRUE(client->Delete(pgs, "default", "named").ok());
+  auto second = client->Create(pgs, "default", pg);
+  ASSERT_TRUE(second.ok()) << second.status();
+  const std::string uid = api::Decode<api::PodGroup>(*second)->metadata.uid;
+  ASSERT_NE(uid, old_uid);
+
+  const std::string ops = R"([{"op":"add","path":"/status","value":{"phase":"Running"}}])";
+  const PatchOptions status{{.subresource = "status"}};
+  auto stale = PatchJsonWithUid(*client, pgs, "default", "named", old_uid, ops, status);
+  EXPECT_TRUE(IsConflict(stale.status())) << stale.status();
+  EXPECT_EQ(api::Decode<api::PodGroup>(*client->Get(pgs, "default", "named"))->status.phase, "");
+  // A patch the server refuses for itself stays what it is.
+  auto refused = PatchJsonWithUid(*client, pgs, "default", "named", uid,
+                                  R"([{"op":"replace","path":"/status/none","value":1}])", status);
+  EXPECT_TRUE(IsInvalid(refused.status())) << refused.status();
+  auto ok = PatchJsonWithUid(*client, pgs, "default", "named", uid, ops, status);
+  ASSERT_TRUE(ok.ok()) << ok.status();
+  EXPECT_EQ(api::Decode<api::PodGroup>(*ok)->status.phase, "Running");
+  EXPECT_TRUE(PatchJsonWithUid(*client, pgs, "default", "named", uid, "[]").ok());
+  ASSERT_TRUE(client->Delete(pgs, "default", "named").ok());
+  EXPECT_TRUE(IsNotFound(PatchJsonWithUid(*client, pgs, "default", "named", uid, ops).status()));
 }
 
 // Runs a hook after the first List call (to compact localkube's history mid-pagination).
