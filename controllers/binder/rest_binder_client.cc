@@ -207,28 +207,12 @@ Status RestBinderClient::DeleteConfigMap(const std::string& ns, const std::strin
 Status RestBinderClient::UpdateBindRequestStatus(const std::string& ns, const std::string& name,
                                                  const std::string& uid,
                                                  const api::BindRequestStatus& status) {
-  // A uid in the body guards nothing on a status subresource (the server keeps the stored
-  // metadata), but a JSON patch's test runs against the stored object.
-  std::string patch = "[";
-  if (!uid.empty()) {
-    patch += R"({"op":"test","path":"/metadata/uid","value":)" + api::JsonQuote(uid) + "},";
-  }
-  patch += R"({"op":"add","path":"/status","value":)" + BindRequestStatusJson(status) + "}]";
   kube::PatchOptions o;
   o.subresource = "status";
-  Status s = client_->Patch(BindRequests(), ns, name, kube::PatchType::kJson, patch, o).status();
-  if (s.ok() || uid.empty() || !kube::IsInvalid(s)) return s;
-  // 422: the test failed, or the status itself was refused. Only the object can tell which.
-  auto now = client_->Get(BindRequests(), ns, name);
-  if (!now.ok()) return IsNotFound(now.status()) ? now.status() : s;
-  auto current = api::Decode<api::BindRequest>(*now);
-  if (current.ok() && current->metadata.uid != uid) {
-    return AbortedError("BindRequest " + ns + "/" + name + " is now another one (uid " +
-                        current->metadata.uid + ", not " + uid + "); its status is not written")
-        .SetReason("Conflict")
-        .SetHttpCode(409);
-  }
-  return s;
+  return kube::PatchJsonWithUid(
+             *client_, BindRequests(), ns, name, uid,
+             R"([{"op":"add","path":"/status","value":)" + BindRequestStatusJson(status) + "}]", o)
+      .status();
 }
 
 Status RestBinderClient::DeleteBindRequest(const std::string& ns, const std::string& name,
