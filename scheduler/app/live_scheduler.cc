@@ -82,6 +82,7 @@ LiveScheduler::LiveScheduler(kube::Client* client, LiveSchedulerOptions options)
                   recorder_->AnnotatedEvent(ref, e.annotations, e.type, e.reason, e.message);
                 }
               }),
+      updates_(clock_),
       sink_(options_.params, &writer_, &updates_, clock_),
       cycle_(options_.conf, options_.params, &sink_, clock_, random_),
       unconfirmed_(options_.unconfirmed_bind_request_read_back),
@@ -271,7 +272,7 @@ void LiveScheduler::StatusWorker() {
       std::lock_guard<std::mutex> lock(run_mu_);
       if (stopping_) return;
     }
-    updates_.PerformNext(&writer_, clock_, std::chrono::seconds(1));
+    updates_.PerformNext(&writer_, std::chrono::seconds(1));
   }
 }
 

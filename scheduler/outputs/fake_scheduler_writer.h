@@ -98,11 +98,12 @@ class FakeSchedulerWriter : public SchedulerWriter {
     return Record("PatchPodStatus", ns + "/" + name, std::string(patch));
   }
   StatusOr<std::string> PatchPodGroup(const std::string& ns, const std::string& name,
-                                      std::string_view patch) override {
+                                      const std::string& uid, std::string_view patch) override {
     KAI_RETURN_IF_ERROR(Record("PatchPodGroup", ns + "/" + name, std::string(patch)));
     return std::to_string(++resource_version_);
   }
   StatusOr<std::string> PatchPodGroupStatus(const std::string& ns, const std::string& name,
+                                            const std::string& uid,
                                             std::string_view patch) override {
     KAI_RETURN_IF_ERROR(Record("PatchPodGroupStatus", ns + "/" + name, std::string(patch)));
     return std::to_string(++resource_version_);

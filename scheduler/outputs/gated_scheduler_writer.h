@@ -95,14 +95,15 @@ class GatedSchedulerWriter : public SchedulerWriter {
     return inner_->PatchPodStatus(ns, name, patch);
   }
   StatusOr<std::string> PatchPodGroup(const std::string& ns, const std::string& name,
-                                      std::string_view patch) override {
+                                      const std::string& uid, std::string_view patch) override {
     std::lock_guard<std::mutex> lock(mu_);
-    return inner_->PatchPodGroup(ns, name, patch);
+    return inner_->PatchPodGroup(ns, name, uid, patch);
   }
   StatusOr<std::string> PatchPodGroupStatus(const std::string& ns, const std::string& name,
+                                            const std::string& uid,
                                             std::string_view patch) override {
     std::lock_guard<std::mutex> lock(mu_);
-    return inner_->PatchPodGroupStatus(ns, name, patch);
+    return inner_->PatchPodGroupStatus(ns, name, uid, patch);
   }
   void RecordEvent(const EventRecord& event) override {
     std::lock_guard<std::mutex> lock(mu_);

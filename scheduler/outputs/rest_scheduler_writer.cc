@@ -66,19 +66,23 @@ Status RestSchedulerWriter::PatchPodStatus(const std::string& ns, const std::str
 
 StatusOr<std::string> RestSchedulerWriter::PatchPodGroup(const std::string& ns,
                                                          const std::string& name,
+                                                         const std::string& uid,
                                                          std::string_view patch) {
-  KAI_ASSIGN_OR_RETURN(std::string out, client_->Patch(kube::GvrOf<api::PodGroup>(), ns, name,
-                                                       kube::PatchType::kJson, patch));
+  KAI_ASSIGN_OR_RETURN(
+      std::string out,
+      kube::PatchJsonWithUid(*client_, kube::GvrOf<api::PodGroup>(), ns, name, uid, patch));
   return ResourceVersionOf(out);
 }
 
 StatusOr<std::string> RestSchedulerWriter::PatchPodGroupStatus(const std::string& ns,
                                                                const std::string& name,
+                                                               const std::string& uid,
                                                                std::string_view patch) {
   kube::PatchOptions o;
   o.subresource = "status";
-  KAI_ASSIGN_OR_RETURN(std::string out, client_->Patch(kube::GvrOf<api::PodGroup>(), ns, name,
-                                                       kube::PatchType::kJson, patch, o));
+  KAI_ASSIGN_OR_RETURN(
+      std::string out,
+      kube::PatchJsonWithUid(*client_, kube::GvrOf<api::PodGroup>(), ns, name, uid, patch, o));
   return ResourceVersionOf(out);
 }
 

@@ -25,8 +25,9 @@ class RestSchedulerWriter final : public SchedulerWriter {
   Status PatchPodStatus(const std::string& ns, const std::string& name,
                         std::string_view patch) override;
   StatusOr<std::string> PatchPodGroup(const std::string& ns, const std::string& name,
-                                      std::string_view patch) override;
+                                      const std::string& uid, std::string_view patch) override;
   StatusOr<std::string> PatchPodGroupStatus(const std::string& ns, const std::string& name,
+                                            const std::string& uid,
                                             std::string_view patch) override;
   void RecordEvent(const EventRecord& event) override {
     if (events_) events_(event);

@@ -148,7 +148,18 @@ TEST(RestSchedulerWriter, ErrorsComeBackAsApiErrors) {
   EXPECT_TRUE(fake.Get(kPods, "ns", "p").ok());
   EXPECT_TRUE(w.DeletePod("ns", "p", uid->metadata.uid).ok());
   EXPECT_TRUE(IsNotFound(fake.Get(kPods, "ns", "p").status()));
-  EXPECT_TRUE(IsNotFound(w.PatchPodGroupStatus("ns", "missing", "[]").status()));
+  EXPECT_TRUE(IsNotFound(w.PatchPodGroupStatus("ns", "missing", "uid-missing", "[]").status()));
+  // A PodGroup's patches carry its uid: a namesake created since is not patched.
+  const auto pgs = kube::GvrOf<api::PodGroup>();
+  ASSERT_TRUE(fake.Create(pgs, "ns", R"({"metadata":{"name":"pg"},"spec":{"queue":"q"}})").ok());
+  const std::string pg_uid = api::Decode<api::PodGroup>(*fake.Get(pgs, "ns", "pg"))->metadata.uid;
+  const std::string ops = R"([{"op":"add","path":"/status","value":{"phase":"Running"}}])";
+  EXPECT_TRUE(
+      kube::IsConflict(w.PatchPodGroupStatus("ns", "pg", "uid-of-an-earlier-pg", ops).status()));
+  EXPECT_TRUE(kube::IsConflict(w.PatchPodGroup("ns", "pg", "uid-of-an-earlier-pg", "[]").status()));
+  EXPECT_EQ(api::Decode<api::PodGroup>(*fake.Get(pgs, "ns", "pg"))->status.phase, "");
+  ASSERT_TRUE(w.PatchPodGroupStatus("ns", "pg", pg_uid, ops).ok());
+  EXPECT_EQ(api::Decode<api::PodGroup>(*fake.Get(pgs, "ns", "pg"))->status.phase, "Running");
   api::BindRequest br;
   br.metadata.namespace_ = "ns";
   br.metadata.name = "p";

@@ -61,13 +61,13 @@ class SchedulerWriter {
   // application/strategic-merge-patch+json on pods/status (conditions).
   virtual Status PatchPodStatus(const std::string& ns, const std::string& name,
                                 std::string_view patch) = 0;
-  // application/json-patch+json on the PodGroup (annotations); returns the new
-  // resourceVersion.
+  // application/json-patch+json on the PodGroup with this uid (annotations); returns the new
+  // resourceVersion. A PodGroup created since under the name is not patched: 409 Conflict.
   virtual StatusOr<std::string> PatchPodGroup(const std::string& ns, const std::string& name,
-                                              std::string_view patch) = 0;
-  // application/json-patch+json on podgroups/status (scheduling conditions); returns the new
-  // resourceVersion.
+                                              const std::string& uid, std::string_view patch) = 0;
+  // The same on podgroups/status (scheduling conditions).
   virtual StatusOr<std::string> PatchPodGroupStatus(const std::string& ns, const std::string& name,
+                                                    const std::string& uid,
                                                     std::string_view patch) = 0;
   // Hands an event to the recorder (never fails: the recorder drops on overload, as client-go).
   virtual void RecordEvent(const EventRecord& event) = 0;

@@ -1,5 +1,8 @@
 #include "scheduler/outputs/status_update_queue.h"
 
+#include <glog/logging.h>
+
+#include <algorithm>
 #include <cstdlib>
 
 #include "api/well_known.h"
@@ -23,6 +26,22 @@ bool Reflects(const api::PodGroup& observed, const std::string& written_rv) {
   auto w = ParseVersion(written_rv);
   if (o && w) return *o >= *w;
   return observed.metadata.resource_version == written_rv;
+}
+
+// A failure the same write can get past by trying again: no HTTP answer (or not an API error),
+// throttling, a timeout, a server error. Other 4xx are the server's refusals (gone, conflicting,
+// forbidden, invalid) and come back the same every time.
+bool Retryable(const Status& s) {
+  if (IsNotFound(s) || s.reason() == "NotFound" || s.reason() == "Conflict") return false;
+  const int code = s.http_code();
+  if (code < 400 || code >= 500) return true;
+  return code == 401 || code == 408 || code == 429;
+}
+
+Duration Backoff(int failed_attempts) {
+  Duration d = StatusUpdateQueue::kInitialBackoff;
+  for (int i = 1; i < failed_attempts && d < StatusUpdateQueue::kMaxBackoff; ++i) d *= 2;
+  return std::min(d, StatusUpdateQueue::kMaxBackoff);
 }
 
 std::string PodGroupKey(const api::PodGroup& pg) {
@@ -64,7 +83,9 @@ void StatusUpdateQueue::Push(StatusUpdate update) {
     std::string key = update.Key();
     auto it = pending_.find(key);
     if (it != pending_.end()) {
-      it->second.update = std::move(update);  // keeps its place
+      // Keeps its place and its backoff: a newer write of a failing object waits like the old.
+      update.failed_attempts = it->second.update.failed_attempts;
+      it->second.update = std::move(update);
       return;
     }
     uint64_t seq = next_seq_++;
@@ -74,25 +95,37 @@ void StatusUpdateQueue::Push(StatusUpdate update) {
   cv_.notify_one();
 }
 
-bool StatusUpdateQueue::PerformNext(SchedulerWriter* writer, Clock* clock, Duration timeout) {
+bool StatusUpdateQueue::PerformNext(SchedulerWriter* writer, Duration timeout) {
+  CHECK(clock_ != nullptr) << "PerformNext needs the queue's clock";
   std::optional<StatusUpdate> u;
   {
     std::unique_lock<std::mutex> lock(mu_);
-    MonoTime deadline = clock->NowMonotonic() + timeout;
-    while (order_.empty() && !closed_ && clock->NowMonotonic() < deadline) {
-      clock->WaitUntil(cv_, lock, deadline);
+    const MonoTime deadline = clock_->NowMonotonic() + timeout;
+    while (true) {
+      const MonoTime now = clock_->NowMonotonic();
+      u = ClaimLocked(now);
+      if (u || closed_ || now >= deadline) break;
+      const std::optional<MonoTime> due = NextDueLocked();
+      clock_->WaitUntil(cv_, lock, due ? std::min(*due, deadline) : deadline);
     }
-    u = ClaimLocked();
     if (!u) return false;
   }
   PerformClaimed(*u, writer);
   return true;
 }
 
-std::optional<StatusUpdate> StatusUpdateQueue::ClaimLocked() {
-  std::optional<StatusUpdate> u = PopLocked();
+std::optional<StatusUpdate> StatusUpdateQueue::ClaimLocked(std::optional<MonoTime> now) {
+  std::optional<StatusUpdate> u = PopLocked(now);
   if (u) ++in_flight_;
   return u;
+}
+
+std::optional<MonoTime> StatusUpdateQueue::NextDueLocked() const {
+  std::optional<MonoTime> due;
+  for (const auto& [key, e] : pending_) {
+    if (!due || e.not_before < *due) due = e.not_before;
+  }
+  return due;
 }
 
 void StatusUpdateQueue::PerformClaimed(const StatusUpdate& update, SchedulerWriter* writer) {
@@ -125,13 +158,17 @@ void StatusUpdateQueue::PreBind(const std::string& ns, const std::string& name,
 
 std::optional<StatusUpdate> StatusUpdateQueue::Pop() {
   std::lock_guard<std::mutex> lock(mu_);
-  return PopLocked();
+  return PopLocked(std::nullopt);
 }
 
-std::optional<StatusUpdate> StatusUpdateQueue::PopLocked() {
-  if (order_.empty()) return std::nullopt;
+std::optional<StatusUpdate> StatusUpdateQueue::PopLocked(std::optional<MonoTime> now) {
   auto first = order_.begin();
-  auto it = pending_.find(first->second);
+  auto it = pending_.end();
+  for (; first != order_.end(); ++first) {
+    it = pending_.find(first->second);
+    if (!now || it->second.not_before <= *now) break;
+  }
+  if (first == order_.end()) return std::nullopt;
   order_.erase(first);
   StatusUpdate u = std::move(it->second.update);
   pending_.erase(it);
@@ -156,16 +193,29 @@ void StatusUpdateQueue::Done(const StatusUpdate& u, const Status& result,
     }
     return;
   }
-  bool drop = IsNotFound(result) || result.reason() == "NotFound" ||
-              (is_pg && (result.reason() == "Conflict" || result.http_code() == 409));
   if (is_pg) {
     auto it = applied_.find(key);
     if (it != applied_.end() && it->second.desired == u.desired) applied_.erase(it);
   }
-  if (drop || pending_.count(key) > 0) return;  // gone, or a newer update supersedes it
+  if (!Retryable(result)) {
+    if (!IsNotFound(result) && result.reason() != "NotFound") {
+      LOG(WARNING) << "Status write for " << key << " refused, not retried: " << result;
+    }
+    return;
+  }
+  const int failed = u.failed_attempts + 1;
+  const MonoTime due = clock_ != nullptr ? clock_->NowMonotonic() + Backoff(failed) : MonoTime{};
+  if (auto newer = pending_.find(key); newer != pending_.end()) {
+    // A newer update supersedes this one's content; it inherits the backoff.
+    newer->second.update.failed_attempts = failed;
+    newer->second.not_before = std::max(newer->second.not_before, due);
+    return;
+  }
   uint64_t seq = next_seq_++;
   order_[seq] = key;
-  pending_.emplace(key, Entry{seq, u});
+  StatusUpdate retry = u;
+  retry.failed_attempts = failed;
+  pending_.emplace(key, Entry{seq, std::move(retry), due});
   cv_.notify_one();
 }
 
@@ -181,7 +231,7 @@ void StatusUpdateQueue::Perform(const StatusUpdate& u, SchedulerWriter* writer) 
       break;
     case StatusUpdate::Kind::kPodGroup: {
       if (!u.patch.empty()) {
-        auto r = writer->PatchPodGroup(u.namespace_, u.name, u.patch);
+        auto r = writer->PatchPodGroup(u.namespace_, u.name, u.uid, u.patch);
         if (r.ok()) {
           rv = *r;
         } else {
@@ -189,7 +239,7 @@ void StatusUpdateQueue::Perform(const StatusUpdate& u, SchedulerWriter* writer) 
         }
       }
       if (result.ok() && !u.status_patch.empty()) {
-        auto r = writer->PatchPodGroupStatus(u.namespace_, u.name, u.status_patch);
+        auto r = writer->PatchPodGroupStatus(u.namespace_, u.name, u.uid, u.status_patch);
         if (r.ok()) {
           rv = *r;
         } else {
@@ -210,7 +260,7 @@ int StatusUpdateQueue::Drain(SchedulerWriter* writer, int max_rounds) {
       std::optional<StatusUpdate> u;
       {
         std::lock_guard<std::mutex> lock(mu_);
-        u = ClaimLocked();
+        u = ClaimLocked(std::nullopt);
         if (!u) break;
       }
       PerformClaimed(*u, writer);

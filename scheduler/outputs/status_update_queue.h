@@ -4,7 +4,11 @@
 //  - one pending update per object key; a newer update for the same key replaces the queued one
 //    and keeps its place in the queue;
 //  - a pod's pending PodScheduled update is dropped when the pod gets a BindRequest (PreBind);
-//  - failures are retried, except NotFound (the object is gone) and, for PodGroups, Conflict;
+//  - failures the same write can get past (no answer, 429, 5xx, timeouts) are retried, each key
+//    after a backoff of its own (100 ms doubling to 30 s); KAI requeues at once, which spins on
+//    a lasting failure and spends the client's QPS that BindRequests need. What the server
+//    refuses (NotFound, Conflict, Forbidden, Invalid, ...) is dropped: the next cycle computes
+//    the write again from the state it then observes;
 //  - a PodGroup update stays visible to the next snapshots (Overlay) from the moment it is queued
 //    until the informer delivers a PodGroup at least as new as the one the write produced, so the
 //    scheduler never re-decides on status it has already written.
@@ -40,6 +44,8 @@ struct StatusUpdate {
   std::string status_patch;
   // kPodGroup: the PodGroup as it is meant to be once the patches apply.
   std::shared_ptr<const api::PodGroup> desired;
+  // The queue's bookkeeping: failed attempts of this key's writes so far (sets its backoff).
+  int failed_attempts = 0;
 
   // KAI's payload keys: "<ns>/<name>_<uid>" plus "-Status" / "-Labels" for pods.
   std::string Key() const;
@@ -47,15 +53,22 @@ struct StatusUpdate {
 
 class StatusUpdateQueue {
  public:
+  static constexpr Duration kInitialBackoff = std::chrono::milliseconds(100);
+  static constexpr Duration kMaxBackoff = std::chrono::seconds(30);
+
+  // `clock` times the workers' waits and the retry backoff; without one, failures are retried
+  // at once (tests that drive the queue by hand).
+  explicit StatusUpdateQueue(Clock* clock = nullptr) : clock_(clock) {}
+
   void Push(StatusUpdate update);
   // Drops the pod's queued PodScheduled update.
   void PreBind(const std::string& ns, const std::string& name, const std::string& uid);
-  // The oldest queued update (it leaves the queue); nullopt when empty.
+  // The oldest queued update (it leaves the queue), backoffs ignored; nullopt when empty.
   std::optional<StatusUpdate> Pop();
-  // A worker's body: waits on `clock` up to `timeout` for an update, performs it through
-  // `writer` and reports it. False on timeout or Close(). The write counts as in flight for
-  // Drain from the moment it leaves the queue.
-  bool PerformNext(SchedulerWriter* writer, Clock* clock, Duration timeout);
+  // A worker's body: waits up to `timeout` for an update whose backoff has passed, performs it
+  // through `writer` and reports it. False on timeout or Close(). Needs the clock. The write
+  // counts as in flight for Drain from the moment it leaves the queue.
+  bool PerformNext(SchedulerWriter* writer, Duration timeout);
   // Wakes every PerformNext waiting for an update (shutdown).
   void Close();
   // Reports the outcome of a popped update. `resource_version` is the PodGroup's version after
@@ -65,8 +78,8 @@ class StatusUpdateQueue {
   // Performs one popped update through `writer` and reports it with Done.
   void Perform(const StatusUpdate& update, SchedulerWriter* writer);
   // Pops and performs until the queue is empty and no PerformNext write is in flight; failures
-  // that are retried are attempted again at most `max_rounds` times. Returns the number of
-  // writes this call attempted.
+  // that are retried are attempted again at most `max_rounds` times, backoffs ignored (a
+  // flush). Returns the number of writes this call attempted.
   int Drain(SchedulerWriter* writer, int max_rounds = 3);
 
   // `observed` with the scheduler's pending or not yet observed writes applied (annotations
@@ -85,18 +98,23 @@ class StatusUpdateQueue {
   struct Entry {
     uint64_t seq;
     StatusUpdate update;
+    MonoTime not_before{};  // a retried failure's backoff
   };
   struct Applied {
     std::shared_ptr<const api::PodGroup> desired;
     bool status;  // the update set status.schedulingConditions
     std::string resource_version;
   };
-  std::optional<StatusUpdate> PopLocked();  // mu_ held
+  // The oldest update whose backoff has passed at `now` (every one without `now`); mu_ held.
+  std::optional<StatusUpdate> PopLocked(std::optional<MonoTime> now);
   // PopLocked, counting the update in flight until PerformClaimed reports it (mu_ held).
-  std::optional<StatusUpdate> ClaimLocked();
+  std::optional<StatusUpdate> ClaimLocked(std::optional<MonoTime> now);
+  // When the first backed-off update becomes due; nullopt when none waits (mu_ held).
+  std::optional<MonoTime> NextDueLocked() const;
   // Performs a claimed update, then stops counting it in flight.
   void PerformClaimed(const StatusUpdate& update, SchedulerWriter* writer);
 
+  Clock* clock_;
   mutable std::mutex mu_;
   std::condition_variable cv_;
   std::condition_variable idle_cv_;  // in_flight_ reached 0

@@ -2,9 +2,12 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <condition_variable>
 #include <mutex>
+#include <string>
 #include <thread>
+#include <vector>
 
 #include "api/well_known.h"
 #include "kube/base/fake_clock.h"
@@ -109,7 +112,8 @@ TEST(StatusUpdateQueue, DrainRetriesFailuresAndDropsNotFound) {
 // A worker thread has taken the only update and is writing it: the queue is empty, yet Drain
 // (the live scheduler's FlushStatusUpdates) returns only once that write has landed.
 TEST(StatusUpdateQueue, DrainWaitsForAWorkersWriteInFlight) {
-  StatusUpdateQueue q;
+  FakeClock clock;
+  StatusUpdateQueue q(&clock);
   FakeSchedulerWriter w;
   std::mutex mu;
   std::condition_variable cv;
@@ -122,8 +126,7 @@ TEST(StatusUpdateQueue, DrainWaitsForAWorkersWriteInFlight) {
     cv.wait(lock, [&] { return release; });
   };
   q.Push(PodStatus("a", "pa"));
-  FakeClock clock;
-  std::thread worker([&] { EXPECT_TRUE(q.PerformNext(&w, &clock, std::chrono::seconds(1))); });
+  std::thread worker([&] { EXPECT_TRUE(q.PerformNext(&w, std::chrono::seconds(1))); });
   {
     std::unique_lock<std::mutex> lock(mu);
     cv.wait(lock, [&] { return entered; });
@@ -141,10 +144,10 @@ TEST(StatusUpdateQueue, DrainWaitsForAWorkersWriteInFlight) {
 }
 
 TEST(StatusUpdateQueue, PerformNextTimesOutOnAnEmptyQueue) {
-  StatusUpdateQueue q;
-  FakeSchedulerWriter w;
   FakeClock clock;
-  std::thread worker([&] { EXPECT_FALSE(q.PerformNext(&w, &clock, std::chrono::seconds(1))); });
+  StatusUpdateQueue q(&clock);
+  FakeSchedulerWriter w;
+  std::thread worker([&] { EXPECT_FALSE(q.PerformNext(&w, std::chrono::seconds(1))); });
   while (clock.NumWaiters() == 0) std::this_thread::yield();
   clock.Advance(std::chrono::seconds(1));
   worker.join();
@@ -164,6 +167,66 @@ TEST(StatusUpdateQueue, PodGroupUpdateWritesBothPatchesAndConflictIsDropped) {
   q.Drain(&w);
   EXPECT_EQ(q.size(), 0u);
   EXPECT_EQ(w.CallsOf("PatchPodGroupStatus").size(), 1u);  // not retried
+}
+
+// What the server refuses comes back the same every time: it is dropped, not spun on.
+TEST(StatusUpdateQueue, RefusedWritesAreDroppedAndOnlyRetryableOnesRetried) {
+  StatusUpdateQueue q;
+  FakeSchedulerWriter w;
+  for (const char* name : {"forbidden", "invalid", "conflict", "throttled", "down"}) {
+    q.Push(PodStatus(name, name));
+  }
+  w.FailNext("PatchPodStatus", PermissionDeniedError("no").SetHttpCode(403));
+  w.FailNext("PatchPodStatus", InvalidArgumentError("no").SetHttpCode(422).SetReason("Invalid"));
+  w.FailNext("PatchPodStatus", AbortedError("no").SetHttpCode(409).SetReason("Conflict"));
+  w.FailNext("PatchPodStatus", UnavailableError("slow down").SetHttpCode(429));
+  w.FailNext("PatchPodStatus", UnavailableError("etcd").SetHttpCode(503));
+  EXPECT_EQ(q.Drain(&w), 7);  // five, then the two retried
+  std::vector<std::string> written;
+  for (const auto& c : w.CallsOf("PatchPodStatus")) written.push_back(c.key);
+  EXPECT_EQ(written, (std::vector<std::string>{"ns/throttled", "ns/down"}));
+  EXPECT_EQ(q.size(), 0u);
+}
+
+// A write that keeps failing is retried after a backoff of its own, doubling to a bound, while
+// other objects' writes go on; KAI requeues at once and spins.
+TEST(StatusUpdateQueue, ARetriedFailureWaitsItsBackoff) {
+  FakeClock clock;
+  StatusUpdateQueue q(&clock);
+  FakeSchedulerWriter w;
+  auto perform_due = [&] {
+    while (q.PerformNext(&w, Duration::zero())) {
+    }
+  };
+  q.Push(PodStatus("a", "pa"));
+  for (int i = 0; i < 12; ++i) w.FailNext("PatchPodStatus", UnavailableError("down"));
+  perform_due();  // the first attempt fails
+  EXPECT_EQ(q.size(), 1u);
+  Duration backoff = StatusUpdateQueue::kInitialBackoff;
+  for (int failures = 1; failures < 12; ++failures) {
+    clock.Advance(backoff - std::chrono::milliseconds(1));
+    StatusUpdate other = PodStatus("b-" + std::to_string(failures), "labels");
+    other.kind = StatusUpdate::Kind::kPodLabels;
+    q.Push(other);
+    perform_due();  // the other pod's write goes; the failing one is not due yet
+    EXPECT_EQ(w.CallsOf("PatchPod").size(), static_cast<size_t>(failures));
+    EXPECT_EQ(q.size(), 1u) << failures;
+    clock.Advance(std::chrono::milliseconds(1));
+    perform_due();  // due: fails again
+    backoff = std::min(backoff * 2, StatusUpdateQueue::kMaxBackoff);
+  }
+  EXPECT_EQ(backoff, StatusUpdateQueue::kMaxBackoff);
+  EXPECT_TRUE(w.CallsOf("PatchPodStatus").empty());
+  // A newer update of the failing pod waits out the same backoff, then is written.
+  q.Push(PodStatus("a", "pa2"));
+  clock.Advance(backoff - std::chrono::milliseconds(1));
+  perform_due();
+  EXPECT_TRUE(w.CallsOf("PatchPodStatus").empty());
+  clock.Advance(std::chrono::milliseconds(1));
+  perform_due();
+  ASSERT_EQ(w.CallsOf("PatchPodStatus").size(), 1u);
+  EXPECT_EQ(w.CallsOf("PatchPodStatus")[0].body, "pa2");
+  EXPECT_EQ(q.size(), 0u);
 }
 
 TEST(StatusUpdateQueue, OverlayShowsQueuedAndUnobservedWrites) {
