@@ -6,7 +6,6 @@
 #include <string>
 #include <utility>
 
-#include "api/json_quote.h"
 #include "api/pod_condition.h"
 #include "api/well_known.h"
 

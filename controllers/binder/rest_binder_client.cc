@@ -5,7 +5,6 @@
 #include "kube/cache/factory.h"
 #include "kube/cache/informer.h"
 #include "kube/cache/typed.h"
-#include "kube/rest/errors.h"
 #include "kube/rest/resource.h"
 
 namespace kai::binder {
