@@ -1051,6 +1051,14 @@ StatusOr<ObjectPtr> Store::UpdateImpl(
     if (const Json* m = Member(doc, "metadata"); m == nullptr || !m->IsObject()) {
       SetMember(doc, "metadata", Json(rapidjson::kObjectType), a);
     }
+    // The uid is immutable (ValidateObjectMetaUpdate), for a patch as for any write; only a
+    // custom resource's status subresource takes the stored metadata whatever the request says.
+    // (An update naming another uid already failed its 409 precondition.)
+    if (const std::string uid = GetStr(doc, {"metadata", "uid"});
+        !uid.empty() && uid != old->uid() && !(status_only && !r->crd_name.empty())) {
+      return kube::NewInvalid(r->kind, name,
+                              {FieldInvalid("metadata.uid", Quoted(uid), "field is immutable")});
+    }
     // Subresource semantics.
     if (status_only) {
       JsonDoc merged = Clone(old_doc);

@@ -506,6 +506,32 @@ TEST_F(StoreTest, BindingHonoursPreconditionsGatesAndAnnotations) {
             std::string::npos);
 }
 
+// A patch cannot change the uid (ValidateObjectMetaUpdate answers 422), on pods/status too: a
+// writer that puts the uid it means into its patch leaves a namesake pod alone.
+TEST_F(StoreTest, PatchNamingAnotherUidIsRefused) {
+  auto pod = MustCreate(
+      kPods, R"({"metadata":{"name":"u"},"spec":{"containers":[{"name":"c","image":"i"}]}})");
+  const std::string same = R"({"metadata":{"uid":")" + pod->uid() +
+                           R"("},"status":{"conditions":[{"type":"PodBound","status":"True"}]}})";
+  const std::string other =
+      R"({"metadata":{"uid":"another"},"status":{"conditions":[{"type":"PodBound","status":"False"}]}})";
+  PatchOptions status;
+  status.subresource = "status";
+  auto refused = store_->Patch(kPods, "default", "u", PatchType::kStrategic, other, status);
+  EXPECT_EQ(refused.status().reason(), "Invalid") << refused.status();
+  ASSERT_FALSE(refused.status().causes().empty());
+  EXPECT_EQ(refused.status().causes()[0].field, "metadata.uid");
+  EXPECT_EQ(
+      store_->Patch(kPods, "default", "u", PatchType::kMerge, R"({"metadata":{"uid":"another"}})")
+          .status()
+          .reason(),
+      "Invalid");
+  auto ok = store_->Patch(kPods, "default", "u", PatchType::kStrategic, same, status);
+  ASSERT_TRUE(ok.ok()) << ok.status();
+  EXPECT_EQ((*ok)->uid(), pod->uid());
+  EXPECT_NE((*ok)->json().find(R"("type":"PodBound","status":"True")"), std::string::npos);
+}
+
 TEST_F(StoreTest, MutateRetriesAndSeesCurrentObject) {
   MustCreate(kCms, R"({"metadata":{"name":"m"},"data":{"n":"0"}})");
   for (int i = 1; i <= 3; ++i) {
