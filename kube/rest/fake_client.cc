@@ -444,6 +444,17 @@ class FakeClient::Impl : public std::enable_shared_from_this<FakeClient::Impl> {
       Commit(gvr, WatchEventType::kAdded, nullptr, json, rv_);
       return *json;
     }
+    // The uid is immutable (422 on the real server), except through a custom resource's status
+    // subresource, which keeps the stored metadata; the fake takes the core group as built-in.
+    const std::string uid = GetString(doc, "metadata", "uid");
+    Document cur_doc;
+    KAI_RETURN_IF_ERROR(api::ParseJson(current, &cur_doc));
+    const std::string cur_uid = GetString(cur_doc, "metadata", "uid");
+    if (!uid.empty() && uid != cur_uid && (options.subresource != "status" || gvr.group.empty())) {
+      return NewInvalid(KindOf(gvr, doc), name,
+                        {{"FieldValueInvalid", "metadata.uid",
+                          "Invalid value: \"" + uid + "\": field is immutable"}});
+    }
     // A resourceVersion the patch did not set is the current one (no precondition).
     return Store(gvr, key, name, doc, options.subresource, options.dry_run);
   }
