@@ -5,10 +5,12 @@
 
 namespace kai::api {
 
-std::string PodConditionPatchBody(const PodCondition& c) {
+std::string PodConditionPatchBody(const PodCondition& c, std::string_view uid) {
+  std::string out = "{";
+  if (!uid.empty()) out += "\"metadata\":{\"uid\":" + JsonQuote(uid) + "},";
   // Field order and null probe time as Go's json.Marshal of a v1.PodCondition.
-  std::string out = "{\"status\":{\"conditions\":[{\"type\":" + JsonQuote(c.type) +
-                    ",\"status\":" + JsonQuote(c.status) + ",\"lastProbeTime\":";
+  out += "\"status\":{\"conditions\":[{\"type\":" + JsonQuote(c.type) +
+         ",\"status\":" + JsonQuote(c.status) + ",\"lastProbeTime\":";
   out += c.last_probe_time ? JsonQuote(FormatRfc3339(*c.last_probe_time)) : "null";
   out += ",\"lastTransitionTime\":";
   out += c.last_transition_time ? JsonQuote(FormatRfc3339(*c.last_transition_time)) : "null";
@@ -34,7 +36,7 @@ std::optional<std::string> PodConditionPatch(const Pod& pod, PodCondition c, Wal
                  old->last_transition_time == c.last_transition_time;
     if (equal) return std::nullopt;
   }
-  return PodConditionPatchBody(c);
+  return PodConditionPatchBody(c, pod.metadata.uid);
 }
 
 }  // namespace kai::api

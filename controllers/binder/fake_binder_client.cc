@@ -255,6 +255,12 @@ Status FakeBinderClient::PatchPodStatus(const std::string& ns, const std::string
     std::string doc =
         "{\"apiVersion\":\"v1\",\"kind\":\"Pod\"," + std::string(patch.substr(1, patch.size() - 1));
     KAI_RETURN_IF_ERROR(api::DecodeJson(doc, &shaped));
+    if (!shaped.metadata.uid.empty() && shaped.metadata.uid != it->second.metadata.uid) {
+      return InvalidArgumentError("Pod \"" + name +
+                                  "\" is invalid: metadata.uid: field is immutable")
+          .SetReason("Invalid")
+          .SetHttpCode(422);
+    }
     for (const auto& c : shaped.status.conditions) {
       bool found = false;
       for (auto& existing : it->second.status.conditions) {

@@ -315,6 +315,23 @@ TEST_F(ReconcilerTest, ReplacedBindRequestDoesNotGetItsPredecessorsStatus) {
   EXPECT_EQ(client_.bind_requests.at("ns/p").status.phase, "");
 }
 
+// The pod was deleted and created again under its name after it was bound: its successor does
+// not get the bound pod's PodBound condition (the patch carries the uid, which is immutable).
+TEST_F(ReconcilerTest, RecreatedPodDoesNotGetItsPredecessorsCondition) {
+  client_.AddPod(Pod("ns", "p"));
+  client_.AddBindRequest(BindRequest("ns", "p", "n1"));
+  client_.before_write = [&](const std::string& verb) {
+    if (verb != "UpdateBindRequestStatus") return;
+    api::Pod successor = Pod("ns", "p");
+    successor.metadata.uid = "uid-p-2";
+    client_.pods["ns/p"] = successor;
+  };
+  EXPECT_EQ(r_.Reconcile("ns", "p").outcome, Outcome::kBound);
+  EXPECT_TRUE(client_.CallsOf("PatchPodStatus").empty());
+  EXPECT_TRUE(client_.pods.at("ns/p").status.conditions.empty());
+  EXPECT_EQ(client_.pods.at("ns/p").spec.node_name, "");
+}
+
 TEST_F(ReconcilerTest, DeletedBindRequestAndFinishedPodReleaseTheGroup) {
   client_.AddPod(Pod("ns", "f", true));
   client_.AddBindRequest(BindRequest("ns", "f", "n1", {"g1"}, "0.50"));

@@ -141,7 +141,8 @@ TEST_F(JobStatusTest, PendingPodsGetConditionsAndThePodGroupACondition) {
   ASSERT_EQ(w.pod_status_patches.size(), 2u);
   EXPECT_EQ(w.pod_status_patches[0].name, "p1");
   EXPECT_EQ(w.pod_status_patches[0].patch,
-            R"({"status":{"conditions":[{"type":"PodScheduled","status":"False",)"
+            R"({"metadata":{"uid":"uid-p1"},)"  // a pod made since under the name refuses it
+            R"("status":{"conditions":[{"type":"PodScheduled","status":"False",)"
             R"("lastProbeTime":null,"lastTransitionTime":"2025-01-01T00:00:00Z",)"
             R"("reason":"Unschedulable","message":"no nodes with enough resources were found: )"
             R"(1 node(s) didn't have enough resources: GPUs."}]}})");
