@@ -127,6 +127,25 @@ Status CheckNoResourceVersionOnCreate(const Json& meta) {
   return kube::NewInternalError("resourceVersion should not be set on objects to be created");
 }
 
+// storage.Preconditions.Check as the registry answers it: 409 Conflict naming what differs.
+// An empty uid or resourceVersion is no precondition.
+Status CheckPreconditions(std::string_view what, std::string_view name, std::string_view uid,
+                          std::string_view resource_version, const Object& old) {
+  if (!uid.empty() && uid != old.uid()) {
+    return kube::NewConflict(what, name,
+                             "Precondition failed: UID in precondition: " + std::string(uid) +
+                                 ", UID in object meta: " + old.uid());
+  }
+  const std::string rv = std::to_string(old.resource_version());
+  if (!resource_version.empty() && resource_version != rv) {
+    return kube::NewConflict(
+        what, name,
+        "Precondition failed: ResourceVersion in precondition: " + std::string(resource_version) +
+            ", ResourceVersion in object meta: " + rv);
+  }
+  return Status::OK();
+}
+
 }  // namespace
 
 std::string_view EventTypeName(EventType t) {
@@ -878,11 +897,7 @@ StatusOr<ObjectPtr> Store::Update(const GroupVersionResource& gvr, std::string_v
     if (!body_rv.empty() && body_rv != std::to_string(old->resource_version())) {
       return ErrStaleConflict(ResourceWhat(*r), name);
     }
-    if (!body_uid.empty() && body_uid != old->uid()) {
-      return kube::NewConflict(ResourceWhat(*r), name,
-                               "Precondition failed: UID in precondition: " + body_uid +
-                                   ", UID in object meta: " + old->uid());
-    }
+    KAI_RETURN_IF_ERROR(CheckPreconditions(ResourceWhat(*r), name, body_uid, "", *old));
     obj.doc().CopyFrom(body, obj.alloc());
     return Status::OK();
   };
@@ -1217,19 +1232,9 @@ StatusOr<DeleteResult> Store::DeleteImpl(const ResourcePtr& r, std::string_view 
       }
     }
     if (!old) return kube::NewNotFound(ResourceWhat(*r), name);
-    if (opts.precondition_uid && *opts.precondition_uid != old->uid()) {
-      return kube::NewConflict(ResourceWhat(*r), name,
-                               "Precondition failed: UID in precondition: " +
-                                   *opts.precondition_uid + ", UID in object meta: " + old->uid());
-    }
-    if (opts.precondition_resource_version &&
-        *opts.precondition_resource_version != std::to_string(old->resource_version())) {
-      return kube::NewConflict(
-          ResourceWhat(*r), name,
-          "Precondition failed: ResourceVersion in precondition: " +
-              *opts.precondition_resource_version +
-              ", ResourceVersion in object meta: " + std::to_string(old->resource_version()));
-    }
+    KAI_RETURN_IF_ERROR(CheckPreconditions(ResourceWhat(*r), name,
+                                           opts.precondition_uid.value_or(""),
+                                           opts.precondition_resource_version.value_or(""), *old));
     if (admission_ != nullptr && admission_->Enabled()) {
       KAI_ASSIGN_OR_RETURN(JsonDoc old_doc, Parse(old->json()));
       AdmissionAttributes attrs;
@@ -1428,18 +1433,8 @@ StatusOr<ObjectPtr> Store::Bind(std::string_view ns, std::string_view pod,
   const std::string_view node = binding.node;
   auto fn = [&](const ObjectPtr& old, MutableObject& obj) -> Status {
     if (old == nullptr) return kube::NewNotFound("pods", pod);
-    if (!binding.uid.empty() && binding.uid != old->uid()) {
-      return kube::NewConflict("pods", pod,
-                               "Precondition failed: UID in precondition: " + binding.uid +
-                                   ", UID in object meta: " + old->uid());
-    }
-    if (!binding.resource_version.empty() &&
-        binding.resource_version != std::to_string(old->resource_version())) {
-      return kube::NewConflict(
-          "pods", pod,
-          "Precondition failed: ResourceVersion in precondition: " + binding.resource_version +
-              ", ResourceVersion in object meta: " + std::to_string(old->resource_version()));
-    }
+    KAI_RETURN_IF_ERROR(
+        CheckPreconditions("pods", pod, binding.uid, binding.resource_version, *old));
     if (old->deleting()) {
       return kube::NewConflict(
           "pods/binding", pod,
