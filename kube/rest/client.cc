@@ -93,10 +93,7 @@ StatusOr<std::string> PatchJsonWithUid(Client& client, const GroupVersionResourc
       md != nullptr && md->IsObject() ? api::FindMember(*md, "uid") : nullptr;
   const std::string current = id != nullptr && id->IsString() ? id->GetString() : "";
   if (current == uid) return out.status();
-  const std::string what = gvr.group.empty() ? gvr.resource : gvr.resource + "." + gvr.group;
-  return NewConflict(what, name,
-                     "Precondition failed: UID in precondition: " + std::string(uid) +
-                         ", UID in object meta: " + current);
+  return NewPreconditionFailed(gvr.GroupResource(), name, "UID", uid, current);
 }
 
 StatusOr<ObjectList> ListAll(Client& client, const GroupVersionResource& gvr, std::string_view ns,

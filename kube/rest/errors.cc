@@ -244,6 +244,13 @@ Status NewConflict(std::string_view what, std::string_view name, std::string_vie
               "Operation cannot be fulfilled on " + std::string(what) + " " + Quote(name) + ": " +
                   std::string(detail));
 }
+Status NewPreconditionFailed(std::string_view what, std::string_view name, std::string_view field,
+                             std::string_view want, std::string_view have) {
+  return NewConflict(what, name,
+                     "Precondition failed: " + std::string(field) +
+                         " in precondition: " + std::string(want) + ", " + std::string(field) +
+                         " in object meta: " + std::string(have));
+}
 Status NewExpired(std::string_view message) {
   return Make(StatusCode::kOutOfRange, 410, kReasonExpired, message);
 }

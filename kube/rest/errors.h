@@ -71,6 +71,10 @@ Status StatusFromStatusJson(std::string_view json);
 Status NewNotFound(std::string_view what, std::string_view name);
 Status NewAlreadyExists(std::string_view what, std::string_view name);
 Status NewConflict(std::string_view what, std::string_view name, std::string_view detail);
+// A failed storage precondition, the Conflict worded as storage.Preconditions.Check: `field` is
+// "UID" or "ResourceVersion", `want` the request's value, `have` the stored object's.
+Status NewPreconditionFailed(std::string_view what, std::string_view name, std::string_view field,
+                             std::string_view want, std::string_view have);
 Status NewExpired(std::string_view message);  // 410 Expired
 Status NewGone(std::string_view message);     // 410 Gone
 Status NewInvalid(std::string_view kind, std::string_view name, std::vector<StatusCause> causes);

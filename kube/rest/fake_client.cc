@@ -469,17 +469,14 @@ class FakeClient::Impl : public std::enable_shared_from_this<FakeClient::Impl> {
     KAI_RETURN_IF_ERROR(api::ParseJson(*it->second, &cur));
     if (!options.precondition_uid.empty() &&
         options.precondition_uid != GetString(cur, "metadata", "uid")) {
-      return NewConflict(gvr.GroupResource(), name,
-                         "Precondition failed: UID in precondition: " + options.precondition_uid +
-                             ", UID in object meta: " + GetString(cur, "metadata", "uid"));
+      return NewPreconditionFailed(gvr.GroupResource(), name, "UID", options.precondition_uid,
+                                   GetString(cur, "metadata", "uid"));
     }
     if (!options.precondition_resource_version.empty() &&
         options.precondition_resource_version != GetString(cur, "metadata", "resourceVersion")) {
-      return NewConflict(
-          gvr.GroupResource(), name,
-          "Precondition failed: ResourceVersion in precondition: " +
-              options.precondition_resource_version +
-              ", ResourceVersion in object meta: " + GetString(cur, "metadata", "resourceVersion"));
+      return NewPreconditionFailed(gvr.GroupResource(), name, "ResourceVersion",
+                                   options.precondition_resource_version,
+                                   GetString(cur, "metadata", "resourceVersion"));
     }
     if (options.dry_run) return *it->second;
     Value& md = EnsureObject(cur, cur, "metadata");
@@ -521,9 +518,7 @@ class FakeClient::Impl : public std::enable_shared_from_this<FakeClient::Impl> {
     const std::string want_uid = GetString(binding, "metadata", "uid");
     const std::string uid = GetString(cur, "metadata", "uid");
     if (!want_uid.empty() && want_uid != uid) {
-      return NewConflict(
-          "pods", name,
-          "Precondition failed: UID in precondition: " + want_uid + ", UID in object meta: " + uid);
+      return NewPreconditionFailed("pods", name, "UID", want_uid, uid);
     }
     if (!GetString(cur, "metadata", "deletionTimestamp").empty()) {
       return NewConflict(
@@ -544,12 +539,8 @@ class FakeClient::Impl : public std::enable_shared_from_this<FakeClient::Impl> {
         Value& out = EnsureObject(cur, md, "annotations");
         for (const auto& m : ann->GetObject()) {
           if (!m.value.IsString()) return NewBadRequest("binding: annotation values are strings");
-          if (Value* v = Member(out, m.name.GetString()); v != nullptr) {
-            v->CopyFrom(m.value, cur.GetAllocator());
-          } else {
-            out.AddMember(Value(m.name, cur.GetAllocator()), Value(m.value, cur.GetAllocator()),
-                          cur.GetAllocator());
-          }
+          SetString(cur, out, m.name.GetString(),
+                    std::string_view(m.value.GetString(), m.value.GetStringLength()));
         }
       }
     }

@@ -132,16 +132,11 @@ Status CheckNoResourceVersionOnCreate(const Json& meta) {
 Status CheckPreconditions(std::string_view what, std::string_view name, std::string_view uid,
                           std::string_view resource_version, const Object& old) {
   if (!uid.empty() && uid != old.uid()) {
-    return kube::NewConflict(what, name,
-                             "Precondition failed: UID in precondition: " + std::string(uid) +
-                                 ", UID in object meta: " + old.uid());
+    return kube::NewPreconditionFailed(what, name, "UID", uid, old.uid());
   }
   const std::string rv = std::to_string(old.resource_version());
   if (!resource_version.empty() && resource_version != rv) {
-    return kube::NewConflict(
-        what, name,
-        "Precondition failed: ResourceVersion in precondition: " + std::string(resource_version) +
-            ", ResourceVersion in object meta: " + rv);
+    return kube::NewPreconditionFailed(what, name, "ResourceVersion", resource_version, rv);
   }
   return Status::OK();
 }
