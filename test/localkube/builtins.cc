@@ -366,6 +366,8 @@ void RegisterBuiltins(ResourceRegistry* reg) {
   }
   {
     auto h = Hooks("Pod");
+    // podStatusStrategy: old kubelets corrupted owner references through pods/status.
+    h->status_keeps_stored_metadata = {"ownerReferences"};
     h->prepare_create = [](Json& o, JsonAlloc& a) {
       Json st(rapidjson::kObjectType);
       st.AddMember("phase", "Pending", a);
@@ -794,6 +796,7 @@ void RegisterBuiltins(ResourceRegistry* reg) {
   auto workload = [&](const std::string& resource, const std::string& kind,
                       std::vector<std::string> short_names, bool scale) {
     auto h = Hooks(kind);
+    if (kind == "Deployment") h->status_keeps_stored_metadata = {"labels"};
     h->defaults = [kind](Json& o, JsonAlloc& a) {
       Json& spec = EnsureObject(o, "spec", a);
       if (kind != "DaemonSet") SetDefault(spec, "replicas", Json(1), a);

@@ -1074,9 +1074,21 @@ StatusOr<ObjectPtr> Store::UpdateImpl(
       JsonDoc merged = Clone(old_doc);
       JsonAlloc& ma = merged.GetAllocator();
       CopyMember(doc, merged, "status", ma);
-      // managedFields follow the request (apply on /status tracks status fields).
-      CopyMember(*Member(doc, "metadata"), EnsureObject(merged, "metadata", ma), "managedFields",
-                 ma);
+      const Json& req_meta = *Member(doc, "metadata");
+      if (r->crd_name.empty()) {
+        // A built-in kind's status strategy resets the spec and keeps the request's metadata
+        // but for a few fields per kind (server-managed ones are restored below).
+        CopyMember(doc, merged, "metadata", ma);
+        Json& merged_meta = *Member(merged, "metadata");
+        if (storage->hooks) {
+          for (const std::string& k : storage->hooks->status_keeps_stored_metadata) {
+            CopyMember(*Member(old_doc, "metadata"), merged_meta, k, ma);
+          }
+        }
+      } else {
+        // managedFields follow the request (apply on /status tracks status fields).
+        CopyMember(req_meta, EnsureObject(merged, "metadata", ma), "managedFields", ma);
+      }
       obj.doc().Swap(merged);
     } else if (storage->has_status()) {
       CopyMember(old_doc, doc, "status", a);

@@ -215,6 +215,47 @@ TEST_F(StoreTest, GenerationAndStatusSubresource) {
   EXPECT_EQ((*l)->generation(), 2);
 }
 
+// A built-in kind's status write keeps the request's metadata but what its status strategy resets
+// (podStatusStrategy: ownerReferences; deploymentStatusStrategy: labels), and never the spec.
+TEST_F(StoreTest, StatusWritesOfBuiltinsKeepTheRequestsMetadata) {
+  ObjectPtr owner = MustCreate(kCms, R"({"metadata":{"name":"owner"}})");
+  MustCreate(kPods,
+             R"({"metadata":{"name":"p","labels":{"a":"1"},"ownerReferences":[{"apiVersion":"v1",)"
+             R"("kind":"ConfigMap","name":"owner","uid":")" +
+                 owner->uid() + R"("}]},"spec":{"containers":[{"name":"c","image":"i"}]}})");
+  PatchOptions status;
+  status.subresource = "status";
+  auto p = store_->Patch(
+      kPods, "default", "p", PatchType::kMerge,
+      R"({"metadata":{"labels":{"a":"2"},"annotations":{"n":"v"},"ownerReferences":null},)"
+      R"("spec":{"nodeName":"elsewhere"},"status":{"message":"m"}})",
+      status);
+  ASSERT_TRUE(p.ok()) << p.status();
+  JsonDoc pod = *Parse((*p)->json());
+  EXPECT_EQ(GetStr(pod, {"metadata", "labels", "a"}), "2");
+  EXPECT_EQ(GetStr(pod, {"metadata", "annotations", "n"}), "v");
+  const Json* refs = Path(pod, {"metadata", "ownerReferences"});
+  ASSERT_TRUE(refs != nullptr && refs->IsArray() && refs->Size() == 1)
+      << "pods/status keeps the stored owner references";
+  EXPECT_EQ(GetStr((*refs)[0], {"name"}), "owner");
+  EXPECT_EQ(GetStr(pod, {"spec", "nodeName"}), "");
+  EXPECT_EQ(GetStr(pod, {"status", "message"}), "m");
+
+  MustCreate(
+      kDeploys,
+      R"({"metadata":{"name":"d","labels":{"l":"1"}},"spec":{"selector":{"matchLabels":{"a":"b"}},)"
+      R"("template":{"metadata":{"labels":{"a":"b"}},"spec":{"containers":[{"name":"c","image":"i"}]}}}})");
+  auto d = store_->Patch(
+      kDeploys, "default", "d", PatchType::kMerge,
+      R"({"metadata":{"labels":{"l":"2"},"annotations":{"n":"v"}},"status":{"replicas":3}})", status);
+  ASSERT_TRUE(d.ok()) << d.status();
+  JsonDoc deploy = *Parse((*d)->json());
+  EXPECT_EQ(GetStr(deploy, {"metadata", "labels", "l"}), "1")
+      << "deployments/status keeps the stored labels";
+  EXPECT_EQ(GetStr(deploy, {"metadata", "annotations", "n"}), "v");
+  EXPECT_EQ(GetInt(deploy, {"status", "replicas"}).value_or(0), 3);
+}
+
 TEST_F(StoreTest, ListSelectorsAndPagination) {
   for (int i = 0; i < 6; ++i) {
     MustCreate(kCms, R"({"metadata":{"name":"c)" + std::to_string(i) + R"(","labels":{"i":")" +

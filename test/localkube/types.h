@@ -46,6 +46,10 @@ struct TypeHooks {
   std::string smp_type;
   // Keeps status on create (nodes, namespaces); other kinds with a status subresource reset it.
   bool keep_status_on_create = false;
+  // Built-in kinds: the metadata fields a status write takes from the stored object; the rest of
+  // the request's metadata is kept, as the kinds' status strategies do (pods: ownerReferences;
+  // deployments: labels). Custom resources' status writes keep all of the stored metadata.
+  std::vector<std::string> status_keeps_stored_metadata;
 };
 
 // "pods", "deployments.apps": how error messages name a resource.
