@@ -8,7 +8,9 @@
 #include <string>
 
 #include "test/localkube/object.h"
+#include "test/localkube/object_builder.h"
 #include "test/localkube/resource.h"
+#include "test/localkube/selector.h"
 #include "test/localkube/store.h"
 
 namespace kai::localkube {
@@ -31,6 +33,26 @@ struct Store::Table {
   size_t watchers = 0;
   bool dropped = false;
 };
+
+// GuaranteedUpdate's attempts before an unconditional write gives up with a conflict.
+inline constexpr int kMaxRetries = 64;
+
+// One write to commit under the store's lock.
+struct Store::Commit {
+  enum class Kind { kCreate, kUpdate, kRemove } kind = Kind::kUpdate;
+  PendingObject pending;
+  std::string ns;  // create: namespace that must exist
+};
+
+// storage.Preconditions.Check as the registry answers it: 409 Conflict naming what differs.
+// An empty uid or resourceVersion is no precondition.
+Status CheckPreconditions(std::string_view what, std::string_view name, std::string_view uid,
+                          std::string_view resource_version, const Object& old);
+
+// A field selector's fields must be selectable for the resource (400 otherwise).
+Status CheckFieldSelector(const ResourceInfo& r, const FieldSelector& fs);
+// Whether an object matches a list's or a watch's selectors.
+bool Matches(const ObjectPtr& o, const LabelSelector& ls, const FieldSelector& fs);
 
 // Builds the newline-terminated watch frame for `type` and an object JSON.
 std::string WatchFrame(EventType type, std::string_view object_json);

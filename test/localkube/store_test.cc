@@ -247,7 +247,8 @@ TEST_F(StoreTest, StatusWritesOfBuiltinsKeepTheRequestsMetadata) {
       R"("template":{"metadata":{"labels":{"a":"b"}},"spec":{"containers":[{"name":"c","image":"i"}]}}}})");
   auto d = store_->Patch(
       kDeploys, "default", "d", PatchType::kMerge,
-      R"({"metadata":{"labels":{"l":"2"},"annotations":{"n":"v"}},"status":{"replicas":3}})", status);
+      R"({"metadata":{"labels":{"l":"2"},"annotations":{"n":"v"}},"status":{"replicas":3}})",
+      status);
   ASSERT_TRUE(d.ok()) << d.status();
   JsonDoc deploy = *Parse((*d)->json());
   EXPECT_EQ(GetStr(deploy, {"metadata", "labels", "l"}), "1")
