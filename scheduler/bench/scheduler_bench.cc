@@ -5,6 +5,7 @@
 //                       [--recycle on|off] [--search-budget default|off|DURATION]
 //                       [--failed-search-backoff MIN] [--converge N]
 //                       [--write-snapshot PREFIX] [--min-runtime DURATION]
+//                       [--pending-pods N]
 //
 // Per size it reports, each as min / median / max over the repetitions (milliseconds):
 //   snapshot.full_rebuild   a new ClusterModel filled with every object, then a snapshot (what a
@@ -51,6 +52,9 @@
 // --min-runtime DURATION sets the minruntime plugin's defaultPreemptMinRuntime and
 // defaultReclaimMinRuntime (SchedulingShard spec.minRuntime): jobs that started less than that
 // long ago are not taken as victims.
+// --pending-pods N replaces the size's number of pending pods (the running part of the cluster
+// is generated the same): e.g. L with 6 is KAI's own large-cluster measurement, one new
+// workload on a busy 4,000-node / 140,000-pod cluster (KAI-Scheduler issue #315).
 // --write-snapshot PREFIX writes each size's generated cluster to PREFIX-<size>.json, a List
 // that `kai-scheduler simulate --snapshot` replays.
 #include <glog/logging.h>
@@ -93,6 +97,7 @@ struct Options {
   int converge = 0;                   // cycles of the converging series; 0 = none
   std::string snapshot_prefix;        // --write-snapshot
   std::string min_runtime;            // "" = the plugin's default (0)
+  int64_t pending_pods = -1;          // -1 = the size's own
 };
 
 void Usage() {
@@ -100,7 +105,8 @@ void Usage() {
                "[--seed S] [--actions LIST] [--dump-decisions PREFIX] "
                "[--snapshot incremental|full] [--recycle on|off] "
                "[--search-budget default|off|DURATION] [--failed-search-backoff MIN] "
-               "[--converge N] [--write-snapshot PREFIX] [--min-runtime DURATION]\n";
+               "[--converge N] [--write-snapshot PREFIX] [--min-runtime DURATION] "
+               "[--pending-pods N]\n";
 }
 
 bool ParseArgs(int argc, char** argv, Options* o) {
@@ -167,6 +173,9 @@ bool ParseArgs(int argc, char** argv, Options* o) {
       o->min_runtime = v;
     } else if (a == "--write-snapshot") {
       o->snapshot_prefix = v;
+    } else if (a == "--pending-pods") {
+      if (!count(0, 10'000'000, &n)) return bad("a count from 0 to 10000000");
+      o->pending_pods = static_cast<int64_t>(n);
     } else if (a == "--converge") {
       if (!count(0, 10'000, &n)) return bad("a count from 0 to 10000");
       o->converge = static_cast<int>(n);
@@ -225,6 +234,7 @@ int Main(int argc, char** argv) {
       return 2;
     }
     spec->seed = opts.seed;
+    if (opts.pending_pods >= 0) spec->pending_pods = opts.pending_pods;
     auto t = BenchClock::now();
     SyntheticCluster cluster = GenerateSyntheticCluster(*spec);
     double generate_ms = MsSince(t);
