@@ -349,6 +349,7 @@ void NodeInfo::DropGroupIfUnused(const std::string& g) {
 void NodeInfo::AddEntryResources(const Entry& e) {
   missing_reservations_ = -1;  // the shared-GPU and reservation maps change below
   used_shared_gpus_ = -1;
+  if (e.other_scheduler) ++other_scheduler_entries_;
   if (e.reservation && e.task != nullptr) {
     for (const auto& g : e.task->gpu_groups) reservation_groups_[g]++;
   }
@@ -373,6 +374,7 @@ void NodeInfo::AddEntryResources(const Entry& e) {
 void NodeInfo::RemoveEntryResources(const Entry& e) {
   missing_reservations_ = -1;  // the shared-GPU and reservation maps change below
   used_shared_gpus_ = -1;
+  if (e.other_scheduler) --other_scheduler_entries_;
   if (e.reservation && e.task != nullptr) {
     for (const auto& g : e.task->gpu_groups) {
       auto it = reservation_groups_.find(g);

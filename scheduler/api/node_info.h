@@ -92,6 +92,9 @@ class NodeInfo {
   // tasks up again and again, and the string-keyed searches were ~5% of a victim search.
   const Entry* FindEntry(const PodInfo& task) const;
   int NumTasks() const { return static_cast<int>(tasks_.size()); }
+  // Whether an entry (a shadow of a moved shared task too) is of another scheduler's pod: the
+  // fair-share totals subtract those, and every session asks of every node.
+  bool HasOtherSchedulerTasks() const { return other_scheduler_entries_ > 0; }
 
   // A process-wide counter that every change of any node's accounting bumps (tasks added,
   // removed, updated or moved between GPU groups, GPU state restored by a rollback). Caches of
@@ -264,6 +267,7 @@ class NodeInfo {
     uint64_t value_;
   };
   Layout tasks_layout_;
+  int other_scheduler_entries_ = 0;  // entries of tasks_ with other_scheduler set
   Entry* MutableEntry(const PodInfo& task);  // FindEntry, for UpdateTask to write the entry
   // GPU groups of the reservation pods on the node (count of pods per group).
   std::map<std::string, int> reservation_groups_;

@@ -220,6 +220,9 @@ class PodGroupInfo {
   mutable FlagMemo pending_memo;
   // "Has an active-allocated task", asked of every job of the cluster by each victim queue.
   mutable FlagMemo active_allocated_memo;
+  // IsReadyForScheduling of a job of the session's map (whose PodSet minimums do not change),
+  // asked of every job by each job-order queue that filters unready jobs.
+  mutable FlagMemo ready_memo;
   // Bumped by the session whenever one of this job's tasks changes status (framework
   // job_state_generation.h); 0 for a copy outside the session's job map (a partial job, a victim
   // representative), whose memos follow the process-wide generation instead.

@@ -70,7 +70,15 @@ bool JobsOrderByQueues::PassesFilters(const PodGroupInfo& job) const {
 }
 
 const QueueInfo* JobsOrderByQueues::AdmittedQueue(const PodGroupInfo& job) const {
-  if (options_.filter_unready && !job.IsReadyForScheduling()) return nullptr;
+  // A session job's readiness reads task statuses and gates against minimums that only copies
+  // (partial jobs, status_version 0) change: memoized for session jobs only.
+  if (options_.filter_unready &&
+      !(job.status_version != 0
+            ? MemoizedJobFlag(
+                  job, &job.ready_memo, [&job] { return job.IsReadyForScheduling(); }, "ready")
+            : job.IsReadyForScheduling())) {
+    return nullptr;
+  }
   if (options_.filter_non_pending && !job.HasPendingTasks()) return nullptr;
   if (options_.filter_non_preemptible && !job.IsPreemptible()) return nullptr;
   // Every job of the cluster is asked once per victim queue (once per job a victim search is
@@ -96,6 +104,7 @@ namespace {
 
 // Starts loading what JobsOrderByQueues::AdmittedQueue reads of `job`.
 void PrefetchAdmission(const PodGroupInfo& job) {
+  __builtin_prefetch(&job.ready_memo);
   __builtin_prefetch(&job.active_allocated_memo);
   __builtin_prefetch(&job.cached_queue);
 }

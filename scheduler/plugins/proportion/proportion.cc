@@ -128,6 +128,14 @@ void ProportionPlugin::BuildTotals(const Session& ssn) {
       node_total[p::ResourceName::kGpu] = 0;
     }
     // Pods of other schedulers hold resources this scheduler cannot divide.
+    DCHECK_EQ(node->HasOtherSchedulerTasks(),
+              std::any_of(node->tasks().begin(), node->tasks().end(),
+                          [](const auto& kv) { return kv.second.other_scheduler; }))
+        << node->name();
+    if (!node->HasOtherSchedulerTasks()) {
+      total_.Add(node_total);
+      continue;
+    }
     for (const auto& [key, entry] : node->tasks()) {
       DCHECK_EQ(entry.other_scheduler,
                 entry.task->pod().spec.scheduler_name != params.scheduler_name)
