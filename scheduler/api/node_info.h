@@ -267,7 +267,7 @@ class NodeInfo {
     uint64_t value_;
   };
   Layout tasks_layout_;
-  int other_scheduler_entries_ = 0;  // entries of tasks_ with other_scheduler set
+  int other_scheduler_entries_ = 0;          // entries of tasks_ with other_scheduler set
   Entry* MutableEntry(const PodInfo& task);  // FindEntry, for UpdateTask to write the entry
   // GPU groups of the reservation pods on the node (count of pods per group).
   std::map<std::string, int> reservation_groups_;

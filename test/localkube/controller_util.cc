@@ -133,30 +133,16 @@ const Json* FindCondition(const Json& obj, std::string_view type) {
 bool SetStatusCondition(Json& status, std::string_view type, std::string_view value,
                         std::string_view reason, std::string_view message, const std::string& now,
                         JsonAlloc& a, std::string_view update_field) {
-  Json* conds = Member(status, "conditions");
-  if (conds == nullptr || !conds->IsArray()) {
-    SetMember(status, "conditions", Json(rapidjson::kArrayType), a);
-    conds = Member(status, "conditions");
-  }
-  Json* found = nullptr;
-  for (Json& c : conds->GetArray()) {
-    if (GetStr(c, {"type"}) == type) found = &c;
-  }
-  if (found != nullptr && GetStr(*found, {"status"}) == value &&
-      GetStr(*found, {"reason"}) == reason && GetStr(*found, {"message"}) == message) {
+  Json& found = FindOrAddCondition(status, type, a);
+  if (Member(found, "status") != nullptr && GetStr(found, {"status"}) == value &&
+      GetStr(found, {"reason"}) == reason && GetStr(found, {"message"}) == message) {
     return false;
   }
-  if (found == nullptr) {
-    Json c(rapidjson::kObjectType);
-    c.AddMember("type", Str(type, a), a);
-    conds->PushBack(c, a);
-    found = &(*conds)[conds->Size() - 1];
-  }
-  if (GetStr(*found, {"status"}) != value) SetString(*found, "lastTransitionTime", now, a);
-  SetString(*found, "status", value, a);
-  SetString(*found, "reason", reason, a);
-  SetString(*found, "message", message, a);
-  if (!update_field.empty()) SetString(*found, update_field, now, a);
+  if (GetStr(found, {"status"}) != value) SetString(found, "lastTransitionTime", now, a);
+  SetString(found, "status", value, a);
+  SetString(found, "reason", reason, a);
+  SetString(found, "message", message, a);
+  if (!update_field.empty()) SetString(found, update_field, now, a);
   return true;
 }
 

@@ -111,6 +111,23 @@ bool RemoveMember(Json& obj, std::string_view name) {
   return true;
 }
 
+Json& FindOrAddCondition(Json& status, std::string_view type, JsonAlloc& a) {
+  Json* conds = Member(status, "conditions");
+  if (conds == nullptr || !conds->IsArray()) {
+    SetMember(status, "conditions", Json(rapidjson::kArrayType), a);
+    conds = Member(status, "conditions");
+  }
+  Json* found = nullptr;
+  for (Json& c : conds->GetArray()) {
+    if (GetStr(c, {"type"}) == type) found = &c;  // the last one, as the API's helpers
+  }
+  if (found != nullptr) return *found;
+  Json c(rapidjson::kObjectType);
+  c.AddMember("type", Str(type, a), a);
+  conds->PushBack(c, a);
+  return (*conds)[conds->Size() - 1];
+}
+
 JsonDoc Clone(const Json& v) {
   JsonDoc d;
   d.CopyFrom(v, d.GetAllocator());

@@ -56,6 +56,10 @@ void SetString(Json& obj, std::string_view name, std::string_view value, JsonAll
 void SetInt(Json& obj, std::string_view name, int64_t value, JsonAlloc& a);
 bool RemoveMember(Json& obj, std::string_view name);
 
+// The element of status.conditions (`status` is the status object) whose type is `type`,
+// appended as {"type": type} when there is none (the array too).
+Json& FindOrAddCondition(Json& status, std::string_view type, JsonAlloc& a);
+
 // Deep copy into a new document.
 JsonDoc Clone(const Json& v);
 

@@ -122,21 +122,7 @@ std::optional<WallTime> TimeAt(const Json& obj, std::initializer_list<std::strin
 void SetCondition(Json& status, std::string_view type, std::string_view value,
                   std::string_view reason, std::string_view message, const std::string& now,
                   JsonAlloc& a, std::string_view heartbeat_field = "") {
-  Json* conds = Member(status, "conditions");
-  if (conds == nullptr || !conds->IsArray()) {
-    SetMember(status, "conditions", Json(rapidjson::kArrayType), a);
-    conds = Member(status, "conditions");
-  }
-  Json* found = nullptr;
-  for (Json& c : conds->GetArray()) {
-    if (GetStr(c, {"type"}) == type) found = &c;
-  }
-  if (found == nullptr) {
-    Json c(rapidjson::kObjectType);
-    c.AddMember("type", Str(type, a), a);
-    conds->PushBack(c, a);
-    found = &(*conds)[conds->Size() - 1];
-  }
+  Json* found = &FindOrAddCondition(status, type, a);
   if (GetStr(*found, {"status"}) != value || Member(*found, "lastTransitionTime") == nullptr) {
     SetString(*found, "lastTransitionTime", now, a);
   }

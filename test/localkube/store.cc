@@ -168,6 +168,13 @@ std::string WatchFrame(EventType type, std::string_view object_json) {
   return f;
 }
 
+StatusOr<ResourcePtr> StorageResource(const ResourcePtr& r, const ResourceRegistry& registry) {
+  if (r->version == r->storage_version && r->gr() == r->storage) return r;
+  ResourcePtr storage = registry.Find(r->storage.group, r->storage_version, r->storage.resource);
+  if (!storage) return kube::NewInternalError("no storage version for " + ResourceWhat(*r));
+  return storage;
+}
+
 ObjectPtr WithResourceVersion(const ObjectPtr& obj, uint64_t rv) {
   return ObjectBuilder::WithRv(obj, rv);
 }
@@ -404,6 +411,15 @@ StatusOr<ObjectPtr> Store::CommitLocked(Table* t, const std::string& key,
   return now;
 }
 
+StatusOr<ObjectPtr> Store::CommitToTable(const ResourceInfo& r, const GroupResource& storage,
+                                         std::string_view name, const std::string& key,
+                                         const ObjectPtr& expected_old, Commit&& c) {
+  std::lock_guard l(mu_);
+  Table* t = FindTable(storage);
+  if (t == nullptr) return kube::NewNotFound(ResourceWhat(r), name);
+  return CommitLocked(t, key, expected_old, std::move(c));
+}
+
 void Store::NotifyGc(const ObjectPtr& old, const ObjectPtr& now, const GroupResource& gr) {
   if (gc_) gc_->Observe(gr, old, now);
 }
@@ -457,12 +473,11 @@ Status DecodeObject(const ResourceInfo& r, std::string_view json, JsonDoc* doc) 
 }
 
 // Converts a decoded object from the request's version to the storage version.
-Status ToStorage(const ResourceInfo& r, Json& obj, JsonAlloc& a, const ResourceRegistry& reg) {
-  if (r.version == r.storage_version && r.gr() == r.storage) return Status::OK();
-  ResourcePtr storage = reg.Find(r.storage.group, r.storage_version, r.storage.resource);
-  if (!storage) return kube::NewInternalError("no storage version for " + ResourceWhat(r));
-  if (r.hooks && r.hooks->convert) {
-    KAI_RETURN_IF_ERROR(r.hooks->convert(obj, a, r.api_version(), storage->api_version()));
+Status ToStorage(const ResourcePtr& r, Json& obj, JsonAlloc& a, const ResourceRegistry& reg) {
+  KAI_ASSIGN_OR_RETURN(ResourcePtr storage, StorageResource(r, reg));
+  if (storage == r) return Status::OK();
+  if (r->hooks && r->hooks->convert) {
+    KAI_RETURN_IF_ERROR(r->hooks->convert(obj, a, r->api_version(), storage->api_version()));
   }
   SetString(obj, "apiVersion", storage->api_version(), a);
   SetString(obj, "kind", storage->kind, a);
@@ -561,12 +576,8 @@ StatusOr<ObjectPtr> Store::CreateImpl(const ResourcePtr& r, std::string_view ns_
     RemoveMember(doc, "status");
   }
   if (r->hooks && r->hooks->prepare_create) r->hooks->prepare_create(doc, a);
-  KAI_RETURN_IF_ERROR(ToStorage(*r, doc, a, *registry_));
-  ResourcePtr storage = r;
-  if (r->version != r->storage_version || r->gr() != r->storage) {
-    storage = registry_->Find(r->storage.group, r->storage_version, r->storage.resource);
-    if (!storage) return kube::NewInternalError("no storage version for " + ResourceWhat(*r));
-  }
+  KAI_RETURN_IF_ERROR(ToStorage(r, doc, a, *registry_));
+  KAI_ASSIGN_OR_RETURN(ResourcePtr storage, StorageResource(r, *registry_));
   std::vector<StatusCause> errs;
   KAI_RETURN_IF_ERROR(RunSchema(*storage, doc, a, opts, &errs));
   if (storage->hooks && storage->hooks->defaults) storage->hooks->defaults(doc, a);
@@ -668,13 +679,8 @@ StatusOr<ObjectPtr> Store::CreateImpl(const ResourcePtr& r, std::string_view ns_
     c.kind = Commit::Kind::kCreate;
     c.pending = std::move(pending);
     c.ns = ns;
-    StatusOr<ObjectPtr> result;
-    {
-      std::lock_guard l(mu_);
-      Table* t = FindTable(storage->storage);
-      if (t == nullptr) return kube::NewNotFound(ResourceWhat(*r), name);
-      result = CommitLocked(t, key, nullptr, std::move(c));
-    }
+    StatusOr<ObjectPtr> result =
+        CommitToTable(*r, storage->storage, name, key, nullptr, std::move(c));
     if (!result.ok()) {
       if (generated && result.status().reason() == "AlreadyExists") continue;
       return result.status();
@@ -869,7 +875,7 @@ StatusOr<ObjectPtr> Store::Update(const GroupVersionResource& gvr, std::string_v
           "sent on the request");
     }
   }
-  KAI_RETURN_IF_ERROR(ToStorage(*r, body, body.GetAllocator(), *registry_));
+  KAI_RETURN_IF_ERROR(ToStorage(r, body, body.GetAllocator(), *registry_));
   const std::string body_rv = GetStr(body, {"metadata", "resourceVersion"});
   const std::string body_uid = GetStr(body, {"metadata", "uid"});
   // Custom resources and CRDs take no unconditional update (their strategies'
@@ -993,11 +999,7 @@ StatusOr<ObjectPtr> Store::UpdateImpl(
   (void)force_apply;
   const std::string ns = r->namespaced ? std::string(ns_in) : "";
   const std::string key = r->namespaced ? ns + "/" + std::string(name) : std::string(name);
-  ResourcePtr storage = r;
-  if (r->version != r->storage_version || r->gr() != r->storage) {
-    storage = registry_->Find(r->storage.group, r->storage_version, r->storage.resource);
-    if (!storage) return kube::NewInternalError("no storage version for " + ResourceWhat(*r));
-  }
+  KAI_ASSIGN_OR_RETURN(ResourcePtr storage, StorageResource(r, *registry_));
   const bool status_only = opts.subresource == "status";
   for (int attempt = 0; attempt < kMaxRetries; ++attempt) {
     ObjectPtr old;
@@ -1049,7 +1051,7 @@ StatusOr<ObjectPtr> Store::UpdateImpl(
     }
     SetString(doc, "apiVersion", r->api_version(), a);
     SetString(doc, "kind", r->kind, a);
-    if (r != storage) KAI_RETURN_IF_ERROR(ToStorage(*r, doc, a, *registry_));
+    if (r != storage) KAI_RETURN_IF_ERROR(ToStorage(r, doc, a, *registry_));
     if (const Json* m = Member(doc, "metadata"); m == nullptr || !m->IsObject()) {
       SetMember(doc, "metadata", Json(rapidjson::kObjectType), a);
     }
@@ -1169,13 +1171,7 @@ StatusOr<ObjectPtr> Store::UpdateImpl(
     c.pending = ObjectBuilder::Build(d2, storage->selectable_fields);
     if (opts.dry_run) return ObjectBuilder::Seal(std::move(c.pending), old->resource_version());
     const bool removed = c.kind == Commit::Kind::kRemove;
-    StatusOr<ObjectPtr> result;
-    {
-      std::lock_guard l(mu_);
-      Table* t = FindTable(storage->storage);
-      if (t == nullptr) return kube::NewNotFound(ResourceWhat(*r), name);
-      result = CommitLocked(t, key, old, std::move(c));
-    }
+    StatusOr<ObjectPtr> result = CommitToTable(*r, storage->storage, name, key, old, std::move(c));
     if (!result.ok()) {
       if (result.status().reason() == "Conflict" && retry_on_conflict) continue;
       return result;

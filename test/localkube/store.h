@@ -293,6 +293,11 @@ class Store {
   struct Commit;
   StatusOr<ObjectPtr> CommitLocked(Table* t, const std::string& key, const ObjectPtr& expected_old,
                                    Commit&& c);
+  // CommitLocked on the table of `storage`, taking mu_; NotFound (naming `r`) when the resource
+  // stopped being served.
+  StatusOr<ObjectPtr> CommitToTable(const ResourceInfo& r, const GroupResource& storage,
+                                    std::string_view name, const std::string& key,
+                                    const ObjectPtr& expected_old, Commit&& c);
   void AppendEventLocked(Table* t, EventType type, const ObjectPtr& obj, const ObjectPtr& prev);
   void IndexLocked(const GroupResource& gr, const ObjectPtr& old, const ObjectPtr& now);
   // Waits (on the injected clock, at most 3 s: the watch cache's blockTimeout) until the

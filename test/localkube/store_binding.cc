@@ -58,26 +58,12 @@ StatusOr<ObjectPtr> Store::Bind(std::string_view ns, std::string_view pod,
       for (const auto& [k, v] : binding.annotations) SetString(ann, k, v, a);
     }
     // The real binding registry also records the PodScheduled condition.
-    Json& status = EnsureObject(obj.doc(), "status", a);
-    Json* conds = Member(status, "conditions");
-    if (conds == nullptr || !conds->IsArray()) {
-      SetMember(status, "conditions", Json(rapidjson::kArrayType), a);
-      conds = Member(status, "conditions");
-    }
-    Json* found = nullptr;
-    for (Json& c : conds->GetArray()) {
-      if (GetStr(c, {"type"}) == "PodScheduled") found = &c;
-    }
-    if (found == nullptr) {
-      conds->PushBack(Json(rapidjson::kObjectType), a);
-      found = &(*conds)[conds->Size() - 1];
-      SetString(*found, "type", "PodScheduled", a);
-    }
-    SetString(*found, "status", "True", a);
-    SetMember(*found, "lastProbeTime", Json(), a);
-    SetString(*found, "lastTransitionTime", FormatRfc3339(clock_->Now()), a);
-    RemoveMember(*found, "reason");
-    RemoveMember(*found, "message");
+    Json& found = FindOrAddCondition(EnsureObject(obj.doc(), "status", a), "PodScheduled", a);
+    SetString(found, "status", "True", a);
+    SetMember(found, "lastProbeTime", Json(), a);
+    SetString(found, "lastTransitionTime", FormatRfc3339(clock_->Now()), a);
+    RemoveMember(found, "reason");
+    RemoveMember(found, "message");
     return Status::OK();
   };
   // Binding writes status too; go through the main resource but keep status edits.

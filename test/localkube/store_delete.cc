@@ -26,11 +26,7 @@ StatusOr<DeleteResult> Store::DeleteImpl(const ResourcePtr& r, std::string_view 
                                          std::string_view name, const DeleteOptions& opts) {
   const std::string ns = r->namespaced ? std::string(ns_in) : "";
   const std::string key = r->namespaced ? ns + "/" + std::string(name) : std::string(name);
-  ResourcePtr storage = r;
-  if (r->version != r->storage_version || r->gr() != r->storage) {
-    storage = registry_->Find(r->storage.group, r->storage_version, r->storage.resource);
-    if (!storage) return kube::NewInternalError("no storage version for " + ResourceWhat(*r));
-  }
+  KAI_ASSIGN_OR_RETURN(ResourcePtr storage, StorageResource(r, *registry_));
   if (!opts.propagation_policy.empty() && opts.propagation_policy != "Background" &&
       opts.propagation_policy != "Foreground" && opts.propagation_policy != "Orphan") {
     return kube::NewInvalid("DeleteOptions.meta.k8s.io", "",
@@ -144,13 +140,8 @@ StatusOr<DeleteResult> Store::DeleteImpl(const ResourcePtr& r, std::string_view 
       if (opts.dry_run) return DeleteResult{old, true};
       Commit c;
       c.kind = Commit::Kind::kRemove;
-      StatusOr<ObjectPtr> result;
-      {
-        std::lock_guard l(mu_);
-        Table* t = FindTable(storage->storage);
-        if (t == nullptr) return kube::NewNotFound(ResourceWhat(*r), name);
-        result = CommitLocked(t, key, old, std::move(c));
-      }
+      StatusOr<ObjectPtr> result =
+          CommitToTable(*r, storage->storage, name, key, old, std::move(c));
       if (!result.ok()) {
         if (result.status().reason() == "Conflict") continue;
         return result.status();
@@ -197,13 +188,7 @@ StatusOr<DeleteResult> Store::DeleteImpl(const ResourcePtr& r, std::string_view 
                           false};
     }
     const bool removed = c.kind == Commit::Kind::kRemove;
-    StatusOr<ObjectPtr> result;
-    {
-      std::lock_guard l(mu_);
-      Table* t = FindTable(storage->storage);
-      if (t == nullptr) return kube::NewNotFound(ResourceWhat(*r), name);
-      result = CommitLocked(t, key, old, std::move(c));
-    }
+    StatusOr<ObjectPtr> result = CommitToTable(*r, storage->storage, name, key, old, std::move(c));
     if (!result.ok()) {
       if (result.status().reason() == "Conflict") continue;
       return result.status();

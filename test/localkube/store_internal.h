@@ -49,6 +49,9 @@ struct Store::Commit {
 Status CheckPreconditions(std::string_view what, std::string_view name, std::string_view uid,
                           std::string_view resource_version, const Object& old);
 
+// The resource objects of `r` are stored as: `r` itself, or the storage version of its group.
+StatusOr<ResourcePtr> StorageResource(const ResourcePtr& r, const ResourceRegistry& registry);
+
 // A field selector's fields must be selectable for the resource (400 otherwise).
 Status CheckFieldSelector(const ResourceInfo& r, const FieldSelector& fs);
 // Whether an object matches a list's or a watch's selectors.
