@@ -22,7 +22,7 @@ class AllocateAction : public Action {
     opts.filter_unready = true;
     opts.max_jobs_queue_depth = ssn->JobsDepth(kActionAllocate);
     JobsOrderByQueues queue(ssn, opts);
-    queue.InitializeWithJobs(AllJobs(*ssn));
+    queue.InitializeWithJobs(JobsThatMayBePending(*ssn));
     while (!queue.empty()) {
       PodGroupInfo* job = queue.PopNextJob();
       if (job == nullptr) break;

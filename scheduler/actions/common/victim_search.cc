@@ -9,7 +9,7 @@ namespace kai::scheduler {
 void RunVictimSearch(Session* ssn, const VictimSearchAction& a) {
   ActionSearchBudget budget(ssn->clock(), ssn->config().search_budgets, a.action);
   JobsOrderByQueues queue(ssn, a.order);
-  queue.InitializeWithJobs(AllJobs(*ssn));
+  queue.InitializeWithJobs(a.order.filter_non_pending ? JobsThatMayBePending(*ssn) : AllJobs(*ssn));
   std::map<std::string, MinimalJobRepresentatives> smallest_failed;
   FailedSearchBackoff* backoff = ssn->failed_search_backoff();
   const auto [min_backoff, max_backoff] = ssn->config().search_budgets.BackoffBounds(a.action);

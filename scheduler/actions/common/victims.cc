@@ -27,6 +27,32 @@ std::vector<PodGroupInfo*> AllJobs(const Session& ssn) {
 
 namespace {
 
+// The session's jobs_pending_at_open while it still holds every job that has a Pending task
+// (no job was added since it was recorded), else nullptr. Sorted by uid (the job map's order).
+const std::vector<PodGroupInfo*>* PendingAtOpen(const ClusterInfo& c) {
+  if (!c.jobs_pending_at_open_set || c.num_jobs_at_open != c.jobs.size()) return nullptr;
+#ifndef NDEBUG
+  size_t all = 0;
+  for (const auto& [id, job] : c.jobs) all += job->HasPendingTasks() ? 1 : 0;
+  size_t listed = 0;
+  for (const PodGroupInfo* job : c.jobs_pending_at_open) listed += job->HasPendingTasks() ? 1 : 0;
+  CHECK_EQ(all, listed) << "a job gained a Pending task during the session";
+  CHECK(std::is_sorted(
+      c.jobs_pending_at_open.begin(), c.jobs_pending_at_open.end(),
+      [](const PodGroupInfo* l, const PodGroupInfo* r) { return l->uid() < r->uid(); }));
+#endif
+  return &c.jobs_pending_at_open;
+}
+
+}  // namespace
+
+std::vector<PodGroupInfo*> JobsThatMayBePending(const Session& ssn) {
+  const std::vector<PodGroupInfo*>* at_open = PendingAtOpen(ssn.cluster());
+  return at_open != nullptr ? *at_open : AllJobs(ssn);
+}
+
+namespace {
+
 // One alive task on an existing node (or none) decides: stop at the first (the per-task node
 // lookup dominated preempt and reclaim at M when every task was checked).
 bool HasAlivePodUncached(const ClusterInfo& c, const PodGroupInfo& job) {
@@ -319,25 +345,13 @@ std::map<PodGroupId, PodGroupInfo*> RelevantJobs(
 std::vector<PodGroupInfo*> PendingAndRelevantJobs(
     const ClusterInfo& c, const std::map<PodGroupId, PodGroupInfo*>& relevant) {
   std::vector<PodGroupInfo*> all_pending;
-  const std::vector<PodGroupInfo*>* candidates = &c.jobs_pending_at_open;
-  if (!c.jobs_pending_at_open_set || c.num_jobs_at_open != c.jobs.size()) {
+  const std::vector<PodGroupInfo*>* candidates = PendingAtOpen(c);
+  if (candidates == nullptr) {
     for (const auto& [id, job] : c.jobs) {
       if (HasPendingTasks(*job)) all_pending.push_back(job.get());
     }
     candidates = &all_pending;
   }
-#ifndef NDEBUG
-  if (candidates == &c.jobs_pending_at_open) {
-    size_t all = 0;
-    for (const auto& [id, job] : c.jobs) all += job->HasPendingTasks() ? 1 : 0;
-    size_t listed = 0;
-    for (const PodGroupInfo* job : c.jobs_pending_at_open) listed += HasPendingTasks(*job) ? 1 : 0;
-    CHECK_EQ(all, listed) << "a job gained a Pending task during the session";
-  }
-  CHECK(std::is_sorted(
-      candidates->begin(), candidates->end(),
-      [](const PodGroupInfo* l, const PodGroupInfo* r) { return l->uid() < r->uid(); }));
-#endif
   std::vector<PodGroupInfo*> list;
   list.reserve(candidates->size() + relevant.size());
   auto append_pending = [&list](auto from, auto to) {

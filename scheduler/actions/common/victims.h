@@ -25,6 +25,12 @@ inline bool IsStillPendingAndReady(const PodGroupInfo& job) {
 // Every job of the session, in uid order.
 std::vector<PodGroupInfo*> AllJobs(const Session& ssn);
 
+// Every job that may have a Pending task, in uid order: the jobs that had one when the session
+// opened (a session makes Pending again only tasks it placed itself), or all of them when the
+// session did not record those. For queues that filter non-pending jobs: the jobs they admit, in
+// the same order, without asking each of the cluster's running jobs.
+std::vector<PodGroupInfo*> JobsThatMayBePending(const Session& ssn);
+
 // Jobs that pass `pure_filter`, have at least one alive pod and pass `filter`, as a victim queue,
 // each test in that order. `pure_filter` must have no side effects: it runs first because it is
 // cheap next to the alive check (a node lookup per job); `filter` may count what it admits.
