@@ -61,6 +61,28 @@ TEST(NodeInfoTest, UpdateTaskInPlaceIsRemoveThenAdd) {
   }
 }
 
+// The fair-share totals skip nodes without another scheduler's pod: the node counts those
+// entries through every way an entry comes and goes.
+TEST(NodeInfoTest, CountsTheEntriesOfOtherSchedulersPods) {
+  TestSession s(WholeAndSharedGpus());
+  NodeInfo* node = s.cluster().FindNode("node0");
+  EXPECT_FALSE(node->HasOtherSchedulerTasks());
+  EXPECT_FALSE(s.cluster().FindNode("node1")->HasOtherSchedulerTasks());
+  PodInfo* task = s.Task("run-0");
+  task->of_other_scheduler = true;
+  ASSERT_TRUE(node->UpdateTask(task));
+  EXPECT_TRUE(node->HasOtherSchedulerTasks());
+  ASSERT_TRUE(node->RemoveTask(*task));
+  EXPECT_FALSE(node->HasOtherSchedulerTasks());
+  ASSERT_TRUE(node->AddTask(task));
+  EXPECT_TRUE(node->HasOtherSchedulerTasks());
+  NodeInfo copy = *node;
+  EXPECT_TRUE(copy.HasOtherSchedulerTasks());
+  task->of_other_scheduler = false;
+  ASSERT_TRUE(node->UpdateTask(task));
+  EXPECT_FALSE(node->HasOtherSchedulerTasks());
+}
+
 // Victim searches keep only nodes with an idle or a releasing GPU; an over-committed node's idle
 // GPUs are negative, so their sum with the releasing ones does not tell.
 TEST(NodeInfoTest, HasIdleOrReleasingGpusFollowsTheNodeAndItsParts) {

@@ -49,6 +49,31 @@ bool Simulate(TestSession* s) {
   return placed;
 }
 
+// The job queues that admit only jobs with a Pending task start from the jobs that had one when
+// the session opened: a subset of AllJobs in the same uid order, still a superset of the pending
+// jobs after the session placed some of them.
+TEST(JobsThatMayBePendingTest, AreThePendingJobsAtOpenInUidOrder) {
+  TestCluster c = FullCluster(4);
+  c.AddJob(PendingJob("another", "a", 1));
+  TestSession s(c);
+  std::vector<std::string> uids;
+  for (const PodGroupInfo* job : JobsThatMayBePending(s.ssn())) uids.push_back(job->uid());
+  std::vector<std::string> pending;
+  for (const PodGroupInfo* job : AllJobs(s.ssn())) {
+    if (job->HasPendingTasks()) pending.push_back(job->uid());
+  }
+  ASSERT_EQ(pending.size(), 2u);
+  EXPECT_EQ(uids, pending);
+  EXPECT_EQ(AllJobs(s.ssn()).size(), 5u);
+  // Placing the preemptor leaves it listed (the queues' own filter drops it).
+  std::unique_ptr<Statement> stmt = s.ssn().NewStatement();
+  ASSERT_TRUE(stmt->Evict(s.Task("victim-0"), "m", EvictionMetadata{}).ok());
+  ASSERT_TRUE(stmt->Pipeline(s.Task("preemptor-0"), "n1", false).ok());
+  EXPECT_FALSE(s.Job("preemptor")->HasPendingTasks());
+  EXPECT_EQ(JobsThatMayBePending(s.ssn()).size(), 2u);
+  stmt->Discard();
+}
+
 TEST(VictimSimulationTest, PreemptorIsPlacedOnTheRoomItsVictimsFree) {
   TestSession s(FullCluster(4));
   EXPECT_TRUE(Simulate(&s));
