@@ -28,11 +28,14 @@ bool Reflects(const api::PodGroup& observed, const std::string& written_rv) {
   return observed.metadata.resource_version == written_rv;
 }
 
+// The object the write was for no longer exists.
+bool Gone(const Status& s) { return IsNotFound(s) || s.reason() == "NotFound"; }
+
 // A failure the same write can get past by trying again: no HTTP answer (or not an API error),
 // throttling, a timeout, a server error. Other 4xx are the server's refusals (gone, conflicting,
 // forbidden, invalid) and come back the same every time.
 bool Retryable(const Status& s) {
-  if (IsNotFound(s) || s.reason() == "NotFound" || s.reason() == "Conflict") return false;
+  if (Gone(s) || s.reason() == "Conflict") return false;
   const int code = s.http_code();
   if (code < 400 || code >= 500) return true;
   return code == 401 || code == 408 || code == 429;
@@ -198,7 +201,7 @@ void StatusUpdateQueue::Done(const StatusUpdate& u, const Status& result,
     if (it != applied_.end() && it->second.desired == u.desired) applied_.erase(it);
   }
   if (!Retryable(result)) {
-    if (!IsNotFound(result) && result.reason() != "NotFound") {
+    if (!Gone(result)) {
       LOG(WARNING) << "Status write for " << key << " refused, not retried: " << result;
     }
     return;
